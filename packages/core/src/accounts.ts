@@ -1,0 +1,155 @@
+import { InvalidCredentials, EmailTaken, Unauthenticated, type RateLimitStatus } from './errors.ts';
+import type { LimitedOperation } from './rate-limits.ts';
+import { enforceRateLimit, RATE_LIMITS } from './rate-limits.ts';
+import type { Ports, RateLimitRule, User } from './ports.ts';
+import { ContactRequest, LoginRequest, SignupRequest, parseRequest } from './schemas.ts';
+import { digestToken } from './system.ts';
+
+/** Session lifetime: absolute, from issue. */
+export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * A request body, or a function that reads it. Pass a function to read the body only after the
+ * rate limit has counted the request, so even unreadable bodies count.
+ */
+export type Body = unknown;
+
+/** What the caller knows about the request besides its body. */
+export interface RequestMeta {
+  readonly clientIp: string;
+  readonly userAgent?: string | null;
+  /** The session token the client presented, if any. */
+  readonly sessionToken?: string | null;
+}
+
+export interface IssuedSession {
+  /** The raw token: give it to the client, never store or log it. */
+  readonly token: string;
+  readonly expiresAt: Date;
+  readonly maxAgeSeconds: number;
+}
+
+export interface SignedIn {
+  readonly user: User;
+  readonly session: IssuedSession;
+  readonly rateLimit: RateLimitStatus;
+}
+
+export interface ContactReceived {
+  readonly rateLimit: RateLimitStatus;
+}
+
+export interface Health {
+  readonly ok: boolean;
+  readonly status: 'ok' | 'unavailable';
+  readonly service: string;
+  readonly time: string;
+}
+
+export interface AccountsOptions {
+  /** Service name reported by the health check. */
+  readonly serviceName?: string;
+  /** Overrides the spec's rate limits (tests, embedding hosts with their own policy). */
+  readonly rateLimits?: Partial<Record<LimitedOperation, RateLimitRule>>;
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;
+
+async function readBody(body: Body): Promise<unknown> {
+  return typeof body === 'function' ? await (body as () => unknown)() : body;
+}
+
+/**
+ * The service's use cases over the given ports. This is the core's public entry: any Node host can
+ * call these with its own transport.
+ */
+export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
+  const { users, sessions, contacts, rateLimiter, hasher, clock, tokens } = ports;
+  const serviceName = options.serviceName ?? 'sl-accounts';
+  const rules = { ...RATE_LIMITS, ...options.rateLimits };
+
+  const limit = (operation: LimitedOperation, meta: RequestMeta) =>
+    enforceRateLimit(rateLimiter, rules, operation, meta.clientIp, clock.now());
+
+  async function issueSession(userId: number): Promise<IssuedSession> {
+    const token = tokens.generate();
+    const createdAt = clock.now();
+    const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
+    await sessions.create({ tokenDigest: digestToken(token), userId, createdAt, expiresAt });
+    return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
+  }
+
+  return {
+    /** Creates an account and signs it in. Throws ValidationError, EmailTaken or RateLimited. */
+    async signup(body: Body, meta: RequestMeta): Promise<SignedIn> {
+      const rateLimit = await limit('signup', meta);
+      const input = parseRequest(SignupRequest, await readBody(body));
+      const passwordHash = await hasher.hash(input.password);
+      const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
+      if (!user) throw new EmailTaken();
+      return { user, session: await issueSession(user.id), rateLimit };
+    },
+
+    /**
+     * Checks credentials and starts a fresh session; a session the client presented is ended first.
+     * Throws ValidationError, InvalidCredentials or RateLimited.
+     */
+    async login(body: Body, meta: RequestMeta): Promise<SignedIn> {
+      const rateLimit = await limit('login', meta);
+      const input = parseRequest(LoginRequest, await readBody(body));
+      const record = await users.findByEmail(input.email);
+      if (!record) {
+        await hasher.verifyDummy(input.password);
+        throw new InvalidCredentials();
+      }
+      if (!(await hasher.verify(input.password, record.passwordHash))) throw new InvalidCredentials();
+      if (hasher.needsRehash(record.passwordHash)) {
+        await users.updatePasswordHash(record.id, await hasher.hash(input.password));
+      }
+      if (meta.sessionToken) await sessions.delete(digestToken(meta.sessionToken));
+      const user: User = { id: record.id, name: record.name, email: record.email };
+      return { user, session: await issueSession(user.id), rateLimit };
+    },
+
+    /** Ends the presented session. Throws Unauthenticated when there is no valid one. */
+    async logout(meta: RequestMeta): Promise<void> {
+      if (!meta.sessionToken) throw new Unauthenticated();
+      const deleted = await sessions.delete(digestToken(meta.sessionToken));
+      if (!deleted || deleted.expiresAt.getTime() <= clock.now().getTime()) throw new Unauthenticated();
+    },
+
+    /** The user of the presented session. Throws Unauthenticated when missing or expired. */
+    async me(meta: RequestMeta): Promise<User> {
+      if (!meta.sessionToken) throw new Unauthenticated();
+      const digest = digestToken(meta.sessionToken);
+      const found = await sessions.findWithUser(digest);
+      if (!found) throw new Unauthenticated();
+      if (found.expiresAt.getTime() <= clock.now().getTime()) {
+        await sessions.delete(digest);
+        throw new Unauthenticated();
+      }
+      return found.user;
+    },
+
+    /** Stores a contact message. Throws ValidationError or RateLimited. */
+    async contact(body: Body, meta: RequestMeta): Promise<ContactReceived> {
+      const rateLimit = await limit('contact', meta);
+      const input = parseRequest(ContactRequest, await readBody(body));
+      await contacts.add({ ...input, clientIp: meta.clientIp, userAgent: meta.userAgent ?? null, receivedAt: clock.now() });
+      return { rateLimit };
+    },
+
+    /** Never throws: a store that does not answer makes the status `unavailable`. */
+    async health(): Promise<Health> {
+      const ok = await ports.ping().then(() => true, () => false);
+      return { ok, status: ok ? 'ok' : 'unavailable', service: serviceName, time: clock.now().toISOString() };
+    },
+
+    /** Deletes expired sessions and ended limiter windows; returns how many of each. */
+    async sweep(): Promise<{ sessions: number; rateLimitWindows: number }> {
+      const now = clock.now();
+      const [s, r] = await Promise.all([sessions.deleteExpired(now), rateLimiter.deleteExpired(now)]);
+      return { sessions: s, rateLimitWindows: r };
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Domain errors. Each has a literal `code`; only the HTTP adapter maps codes to statuses.
+ */
+
+/** One problem with a request field: `path` is the dotted field path, empty for the body itself. */
+export interface FieldIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class ValidationError extends Error {
+  readonly code = 'validation' as const;
+  readonly issues: readonly FieldIssue[];
+  constructor(issues: readonly FieldIssue[]) {
+    const first = issues[0];
+    super(first ? `Invalid request: ${first.path ? `${first.path}: ` : ''}${first.message}` : 'Invalid request');
+    this.name = 'ValidationError';
+    this.issues = issues;
+  }
+}
+
+export class EmailTaken extends Error {
+  readonly code = 'email_taken' as const;
+  constructor() {
+    super('This e-mail address is already registered');
+    this.name = 'EmailTaken';
+  }
+}
+
+/** Same text for an unknown e-mail and a wrong password, so neither can be told apart. */
+export class InvalidCredentials extends Error {
+  readonly code = 'invalid_credentials' as const;
+  constructor() {
+    super('Invalid e-mail or password');
+    this.name = 'InvalidCredentials';
+  }
+}
+
+export class Unauthenticated extends Error {
+  readonly code = 'unauthenticated' as const;
+  constructor() {
+    super('Not signed in, or the session has expired');
+    this.name = 'Unauthenticated';
+  }
+}
+
+export class RateLimited extends Error {
+  readonly code = 'rate_limited' as const;
+  readonly retryAfterSeconds: number;
+  readonly rateLimit: RateLimitStatus;
+  constructor(rateLimit: RateLimitStatus) {
+    super(`Too many requests; try again in ${rateLimit.resetSeconds} seconds`);
+    this.name = 'RateLimited';
+    this.rateLimit = rateLimit;
+    this.retryAfterSeconds = rateLimit.resetSeconds;
+  }
+}
+
+/** A store (database) did not answer. Adapters throw it so callers can answer "try later", not "bug". */
+export class StoreUnavailable extends Error {
+  readonly code = 'store_unavailable' as const;
+  constructor(options?: { cause?: unknown }) {
+    super('The service is temporarily unavailable', options);
+    this.name = 'StoreUnavailable';
+  }
+}
+
+export type DomainError =
+  | ValidationError
+  | EmailTaken
+  | InvalidCredentials
+  | Unauthenticated
+  | RateLimited
+  | StoreUnavailable;
+
+export function isDomainError(error: unknown): error is DomainError {
+  return (
+    error instanceof ValidationError ||
+    error instanceof EmailTaken ||
+    error instanceof InvalidCredentials ||
+    error instanceof Unauthenticated ||
+    error instanceof RateLimited ||
+    error instanceof StoreUnavailable
+  );
+}
+
+/** The state of one rate-limit policy for one client after a request was counted. */
+export interface RateLimitStatus {
+  /** Policy name, e.g. `login`. */
+  readonly policy: string;
+  /** Requests allowed per window. */
+  readonly limit: number;
+  /** Window length in whole seconds. */
+  readonly windowSeconds: number;
+  /** Requests left in the current window (0 when limited). */
+  readonly remaining: number;
+  /** Whole seconds until the current window ends, at least 1. */
+  readonly resetSeconds: number;
+}

@@ -1,0 +1,125 @@
+/**
+ * Ports: what the use cases need from the outside world. Adapters implement them; absence is `null`.
+ */
+
+export interface User {
+  readonly id: number;
+  readonly name: string;
+  readonly email: string;
+}
+
+/** A user with the stored PHC password hash; never leaves the core. */
+export interface UserRecord extends User {
+  readonly passwordHash: string;
+}
+
+export interface NewUser {
+  readonly name: string;
+  /** Already normalised (trimmed, lower-cased). */
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly createdAt: Date;
+}
+
+export interface UserStore {
+  /** Inserts a user; `null` when the e-mail is already taken (atomically, also under concurrent calls). */
+  insert(user: NewUser): Promise<User | null>;
+  /** Looks a user up by normalised e-mail. */
+  findByEmail(email: string): Promise<UserRecord | null>;
+  /** Replaces the stored hash (used to upgrade weaker hashes at login). */
+  updatePasswordHash(userId: number, passwordHash: string): Promise<void>;
+}
+
+export interface NewSession {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly userId: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export interface SessionWithUser {
+  readonly user: User;
+  readonly expiresAt: Date;
+}
+
+export interface SessionStore {
+  create(session: NewSession): Promise<void>;
+  /** The session and its user in one lookup, expired or not; `null` when unknown. */
+  findWithUser(tokenDigest: string): Promise<SessionWithUser | null>;
+  /** Deletes a session; returns its expiry, or `null` if there was none (so two deletes report one). */
+  delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null>;
+  /** Deletes every session that expired at or before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
+export interface ContactMessage {
+  readonly name: string;
+  readonly email: string;
+  readonly message: string;
+  readonly clientIp: string;
+  readonly userAgent: string | null;
+  readonly receivedAt: Date;
+}
+
+export interface ContactStore {
+  add(message: ContactMessage): Promise<void>;
+}
+
+export interface RateLimitRule {
+  /** Requests allowed per window. */
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export interface RateLimitHit {
+  /** Whether this request is within the limit. */
+  readonly allowed: boolean;
+  /** How many requests this window has counted, this one included. */
+  readonly count: number;
+  /** When the current window ends. */
+  readonly resetAt: Date;
+}
+
+/**
+ * Fixed-window counter. `consume` counts one request and answers in one atomic step, so concurrent
+ * calls can never let more than `limit` through in one window.
+ */
+export interface RateLimiter {
+  consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit>;
+  /** Deletes windows that ended at or before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
+export interface PasswordHasher {
+  /** A PHC string for the password at the configured work factor. */
+  hash(password: string): Promise<string>;
+  /** Whether the password matches; `false` (never a throw) for a malformed hash. */
+  verify(password: string, phc: string): Promise<boolean>;
+  /** Whether the hash is weaker than the configured work factor and should be replaced. */
+  needsRehash(phc: string): boolean;
+  /** Runs a full verification against a hash of nothing, so an unknown user costs what a wrong password does. */
+  verifyDummy(password: string): Promise<void>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface TokenGenerator {
+  /** A fresh, unguessable session token (URL- and cookie-safe). */
+  generate(): string;
+}
+
+/** Everything the use cases need, as one plain object. */
+export interface Ports {
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly contacts: ContactStore;
+  readonly rateLimiter: RateLimiter;
+  readonly hasher: PasswordHasher;
+  readonly clock: Clock;
+  readonly tokens: TokenGenerator;
+  /** Resolves when the backing store answers; rejects otherwise. Used by the health check. */
+  readonly ping: () => Promise<void>;
+}

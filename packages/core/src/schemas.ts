@@ -1,0 +1,88 @@
+/**
+ * Request schemas: the single source of truth for field bounds. They validate requests, and the
+ * OpenAPI document is generated from them.
+ */
+import { z } from 'zod';
+import { ValidationError } from './errors.ts';
+
+/** Counts Unicode code points, as JSON Schema's `minLength`/`maxLength` do (not UTF-16 units). */
+export function countCharacters(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+/**
+ * A string whose length, in characters, lies within the bounds. The bounds are written once and
+ * published to JSON Schema as `minLength`/`maxLength`.
+ */
+function text(bounds: { readonly min?: number; readonly max?: number }, options: { trim?: boolean } = {}) {
+  const { min, max } = bounds;
+  const base = options.trim ? z.string().trim() : z.string();
+  return base
+    .check((ctx) => {
+      if (min === undefined && max === undefined) return;
+      const n = countCharacters(ctx.value);
+      if (min !== undefined && n < min) {
+        ctx.issues.push({
+          code: 'too_small', origin: 'string', minimum: min, inclusive: true, input: ctx.value,
+          message: `must be at least ${min} characters`,
+        });
+      } else if (max !== undefined && n > max) {
+        ctx.issues.push({
+          code: 'too_big', origin: 'string', maximum: max, inclusive: true, input: ctx.value,
+          message: `must be at most ${max} characters`,
+        });
+      }
+    })
+    .meta({ ...(min === undefined ? {} : { minLength: min }), ...(max === undefined ? {} : { maxLength: max }) });
+}
+
+/** E-mail: trimmed and lower-cased before it is validated, stored or looked up. */
+function email(bounds: { readonly max?: number } = {}) {
+  const format = z.email({ message: 'must be a valid e-mail address' });
+  return z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(bounds.max === undefined ? format : format.max(bounds.max, { message: `must be at most ${bounds.max} characters` }));
+}
+
+export const SignupRequest = z
+  .object({
+    name: text({ min: 2, max: 120 }, { trim: true }),
+    email: email({ max: 200 }),
+    password: text({ min: 8, max: 200 }),
+  })
+  .meta({ id: 'SignupRequest' });
+
+export const LoginRequest = z
+  .object({
+    email: email(),
+    password: text({}),
+  })
+  .meta({ id: 'LoginRequest' });
+
+export const ContactRequest = z
+  .object({
+    name: text({ max: 120 }, { trim: true }),
+    email: email({ max: 200 }),
+    message: text({ min: 10, max: 5000 }),
+  })
+  .meta({ id: 'ContactRequest' });
+
+export type SignupInput = z.output<typeof SignupRequest>;
+export type LoginInput = z.output<typeof LoginRequest>;
+export type ContactInput = z.output<typeof ContactRequest>;
+
+/** Parses `input` or throws a `ValidationError` listing every problem. */
+export function parseRequest<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => ({
+      path: issue.path.map(String).join('.'),
+      message: issue.code === 'invalid_type' && issue.path.length === 0 ? 'the body must be a JSON object' : issue.message,
+    })),
+  );
+}

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import Koa, { type Context, type Middleware } from 'koa';
+import { Router } from '@koa/router';
+import bodyParser from 'koa-bodyparser';
+import type { Logger } from 'pino';
+import type { Accounts, RequestMeta, User } from '@sl/core';
+import { BadRequest, errorResponses, sendError, setRateLimitHeaders } from './error-response.ts';
+import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';
+
+export interface AppOptions {
+  readonly accounts: Accounts;
+  readonly logger: Logger;
+  /** Trusted proxy hops in front of the server; 0 ignores `X-Forwarded-For`. */
+  readonly trustProxy?: number;
+  /** Further routes to register beside the API (discovery resources, /mcp). */
+  readonly extraRoutes?: readonly ((router: Router) => void)[];
+}
+
+export const BODY_LIMIT = '64kb';
+
+/**
+ * Reads the JSON body. Called by the use case only after the rate limit counted the request, so
+ * malformed, oversized and wrongly-typed bodies count too.
+ */
+function jsonBody(ctx: Context): () => Promise<unknown> {
+  return async () => {
+    if (!ctx.request.is('application/json', '+json')) {
+      throw new BadRequest('Content-Type must be application/json');
+    }
+    await parseJson(ctx, async () => {});
+    return ctx.request.body;
+  };
+}
+
+const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, strict: true });
+
+function meta(ctx: Context): RequestMeta {
+  return {
+    clientIp: ctx.ip,
+    userAgent: ctx.get('User-Agent') || null,
+    sessionToken: ctx.cookies.get(SESSION_COOKIE) ?? null,
+  };
+}
+
+function userResponse(ctx: Context, status: number, user: User): void {
+  ctx.status = status;
+  ctx.body = { ok: true, user: { id: user.id, name: user.name, email: user.email } };
+}
+
+/** Gives the responses Koa and the router leave empty (404, 405, 501) an ErrorResponse body. */
+const emptyErrorBodies: Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.body != null) return;
+  if (ctx.status === 404) sendError(ctx, 404, 'Not found');
+  else if (ctx.status === 405) sendError(ctx, 405, `Method not allowed; use ${ctx.response.get('Allow')}`);
+  else if (ctx.status === 501) sendError(ctx, 501, 'Method not implemented');
+};
+
+/** Registers the six API operations on `router`. */
+export function addApiRoutes(router: Router, accounts: Accounts): void {
+
+  router.get('/api/health', async (ctx) => {
+    const health = await accounts.health();
+    ctx.status = health.ok ? 200 : 503;
+    ctx.body = health;
+  });
+
+  router.post('/api/signup', async (ctx) => {
+    const { user, session, rateLimit } = await accounts.signup(jsonBody(ctx), meta(ctx));
+    setRateLimitHeaders(ctx, rateLimit);
+    ctx.append('Set-Cookie', sessionCookie(session.token, session.maxAgeSeconds));
+    userResponse(ctx, 201, user);
+  });
+
+  router.post('/api/login', async (ctx) => {
+    const { user, session, rateLimit } = await accounts.login(jsonBody(ctx), meta(ctx));
+    setRateLimitHeaders(ctx, rateLimit);
+    ctx.append('Set-Cookie', sessionCookie(session.token, session.maxAgeSeconds));
+    userResponse(ctx, 200, user);
+  });
+
+  router.post('/api/logout', async (ctx) => {
+    await accounts.logout(meta(ctx));
+    ctx.append('Set-Cookie', clearedSessionCookie());
+    ctx.body = { ok: true };
+  });
+
+  router.get('/api/me', async (ctx) => {
+    userResponse(ctx, 200, await accounts.me(meta(ctx)));
+  });
+
+  router.post('/api/contact', async (ctx) => {
+    const { rateLimit } = await accounts.contact(jsonBody(ctx), meta(ctx));
+    setRateLimitHeaders(ctx, rateLimit);
+    ctx.body = { ok: true };
+  });
+}
+
+/** The Koa application: logging, error mapping, the API routes and `extraRoutes`. */
+export function createApp(options: AppOptions): Koa {
+  const { logger } = options;
+  const app = new Koa({ proxy: (options.trustProxy ?? 0) > 0, maxIpsCount: options.trustProxy ?? 0 });
+  app.silent = true;
+  app.on('error', (error: unknown) => logger.error({ err: error }, 'koa error'));
+
+  // One log line per request, with no headers, bodies or query strings: nothing secret can leak.
+  app.use(async (ctx, next) => {
+    const start = performance.now();
+    const reqId = randomUUID();
+    ctx.state.reqId = reqId;
+    ctx.set('X-Request-Id', reqId);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
+    try {
+      await next();
+    } finally {
+      logger.info(
+        { reqId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - start) * 10) / 10 },
+        'request',
+      );
+    }
+  });
+  app.use(emptyErrorBodies);
+  app.use(errorResponses(logger));
+
+  const router = new Router();
+  addApiRoutes(router, options.accounts);
+  for (const add of options.extraRoutes ?? []) add(router);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

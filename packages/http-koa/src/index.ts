@@ -1,0 +1,4 @@
+export * from './app.ts';
+export * from './config.ts';
+export * from './error-response.ts';
+export * from './session-cookie.ts';
