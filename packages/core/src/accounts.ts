@@ -20,6 +20,11 @@ export interface RequestMeta {
   readonly userAgent?: string | null;
   /** The session token the client presented, if any. */
   readonly sessionToken?: string | null;
+  /**
+   * Called once the rate limit has counted the request, before anything else happens, whatever the
+   * outcome; HTTP uses it for the `RateLimit` headers.
+   */
+  readonly onRateLimit?: (status: RateLimitStatus) => void;
 }
 
 export interface IssuedSession {
@@ -32,11 +37,6 @@ export interface IssuedSession {
 export interface SignedIn {
   readonly user: User;
   readonly session: IssuedSession;
-  readonly rateLimit: RateLimitStatus;
-}
-
-export interface ContactReceived {
-  readonly rateLimit: RateLimitStatus;
 }
 
 export interface Health {
@@ -69,7 +69,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
 
   const limit = (operation: LimitedOperation, meta: RequestMeta) =>
-    enforceRateLimit(rateLimiter, rules, operation, meta.clientIp, clock.now());
+    enforceRateLimit(rateLimiter, rules, operation, meta.clientIp, clock.now(), meta.onRateLimit);
 
   async function issueSession(userId: number): Promise<IssuedSession> {
     const token = tokens.generate();
@@ -82,12 +82,12 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
   return {
     /** Creates an account and signs it in. Throws ValidationError, EmailTaken or RateLimited. */
     async signup(body: Body, meta: RequestMeta): Promise<SignedIn> {
-      const rateLimit = await limit('signup', meta);
+      await limit('signup', meta);
       const input = parseRequest(SignupRequest, await readBody(body));
       const passwordHash = await hasher.hash(input.password);
       const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
       if (!user) throw new EmailTaken();
-      return { user, session: await issueSession(user.id), rateLimit };
+      return { user, session: await issueSession(user.id) };
     },
 
     /**
@@ -95,7 +95,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
      * Throws ValidationError, InvalidCredentials or RateLimited.
      */
     async login(body: Body, meta: RequestMeta): Promise<SignedIn> {
-      const rateLimit = await limit('login', meta);
+      await limit('login', meta);
       const input = parseRequest(LoginRequest, await readBody(body));
       const record = await users.findByEmail(input.email);
       if (!record) {
@@ -108,7 +108,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
       }
       if (meta.sessionToken) await sessions.delete(digestToken(meta.sessionToken));
       const user: User = { id: record.id, name: record.name, email: record.email };
-      return { user, session: await issueSession(user.id), rateLimit };
+      return { user, session: await issueSession(user.id) };
     },
 
     /** Ends the presented session. Throws Unauthenticated when there is no valid one. */
@@ -132,11 +132,10 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
     },
 
     /** Stores a contact message. Throws ValidationError or RateLimited. */
-    async contact(body: Body, meta: RequestMeta): Promise<ContactReceived> {
-      const rateLimit = await limit('contact', meta);
+    async contact(body: Body, meta: RequestMeta): Promise<void> {
+      await limit('contact', meta);
       const input = parseRequest(ContactRequest, await readBody(body));
       await contacts.add({ ...input, clientIp: meta.clientIp, userAgent: meta.userAgent ?? null, receivedAt: clock.now() });
-      return { rateLimit };
     },
 
     /** Never throws: a store that does not answer makes the status `unavailable`. */

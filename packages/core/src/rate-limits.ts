@@ -20,6 +20,7 @@ export async function enforceRateLimit(
   operation: LimitedOperation,
   clientIp: string,
   now: Date,
+  report?: (status: RateLimitStatus) => void,
 ): Promise<RateLimitStatus> {
   const rule = rules[operation];
   const hit = await limiter.consume(`${operation}:${clientIp}`, rule, now);
@@ -30,6 +31,7 @@ export async function enforceRateLimit(
     remaining: Math.max(0, rule.limit - hit.count),
     resetSeconds: Math.max(1, Math.ceil((hit.resetAt.getTime() - now.getTime()) / 1000)),
   };
+  report?.(status);
   if (!hit.allowed) throw new RateLimited(status);
   return status;
 }

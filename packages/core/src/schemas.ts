@@ -77,7 +77,7 @@ export type ContactInput = z.output<typeof ContactRequest>;
 
 /** Parses `input` or throws a `ValidationError` listing every problem. */
 export function parseRequest<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { error: (issue) => (issue.input === undefined ? 'is required' : undefined) });
   if (result.success) return result.data;
   throw new ValidationError(
     result.error.issues.map((issue) => ({

@@ -39,6 +39,7 @@ function meta(ctx: Context): RequestMeta {
     clientIp: ctx.ip,
     userAgent: ctx.get('User-Agent') || null,
     sessionToken: ctx.cookies.get(SESSION_COOKIE) ?? null,
+    onRateLimit: (status) => setRateLimitHeaders(ctx, status),
   };
 }
 
@@ -66,15 +67,13 @@ export function addApiRoutes(router: Router, accounts: Accounts): void {
   });
 
   router.post('/api/signup', async (ctx) => {
-    const { user, session, rateLimit } = await accounts.signup(jsonBody(ctx), meta(ctx));
-    setRateLimitHeaders(ctx, rateLimit);
+    const { user, session } = await accounts.signup(jsonBody(ctx), meta(ctx));
     ctx.append('Set-Cookie', sessionCookie(session.token, session.maxAgeSeconds));
     userResponse(ctx, 201, user);
   });
 
   router.post('/api/login', async (ctx) => {
-    const { user, session, rateLimit } = await accounts.login(jsonBody(ctx), meta(ctx));
-    setRateLimitHeaders(ctx, rateLimit);
+    const { user, session } = await accounts.login(jsonBody(ctx), meta(ctx));
     ctx.append('Set-Cookie', sessionCookie(session.token, session.maxAgeSeconds));
     userResponse(ctx, 200, user);
   });
@@ -90,8 +89,7 @@ export function addApiRoutes(router: Router, accounts: Accounts): void {
   });
 
   router.post('/api/contact', async (ctx) => {
-    const { rateLimit } = await accounts.contact(jsonBody(ctx), meta(ctx));
-    setRateLimitHeaders(ctx, rateLimit);
+    await accounts.contact(jsonBody(ctx), meta(ctx));
     ctx.body = { ok: true };
   });
 }

@@ -66,7 +66,6 @@ export function errorResponses(logger: Logger): Middleware {
         const status = STATUS_BY_CODE[error.code];
         if (error.code === 'rate_limited') {
           ctx.set('Retry-After', String(error.retryAfterSeconds));
-          setRateLimitHeaders(ctx, error.rateLimit);
         }
         if (error.code === 'unauthenticated') ctx.append('Set-Cookie', clearedSessionCookie());
         if (error.code === 'store_unavailable') logger.warn({ reqId: ctx.state.reqId, err: error.cause }, 'store unavailable');

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, parsePbkdf2Hash } from '@sl/core';
+
+const PHC = /^\$pbkdf2-sha256\$i=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+describe('Pbkdf2PasswordHasher', () => {
+  const hasher = new Pbkdf2PasswordHasher({ iterations: 1000 });
+
+  it('writes a PHC string: 16-byte salt, 32-byte key, standard base64 without padding', async () => {
+    const phc = await hasher.hash('correct horse');
+    const match = PHC.exec(phc);
+    expect(match).not.toBeNull();
+    expect(match![1]).toBe('1000');
+    expect(Buffer.from(match![2]!, 'base64')).toHaveLength(16);
+    expect(Buffer.from(match![3]!, 'base64')).toHaveLength(32);
+    expect(phc).not.toContain('correct horse');
+  });
+
+  it('salts every hash', async () => {
+    expect(await hasher.hash('same')).not.toBe(await hasher.hash('same'));
+  });
+
+  it('verifies the right password and rejects a wrong one', async () => {
+    const phc = await hasher.hash('correct horse');
+    expect(await hasher.verify('correct horse', phc)).toBe(true);
+    expect(await hasher.verify('correct horsE', phc)).toBe(false);
+    expect(await hasher.verify(' correct horse', phc)).toBe(false);
+  });
+
+  it('is plain PBKDF2-HMAC-SHA256: verifies the RFC 7914 style vector P="password", S="salt", c=1', async () => {
+    // Known PBKDF2-HMAC-SHA256 output for these inputs, 32 bytes.
+    const key = Buffer.from('120fb6cffcf8b32c43e7225256c4f837a86548c92ccc35480805987cb70be17b', 'hex');
+    const phc = `$pbkdf2-sha256$i=1$${Buffer.from('salt').toString('base64').replace(/=+$/, '')}$${key.toString('base64').replace(/=+$/, '')}`;
+    expect(await hasher.verify('password', phc)).toBe(true);
+    expect(await hasher.verify('passwore', phc)).toBe(false);
+  });
+
+  it.each(['', 'plain', '$pbkdf2-sha256$i=0$c2FsdA$AAAA', '$pbkdf2-sha1$i=1$c2FsdA$AAAA', '$pbkdf2-sha256$i=1$$AAAA', '$pbkdf2-sha256$i=1$c2FsdA$AA==', '$argon2id$v=19$m=1,t=1,p=1$c2FsdA$AAAA'])(
+    'answers false, never throws, for the malformed hash %j',
+    async (phc) => {
+      expect(await hasher.verify('password', phc)).toBe(false);
+      expect(parsePbkdf2Hash(phc)).toBeNull();
+    },
+  );
+
+  it('asks for a rehash when the stored hash is weaker than configured', async () => {
+    const weak = await new Pbkdf2PasswordHasher({ iterations: 500 }).hash('pw');
+    expect(hasher.needsRehash(weak)).toBe(true);
+    expect(hasher.needsRehash(await hasher.hash('pw'))).toBe(false);
+    expect(new Pbkdf2PasswordHasher({ iterations: 100 }).needsRehash(await hasher.hash('pw'))).toBe(false);
+  });
+
+  it('defaults to 600000 iterations, and such a hash verifies', async () => {
+    const strong = new Pbkdf2PasswordHasher();
+    expect(strong.iterations).toBe(DEFAULT_PBKDF2_ITERATIONS);
+    expect(DEFAULT_PBKDF2_ITERATIONS).toBe(600_000);
+    const phc = await strong.hash('a long passphrase');
+    expect(phc).toMatch(/^\$pbkdf2-sha256\$i=600000\$/);
+    expect(await strong.verify('a long passphrase', phc)).toBe(true);
+  });
+
+  it('rejects a nonsensical work factor', () => {
+    expect(() => new Pbkdf2PasswordHasher({ iterations: 0 })).toThrow(RangeError);
+    expect(() => new Pbkdf2PasswordHasher({ iterations: 1.5 })).toThrow(RangeError);
+  });
+});

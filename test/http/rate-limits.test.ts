@@ -1,0 +1,105 @@
+/**
+ * Per-IP limits over HTTP: the spec's numbers, Retry-After, RateLimit headers, and which IP counts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import { request, type ApiResponse } from '../support/client.ts';
+import { STORE_KINDS, startTestServer } from '../support/server.ts';
+
+const BODIES = {
+  login: () => ({ email: 'nobody@example.com', password: 'wrong password' }),
+  signup: (() => {
+    let i = 0;
+    return () => ({ name: 'Limit Tester', email: `limit${++i}.${Date.now()}@example.com`, password: 'long enough' });
+  })(),
+  contact: () => ({ name: 'Lim', email: 'lim@example.com', message: 'within the limit' }),
+};
+
+describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it.each([
+    ['login', 20, 900, 401],
+    ['signup', 10, 3600, 201],
+    ['contact', 5, 3600, 200],
+  ] as const)('%s: %i requests per IP, then 429 with Retry-After; another IP is unaffected', async (op, limit, window, okStatus) => {
+    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    const call = (ip: string) => request(server!.url, `/api/${op}`, { json: BODIES[op](), ip });
+    for (let i = 1; i <= limit; i++) {
+      const res = await call('198.51.100.1');
+      expect(res.status).toBe(okStatus);
+      expect(res.headers.get('ratelimit-policy')).toBe(`"${op}";q=${limit};w=${window}`);
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"${op}";r=${limit - i};t=\\d+$`));
+    }
+    const limited = await call('198.51.100.1');
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ ok: false, error: expect.any(String) });
+    const retryAfter = limited.headers.get('retry-after');
+    expect(retryAfter).toMatch(/^[1-9]\d*$/);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(window);
+    expect(limited.headers.get('ratelimit')).toBe(`"${op}";r=0;t=${retryAfter}`);
+    expect(limited.setCookies).toEqual([]);
+
+    expect((await call('198.51.100.2')).status).toBe(okStatus);
+  });
+
+  it('sends RateLimit headers on every answer of a limited operation, errors included', async () => {
+    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    const invalid = await request(server.url, '/api/signup', { json: {}, ip: '198.51.100.9' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('ratelimit')).toMatch(/^"signup";r=9;t=\d+$/);
+    expect((await request(server.url, '/api/health', { ip: '198.51.100.9' })).headers.get('ratelimit')).toBeNull();
+  });
+
+  it('counts invalid and unreadable requests too, before validation', async () => {
+    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    const ip = '198.51.100.3';
+    const bad: (() => Promise<ApiResponse>)[] = [
+      () => request(server!.url, '/api/contact', { json: {}, ip }),
+      () => request(server!.url, '/api/contact', { raw: '{oops', headers: { 'content-type': 'application/json' }, ip }),
+      () => request(server!.url, '/api/contact', { raw: 'x', headers: { 'content-type': 'text/plain' }, ip }),
+      () => request(server!.url, '/api/contact', { json: { message: 'x'.repeat(70_000) }, ip }),
+      () => request(server!.url, '/api/contact', { json: BODIES.contact(), ip }),
+    ];
+    const statuses = [];
+    for (const send of bad) statuses.push((await send()).status);
+    expect(statuses).toEqual([400, 400, 400, 413, 200]);
+    expect((await request(server.url, '/api/contact', { json: BODIES.contact(), ip })).status).toBe(429);
+  });
+
+  it('the window resets: after it ends the client is allowed again', async () => {
+    const { ManualClock } = await import('../support/manual-clock.ts');
+    const clock = new ManualClock(new Date());
+    server = await startTestServer({ store, clock, env: { TRUST_PROXY: '1' } });
+    const call = () => request(server!.url, '/api/contact', { json: BODIES.contact(), ip: '198.51.100.4' });
+    for (let i = 0; i < 5; i++) await call();
+    expect((await call()).status).toBe(429);
+    clock.advance(3600_000 - 1000);
+    expect((await call()).headers.get('retry-after')).toBe('1');
+    clock.advance(1000);
+    expect((await call()).status).toBe(200);
+  });
+
+  it('ignores X-Forwarded-For without TRUST_PROXY: a client cannot pick its IP', async () => {
+    server = await startTestServer({ store });
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await request(server.url, '/api/contact', { json: BODIES.contact(), ip: `203.0.113.${i}` })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+
+  it('with TRUST_PROXY=1 counts the address the proxy appended, not what the client claimed', async () => {
+    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      // A spoofed first entry, then the one trusted hop's own view of the client.
+      statuses.push((await request(server.url, '/api/contact', { json: BODIES.contact(), ip: `10.9.9.${i}, 192.0.2.77` })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+});

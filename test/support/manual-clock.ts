@@ -1,0 +1,18 @@
+import type { Clock } from '@sl/core';
+
+/** A clock that moves only when told to. */
+export class ManualClock implements Clock {
+  private t: number;
+
+  constructor(start: Date | string = '2026-01-01T00:00:00Z') {
+    this.t = new Date(start).getTime();
+  }
+
+  now(): Date {
+    return new Date(this.t);
+  }
+
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
