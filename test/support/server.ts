@@ -4,11 +4,16 @@
 import { pino } from 'pino';
 import { loadConfig } from '@sl/http-koa';
 import { startServer, type RunningServer, type ServerOverrides } from '../../packages/http-koa/src/main.ts';
+import { createPGliteDatabase, createTestDatabase, type TestDatabase } from './postgres.ts';
 
-export type StoreKind = 'memory';
+/**
+ * `postgres`: the Postgres adapter on the test Postgres server (DATABASE_URL or a container), or on
+ * PGlite when there is none. `pglite`: STORE=pglite on a data directory, as without DATABASE_URL.
+ */
+export type StoreKind = 'memory' | 'postgres' | 'pglite';
 
 /** The stores every end-to-end suite runs against. */
-export const STORE_KINDS: readonly StoreKind[] = ['memory'];
+export const STORE_KINDS: readonly StoreKind[] = ['memory', 'postgres', 'pglite'];
 
 /** Low work factor for speed; one suite runs the default 600000 on purpose. */
 export const TEST_ITERATIONS = 1_000;
@@ -19,8 +24,39 @@ export interface TestServerOptions extends ServerOverrides {
   readonly env?: Record<string, string>;
 }
 
+/** Every server gets a fresh database of its own, dropped again by `close()`. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<RunningServer> {
   const { store = 'memory', env = {}, ...overrides } = options;
-  const config = loadConfig({ PORT: '0', STORE: store, PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent', ...env });
-  return startServer(config, { logger: pino({ level: config.LOG_LEVEL }), ...overrides });
+  const database = store === 'postgres' ? await createTestDatabase() : store === 'pglite' ? await createPGliteDatabase() : null;
+  try {
+    const config = loadConfig({
+      PORT: '0',
+      PBKDF2_ITERATIONS: String(TEST_ITERATIONS),
+      LOG_LEVEL: 'silent',
+      ...storeEnv(store, database),
+      ...env,
+    });
+    const running = await startServer(config, { logger: pino({ level: config.LOG_LEVEL }), ...overrides });
+    if (!database) return running;
+    let closing: Promise<void> | undefined;
+    return {
+      ...running,
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await running.close();
+          } finally {
+            await database.drop();
+          }
+        })()),
+    };
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+}
+
+function storeEnv(store: StoreKind, database: TestDatabase | null): Record<string, string> {
+  if (!database) return { STORE: store };
+  return database.kind === 'server' ? { STORE: 'postgres', DATABASE_URL: database.url } : { STORE: 'pglite', DATA_DIR: database.dataDir };
 }

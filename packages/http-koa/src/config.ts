@@ -29,7 +29,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const config = result.data;
-  const store = config.STORE ?? (config.DATABASE_URL ? 'postgres' : 'memory');
+  const store = config.STORE ?? (config.DATABASE_URL ? 'postgres' : 'pglite');
   if (store === 'postgres' && !config.DATABASE_URL) throw new Error('Invalid configuration: STORE=postgres needs DATABASE_URL');
   return { ...config, STORE: store };
 }

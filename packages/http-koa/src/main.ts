@@ -18,6 +18,7 @@ import {
   type Ports,
 } from '@sl/core';
 import { createMemoryStore } from '@sl/store-memory';
+import { createPGliteStore, createPostgresStore, describeDatabaseError, type PostgresStore } from '@sl/store-postgres';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 
@@ -44,13 +45,30 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function openStore(config: Config): Promise<Store> {
+async function openStore(config: Config, logger: Logger): Promise<Store> {
+  let store: PostgresStore;
   switch (config.STORE) {
     case 'memory':
       return createMemoryStore();
-    case 'postgres':
     case 'pglite':
-      throw new Error(`STORE=${config.STORE} is not available yet; use STORE=memory`);
+      store = createPGliteStore({ dataDir: config.DATA_DIR });
+      break;
+    case 'postgres':
+      if (!config.DATABASE_URL) throw new Error('STORE=postgres needs DATABASE_URL');
+      store = createPostgresStore({
+        connectionString: config.DATABASE_URL,
+        onError: (err) => logger.warn({ err }, 'idle database connection failed; the pool replaces it'),
+      });
+      break;
+  }
+  try {
+    // Every start migrates; concurrent starts on one database wait for each other.
+    const applied = await store.migrate();
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrated the database');
+    return store;
+  } catch (error) {
+    await store.close();
+    throw new Error(`Could not open the database: ${describeDatabaseError(error)}`, { cause: error });
   }
 }
 
@@ -59,7 +77,7 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
   if (config.PBKDF2_ITERATIONS < DEFAULT_PBKDF2_ITERATIONS) {
     logger.warn({ iterations: config.PBKDF2_ITERATIONS }, `PBKDF2_ITERATIONS is below the recommended ${DEFAULT_PBKDF2_ITERATIONS}`);
   }
-  const store = await openStore(config);
+  const store = await openStore(config, logger);
   const accounts = createAccounts(
     { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: config.PBKDF2_ITERATIONS }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
     { serviceName: SERVICE_NAME, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },

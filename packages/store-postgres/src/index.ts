@@ -1,1 +1,2 @@
-export {};
+export * from './postgres-store.ts';
+export { describeDatabaseError } from './unavailable.ts';

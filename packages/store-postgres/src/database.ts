@@ -1,0 +1,47 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables as Kysely sees them. These types stay inside this package: the adapters map rows to
+ * core types, so no column name or Kysely type leaks to the use cases.
+ */
+export interface Database {
+  readonly users: UsersTable;
+  readonly sessions: SessionsTable;
+  readonly contact_messages: ContactMessagesTable;
+  readonly rate_limit_windows: RateLimitWindowsTable;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  name: string;
+  /** Stored as given (already lower-cased); a unique index on `lower(email)` guards it. */
+  email: string;
+  /** A PHC string; a check constraint refuses anything else. */
+  password_hash: string;
+  created_at: Date;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session token, 64 hex digits: the token itself is never stored. */
+  token_digest: string;
+  user_id: number;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export interface ContactMessagesTable {
+  /** bigint: pg returns it as a string; nothing reads it back. */
+  id: Generated<string>;
+  name: string;
+  email: string;
+  message: string;
+  client_ip: string;
+  user_agent: string | null;
+  received_at: Date;
+}
+
+export interface RateLimitWindowsTable {
+  key: string;
+  count: number;
+  reset_at: Date;
+}

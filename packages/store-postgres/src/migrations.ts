@@ -1,0 +1,75 @@
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import type { Database } from './database.ts';
+
+/**
+ * Migrations, in the order they apply. Names sort lexically; a released migration never changes,
+ * a new one is added below it.
+ */
+const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001_initial': {
+    // `db` is untyped on purpose: a migration sees the schema as it was then, not today's `Database`.
+    async up(db) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'integer', (c) => c.primaryKey().generatedAlwaysAsIdentity())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('email', 'text', (c) => c.notNull())
+        // A PHC string (`$id$…`), so a plain-text password can never be written by mistake.
+        .addColumn('password_hash', 'text', (c) => c.notNull().check(sql`password_hash ~ '^\\$[a-z0-9-]+\\$'`))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      // Case-insensitive uniqueness, even if a caller ever forgets to lower-case.
+      await db.schema.createIndex('users_email_lower_key').on('users').expression(sql`lower(email)`).unique().execute();
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('token_digest', 'text', (c) => c.primaryKey().check(sql`token_digest ~ '^[0-9a-f]{64}$'`))
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      // The primary key serves /api/me; these serve the sweep and the foreign key's cascade.
+      await db.schema.createIndex('sessions_expires_at_idx').on('sessions').column('expires_at').execute();
+      await db.schema.createIndex('sessions_user_id_idx').on('sessions').column('user_id').execute();
+
+      await db.schema
+        .createTable('contact_messages')
+        .addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('client_ip', 'text', (c) => c.notNull())
+        .addColumn('user_agent', 'text')
+        .addColumn('received_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('rate_limit_windows')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('count', 'integer', (c) => c.notNull().check(sql`count > 0`))
+        .addColumn('reset_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('rate_limit_windows_reset_at_idx').on('rate_limit_windows').column('reset_at').execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Our own advisory-lock key (an int4, so it cannot meet Kysely's int8 one). */
+const MIGRATION_LOCK_KEY = 0x736c_6d67;
+
+/**
+ * Applies pending migrations and returns their names. Everything, the bookkeeping tables included,
+ * runs in one transaction under a transaction-scoped advisory lock: processes that start at once
+ * queue up, and each later one finds nothing left to do.
+ */
+export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
+    const { error, results = [] } = await new Migrator({ db: trx, provider }).migrateToLatest();
+    if (error) throw error;
+    return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  });
+}

@@ -1,0 +1,117 @@
+import { mkdir } from 'node:fs/promises';
+import pg from 'pg';
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import type { ContactStore, RateLimiter, SessionStore, UserStore } from '@sl/core';
+import { PostgresContactStore } from './contact-store.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+import type { Database } from './database.ts';
+import { migrateToLatest } from './migrations.ts';
+import { preparingPool } from './prepared-pool.ts';
+import { PostgresRateLimiter } from './rate-limiter.ts';
+import { PostgresSessionStore } from './session-store.ts';
+import { PostgresUserStore } from './user-store.ts';
+
+/** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
+export interface PostgresStore {
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly contacts: ContactStore;
+  readonly rateLimiter: RateLimiter;
+  /** Resolves when the database answers `select 1`; rejects (StoreUnavailable) otherwise. */
+  ping(): Promise<void>;
+  /** Applies pending migrations and returns their names; safe when several processes run it at once. */
+  migrate(): Promise<readonly string[]>;
+  /** Closes the pool (or the PGlite instance); in-flight queries finish first. */
+  close(): Promise<void>;
+}
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` */
+  readonly connectionString: string;
+  /** Most connections the pool opens. Default 10: plenty for a 2-core machine, whose CPU is the limit. */
+  readonly poolSize?: number;
+  /**
+   * Receives errors of idle pooled connections (the server restarted, the network dropped). The
+   * pool discards such connections and opens new ones on demand, so these need no handling beyond a log.
+   */
+  readonly onError?: (error: Error) => void;
+}
+
+/**
+ * The store on a Postgres server through a pg pool. Queries that cannot reach the server reject with
+ * core's StoreUnavailable; once the server is back, new connections are opened and requests succeed again.
+ */
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    // A request fails (503) after 5 s rather than wait without end for a server that does not answer.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: 'sl-accounts',
+  });
+  // Without these listeners a dropped connection would be an unhandled 'error' event: the process
+  // would crash. An idle client's error reaches the pool's listener; a checked-out client's error
+  // also rejects its query, where the caller sees it, so its own listener only has to exist.
+  pool.on('error', (error) => options.onError?.(error));
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return storeOn(new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) }));
+}
+
+export interface PGliteStoreOptions {
+  /** Directory of the database files, created when missing. Omitted or `memory://`: in memory only. */
+  readonly dataDir?: string;
+}
+
+/**
+ * The same store on embedded PGlite (Postgres compiled to WebAssembly, in this process). PGlite
+ * cannot share its files, so a lock file keeps a second process (or store) off the directory.
+ */
+export function createPGliteStore(options: PGliteStoreOptions = {}): PostgresStore {
+  const { dataDir } = options;
+  let unlock: (() => Promise<void>) | undefined;
+  const dialect = new PGliteDialect({
+    // Loaded on first use, so a server on a Postgres server never loads PGlite's WebAssembly.
+    pglite: async () => {
+      const { PGlite } = await import('@electric-sql/pglite');
+      if (!dataDir || dataDir.includes('://')) return PGlite.create(dataDir);
+      // PGlite creates the directory itself, but not its parents.
+      await mkdir(dataDir, { recursive: true });
+      const release = await lockDataDir(dataDir);
+      try {
+        const pglite = await PGlite.create(dataDir);
+        unlock = release;
+        return pglite;
+      } catch (error) {
+        await release();
+        throw error;
+      }
+    },
+  });
+  const store = storeOn(new Kysely<Database>({ dialect }));
+  return {
+    ...store,
+    close: async () => {
+      try {
+        await store.close();
+      } finally {
+        await unlock?.();
+      }
+    },
+  };
+}
+
+function storeOn(db: Kysely<Database>): PostgresStore {
+  return {
+    users: new PostgresUserStore(db),
+    sessions: new PostgresSessionStore(db),
+    contacts: new PostgresContactStore(db),
+    rateLimiter: new PostgresRateLimiter(db),
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    migrate: () => migrateToLatest(db),
+    close: () => db.destroy(),
+  };
+}

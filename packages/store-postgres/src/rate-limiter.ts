@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { RateLimitHit, RateLimiter, RateLimitRule } from '@sl/core';
+import type { Database } from './database.ts';
+
+/**
+ * Fixed windows in the `rate_limit_windows` table, shared by every process on the database.
+ */
+export class PostgresRateLimiter implements RateLimiter {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit> {
+    // One statement: the row lock taken by ON CONFLICT serialises concurrent requests for a key,
+    // so each sees the count the one before it left. A window that has ended starts afresh here,
+    // which is why the sweep is only housekeeping.
+    const row = await this.#db
+      .insertInto('rate_limit_windows')
+      .values({ key, count: 1, reset_at: new Date(now.getTime() + rule.windowMs) })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet((eb) => {
+          const ended = eb('rate_limit_windows.reset_at', '<=', now);
+          return {
+            count: eb.case().when(ended).then(1).else(eb('rate_limit_windows.count', '+', 1)).end(),
+            reset_at: eb.case().when(ended).then(eb.ref('excluded.reset_at')).else(eb.ref('rate_limit_windows.reset_at')).end(),
+          };
+        }),
+      )
+      .returning(['count', 'reset_at'])
+      .executeTakeFirstOrThrow();
+    return { allowed: row.count <= rule.limit, count: row.count, resetAt: row.reset_at };
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    const result = await this.#db.deleteFrom('rate_limit_windows').where('reset_at', '<=', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import type { NewSession, SessionStore, SessionWithUser } from '@sl/core';
+import type { Database } from './database.ts';
+
+export class PostgresSessionStore implements SessionStore {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async create(session: NewSession): Promise<void> {
+    await this.#db
+      .insertInto('sessions')
+      .values({ token_digest: session.tokenDigest, user_id: session.userId, created_at: session.createdAt, expires_at: session.expiresAt })
+      .execute();
+  }
+
+  async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
+    // One round trip per /api/me: the session and its user in a single join.
+    const row = await this.#db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['users.id', 'users.name', 'users.email', 'sessions.expires_at'])
+      .where('sessions.token_digest', '=', tokenDigest)
+      .executeTakeFirst();
+    return row ? { user: { id: row.id, name: row.name, email: row.email }, expiresAt: row.expires_at } : null;
+  }
+
+  async delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null> {
+    // RETURNING reports the row only to the statement that removed it, so of two concurrent
+    // deletes exactly one sees it.
+    const row = await this.#db.deleteFrom('sessions').where('token_digest', '=', tokenDigest).returning('expires_at').executeTakeFirst();
+    return row ? { expiresAt: row.expires_at } : null;
+  }
+
+  async deleteExpired(now: Date): Promise<number> {
+    // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
+    const result = await this.#db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * What the store contract cannot see: the schema's own guards, how rows are stored, concurrent
+ * migrations, and how connection failures surface. The contract suite covers the port behaviour.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreUnavailable, digestToken } from '@sl/core';
+import {
+  createPGliteDatabase,
+  createServerDatabase,
+  openTestStore,
+  postgresServer,
+  sharedPostgresServer,
+  withSql,
+  type TestDatabase,
+} from '../../../test/support/postgres.ts';
+import { request, sessionFrom } from '../../../test/support/client.ts';
+import { startTestServer } from '../../../test/support/server.ts';
+import { createPGliteStore, createPostgresStore, describeDatabaseError, type PostgresStore } from '../src/index.ts';
+import { isConnectionError } from '../src/unavailable.ts';
+
+const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+const T0 = new Date('2031-03-01T12:00:00Z');
+
+const server = await postgresServer();
+const shared = await sharedPostgresServer();
+
+describe.each([
+  ['PGlite', createPGliteDatabase],
+  ...(server ? [[`Postgres (${server.source})`, () => createServerDatabase(server)] as const] : []),
+] as const)('the schema on %s', (_name, createDatabase) => {
+  let database: TestDatabase;
+  let store: PostgresStore;
+  beforeEach(async () => {
+    database = await createDatabase();
+    store = openTestStore(database);
+    await store.migrate();
+  });
+  afterEach(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  it('migrating again applies nothing', async () => {
+    expect(await store.migrate()).toEqual([]);
+  });
+
+  it('keeps e-mails unique regardless of case, even when a caller forgot to lower-case', async () => {
+    const user = await store.users.insert({ name: 'Ada', email: 'Ada@Example.com', passwordHash: PHC, createdAt: T0 });
+    expect(user).not.toBeNull();
+    expect(await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).toBeNull();
+    expect((await store.users.findByEmail('ada@example.com'))?.id).toBe(user!.id);
+  });
+
+  it('refuses a password hash that is not a PHC string', async () => {
+    await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: 'hunter22', createdAt: T0 })).rejects.toThrow(/check constraint/);
+  });
+
+  it('refuses a session key that is not a 64-hex digest', async () => {
+    const user = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
+    const session = { userId: user!.id, createdAt: T0, expiresAt: T0 };
+    await expect(store.sessions.create({ ...session, tokenDigest: 'a-raw-token' })).rejects.toThrow(/check constraint/);
+    await expect(store.sessions.create({ ...session, tokenDigest: digestToken('a-raw-token') })).resolves.toBeUndefined();
+  });
+});
+
+describe.skipIf(!shared)(`on a Postgres server (${shared?.source ?? 'none found: skipped'})`, () => {
+  const databases: TestDatabase[] = [];
+  afterAll(async () => {
+    await Promise.all(databases.map((d) => d.drop()));
+  });
+
+  it('five stores migrating one empty database at once: one applies, all succeed', async () => {
+    const database = await createServerDatabase(shared!);
+    databases.push(database);
+    const stores = Array.from({ length: 5 }, () => openTestStore(database));
+    try {
+      const applied = await Promise.all(stores.map((s) => s.migrate()));
+      expect(applied.flat()).toEqual(['0001_initial']);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it('after a signup the tables hold the PHC hash and the token digest, never the password or token', async () => {
+    const database = await createServerDatabase(shared!);
+    databases.push(database);
+    const app = await startTestServer({ env: { STORE: 'postgres', DATABASE_URL: database.url } });
+    try {
+      const res = await request(app.url, '/api/signup', { json: { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' } });
+      expect(res.status).toBe(201);
+      const token = sessionFrom(res)!;
+      await withSql(database.url, async (sql) => {
+        const { rows: users } = await sql.query('select email, password_hash from users');
+        expect(users).toEqual([{ email: 'ada@example.com', password_hash: expect.stringMatching(/^\$pbkdf2-sha256\$i=1000\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/) }]);
+        const { rows: sessions } = await sql.query('select token_digest from sessions');
+        expect(sessions).toEqual([{ token_digest: digestToken(token) }]);
+        const { rows: dump } = await sql.query('select (select json_agg(u) from users u)::text || (select json_agg(s) from sessions s)::text as text');
+        expect(dump[0]!.text).not.toContain(token);
+        expect(dump[0]!.text).not.toContain('correct horse');
+      });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('a PGlite data directory', () => {
+  let database: TestDatabase & { kind: 'pglite' };
+  beforeEach(async () => {
+    database = await createPGliteDatabase();
+  });
+  afterEach(() => database.drop());
+
+  it('serves one store at a time, and is free again after close', async () => {
+    const first = createPGliteStore({ dataDir: database.dataDir });
+    await first.ping();
+    const second = createPGliteStore({ dataDir: database.dataDir });
+    await expect(second.ping()).rejects.toThrow(/already open in this process/);
+    await second.close();
+    await first.close();
+    const third = createPGliteStore({ dataDir: database.dataDir });
+    await expect(third.ping()).resolves.toBeUndefined();
+    await third.close();
+  });
+
+  it('is refused while a running process holds it, and taken over from one that is gone', async () => {
+    const lock = join(database.dataDir, 'sl-owner.pid');
+    await writeFile(lock, String(process.ppid)); // a process that surely runs: our parent
+    const refused = createPGliteStore({ dataDir: database.dataDir });
+    await expect(refused.ping()).rejects.toThrow(`in use by process ${process.ppid}`);
+    await refused.close();
+
+    await writeFile(lock, '4194305'); // above Linux's pid_max: no such process
+    const store = createPGliteStore({ dataDir: database.dataDir });
+    await expect(store.ping()).resolves.toBeUndefined();
+    expect(await readFile(lock, 'utf8')).toBe(String(process.pid));
+    await store.close();
+    await expect(readFile(lock, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('connection failures', () => {
+  let port: number;
+  beforeEach(async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+  });
+
+  it('become StoreUnavailable from every port method, and ping rejects with it', async () => {
+    const store = createPostgresStore({ connectionString: `postgres://postgres@127.0.0.1:${port}/none` });
+    try {
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.users.findByEmail('ada@example.com')).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.sessions.findWithUser(digestToken('x'))).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0)).rejects.toBeInstanceOf(StoreUnavailable);
+      const error = await store.migrate().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailable);
+      // Clients see a generic text; operators get the cause.
+      expect(describeDatabaseError(error)).toMatch(/ECONNREFUSED/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.each([
+    ['ECONNREFUSED', true, Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    ['all addresses refused', true, new AggregateError([Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })])],
+    ['connection lost', true, new Error('Connection terminated unexpectedly')],
+    ['pool timeout', true, new Error('timeout exceeded when trying to connect')],
+    ['57P01 admin_shutdown', true, Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+    ['08006 connection_failure', true, Object.assign(new Error('connection failure'), { code: '08006' })],
+    ['23505 unique_violation', false, Object.assign(new Error('duplicate key'), { code: '23505' })],
+    ['42P01 undefined_table', false, Object.assign(new Error('relation does not exist'), { code: '42P01' })],
+    ['a bug', false, new TypeError('x is not a function')],
+  ] as const)('%s: unreachable is %s', (_name, expected, error) => {
+    expect(isConnectionError(error)).toBe(expected);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * A server process whose database becomes unreachable answers 503 (and /api/health says
+ * "unavailable"), stays up, and serves normally again once the database is back. The database is
+ * cut off by a TCP proxy in this process, so the real Postgres server keeps running.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
+import { createServerDatabase, sharedPostgresServer, type TestDatabase } from '../support/postgres.ts';
+import { spawnServer, type ServerProcess } from '../support/server-process.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+
+const server = await sharedPostgresServer();
+if (!server) console.warn('recovery.test.ts: skipped, no Postgres server to proxy (set DATABASE_URL, or run a container runtime)');
+
+/** Asks until `check` passes or `ms` have passed; returns the last response. */
+async function poll(ask: () => Promise<ApiResponse>, check: (res: ApiResponse) => boolean, ms: number): Promise<ApiResponse> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await ask();
+    if (check(res) || Date.now() >= deadline) return res;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.skipIf(!server)(`recovery from a lost database (${server?.source ?? 'none found: skipped'})`, () => {
+  let database: TestDatabase & { kind: 'server' };
+  let proxy: TcpProxy;
+  let app: ServerProcess;
+
+  beforeAll(async () => {
+    database = await createServerDatabase(server!);
+    const target = new URL(database.url);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const proxied = new URL(database.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    app = await spawnServer({ STORE: 'postgres', DATABASE_URL: proxied.toString(), TRUST_PROXY: '1' });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it('answers 503 while the database is away, stays up, and recovers within 5 s of its return', async () => {
+    const signup = await request(app.url, '/api/signup', { ip: '198.51.100.20', json: { name: 'Ada', email: 'ada@example.com', password: 'come back soon' } });
+    expect(signup.status).toBe(201);
+    const token = sessionFrom(signup);
+    expect((await request(app.url, '/api/me', { session: token })).status).toBe(200);
+
+    // Cut while requests are in flight, so some pooled connections drop while checked out.
+    const burst = Array.from({ length: 40 }, () => request(app.url, '/api/me', { session: token }));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await proxy.cut();
+    for (const res of await Promise.all(burst)) expect([200, 503]).toContain(res.status);
+
+    const me = await request(app.url, '/api/me', { session: token });
+    expect(me.status).toBe(503);
+    expect(me.body).toEqual({ ok: false, error: expect.any(String) });
+    const health = await request(app.url, '/api/health');
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ ok: false, status: 'unavailable' });
+    const login = await request(app.url, '/api/login', { ip: '198.51.100.21', json: { email: 'ada@example.com', password: 'come back soon' } });
+    expect(login.status).toBe(503);
+    expect(login.body).toEqual({ ok: false, error: expect.any(String) });
+    const contact = await request(app.url, '/api/contact', { ip: '198.51.100.22', json: { name: 'Ada', email: 'ada@example.com', message: 'is anyone there?' } });
+    expect(contact.status).toBe(503);
+    expect(app.alive()).toBe(true);
+
+    await proxy.restore();
+
+    const back = await poll(() => request(app.url, '/api/me', { session: token }), (res) => res.status === 200, 5_000);
+    expect(back.status, app.output()).toBe(200);
+    expect(back.body).toEqual(signup.body);
+    expect((await request(app.url, '/api/health')).status).toBe(200);
+    expect(app.alive()).toBe(true);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * Runs `node packages/http-koa/src/main.ts` as a real child process, as `pnpm start` would, and
+ * finds its address in the `listening` log line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../packages/http-koa/src/main.ts', import.meta.url));
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Whether the process is still running. */
+  alive(): boolean;
+  /** Everything it wrote so far, for failure messages. */
+  output(): string;
+  /** SIGTERM, then SIGKILL if it has not exited after 5 s. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server with a clean environment plus `env` (PORT=0, LOG_LEVEL=info and a low
+ * PBKDF2_ITERATIONS unless `env` says otherwise). Rejects if it exits or stays silent for 30 s.
+ */
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PBKDF2_ITERATIONS: '1000', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error('no "listening" line within 30 s')), 30_000);
+    const onExit = (code: number | null, signal: string | null) => fail(new Error(`server exited early (code ${code}, signal ${signal})`));
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${error.message}\n${output}`));
+    };
+    child.once('exit', onExit);
+    lines.on('line', (line) => {
+      output += `${line}\n`;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'listening' && entry.url) {
+          clearTimeout(timer);
+          child.off('exit', onExit);
+          resolve(entry.url);
+        }
+      } catch {
+        // not a log line
+      }
+    });
+  });
+
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  return {
+    url,
+    child,
+    alive,
+    output: () => output,
+    stop: async () => {
+      if (!alive()) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(force);
+    },
+  };
+}
