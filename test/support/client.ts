@@ -1,7 +1,9 @@
 /**
  * A small fetch client for the end-to-end suites. Every response goes through `request`, so checks
- * that apply to all responses live in one place.
+ * that apply to all responses live in one place: each one is checked against the OpenAPI document.
  */
+import { checkAgainstOpenApi } from './openapi-contract.ts';
+
 export interface ApiResponse {
   readonly status: number;
   readonly headers: Headers;
@@ -33,11 +35,15 @@ export async function request(baseUrl: string, path: string, options: RequestOpt
   }
   if (options.session !== undefined) headers.cookie = `sl_session=${options.session}`;
   if (options.ip !== undefined) headers['x-forwarded-for'] = options.ip;
-  const res = await fetch(new URL(path, baseUrl), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const url = new URL(path, baseUrl);
+  const method = options.method ?? (body === undefined ? 'GET' : 'POST');
+  const res = await fetch(url, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
-  return { status: res.status, headers: res.headers, body: parsed, setCookies: res.headers.getSetCookie() };
+  const response = { status: res.status, headers: res.headers, body: parsed, setCookies: res.headers.getSetCookie() };
+  checkAgainstOpenApi(method, url, { ...response, text });
+  return response;
 }
 
 /** The `sl_session` token a response sets, or `undefined`. */

@@ -21,6 +21,7 @@ import { createMemoryStore } from '@sl/store-memory';
 import { createPGliteStore, createPostgresStore, describeDatabaseError, type PostgresStore } from '@sl/store-postgres';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { discoveryRoutes } from './discovery/index.ts';
 
 export const SERVICE_NAME = 'sl-accounts';
 
@@ -82,7 +83,12 @@ export async function startServer(config: Config, overrides: ServerOverrides = {
     { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: config.PBKDF2_ITERATIONS }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
     { serviceName: SERVICE_NAME, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
   );
-  const app = createApp({ accounts, logger, trustProxy: config.TRUST_PROXY });
+  const app = createApp({
+    accounts,
+    logger,
+    trustProxy: config.TRUST_PROXY,
+    extraRoutes: discoveryRoutes({ accounts, publicUrl: config.PUBLIC_URL, logger, serviceName: SERVICE_NAME }),
+  });
   const server = createServer(app.callback());
   try {
     await new Promise<void>((resolve, reject) => {

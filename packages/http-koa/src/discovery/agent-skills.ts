@@ -1,0 +1,120 @@
+/**
+ * Agent Skills discovery (index v0.2.0) and the SKILL.md files it lists. The files are rendered
+ * once, at start-up, and the index carries the SHA-256 of exactly those bytes.
+ */
+import { createHash } from 'node:crypto';
+import { RATE_LIMITS, SESSION_TTL_MS } from '@sl/core';
+import { SESSION_COOKIE } from '../session-cookie.ts';
+import { COMPONENT_SCHEMAS } from './openapi.ts';
+import { curl, describeDuration, describeLimit, fieldTable } from './wording.ts';
+
+export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
+
+export interface Skill {
+  /** Lower-case letters, digits and single hyphens: the directory under /.well-known/agent-skills/. */
+  readonly name: string;
+  readonly description: string;
+  /** The served SKILL.md bytes. */
+  readonly body: Buffer;
+  /** `sha256:<hex>` of `body`. */
+  readonly digest: string;
+}
+
+function skill(name: string, description: string, instructions: string): Skill {
+  // JSON strings are valid YAML double-quoted scalars.
+  const text = `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n\n${instructions}`;
+  const body = Buffer.from(text, 'utf8');
+  return { name, description, body, digest: `sha256:${createHash('sha256').update(body).digest('hex')}` };
+}
+
+/**
+ * The skills. Without `publicUrl` the examples use `$BASE`, the origin that served the file, so the
+ * bytes (and digests) never depend on the request.
+ */
+export function createSkills(publicUrl: string | undefined, serviceName: string): readonly Skill[] {
+  const base = publicUrl ?? '$BASE';
+  const where = publicUrl
+    ? `The API is at \`${publicUrl}\`.`
+    : 'In the examples, `$BASE` is the origin that served this file, e.g. `BASE=https://accounts.example.com`.';
+  const example = { name: 'Ada Lovelace', email: 'ada@example.com' };
+
+  const accountApi = skill(
+    'account-api',
+    `Create an account, log in, read the signed-in user and log out on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
+    `# ${serviceName} account API
+
+${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session cookie; there is no OAuth, no bearer token and no token endpoint. More: \`${base}/auth.md\`; the full contract: \`${base}/openapi.json\`.
+
+## 1. Create an account
+
+\`POST /api/signup\` (${describeLimit(RATE_LIMITS.signup)} per client IP):
+
+${fieldTable(COMPONENT_SCHEMAS.SignupRequest ?? {})}
+
+\`\`\`sh
+${curl('POST', `${base}/api/signup`, { body: { ...example, password: 'correct horse battery staple' } })}
+\`\`\`
+
+\`201\` returns \`{"ok":true,"user":{"id","name","email"}}\` and sets the cookie. \`409\`: the address is taken; log in instead.
+
+## 2. Or log in
+
+\`POST /api/login\` with \`{"email","password"}\` (${describeLimit(RATE_LIMITS.login)} per client IP). \`200\` sets a fresh cookie; \`401\` means a wrong e-mail address or password.
+
+## 3. Use the session
+
+Keep the token from \`Set-Cookie: ${SESSION_COOKIE}=<token>; …\` and send \`Cookie: ${SESSION_COOKIE}=<token>\`:
+
+- \`GET /api/me\` returns the signed-in user. \`401\`: the session is missing or expired (sessions last ${describeDuration(SESSION_TTL_MS)}); log in again.
+- \`POST /api/logout\` ends the session and clears the cookie.
+
+## When things go wrong
+
+- \`400\`: the body is invalid; \`issues\` names each bad field.
+- \`429\`: rate limited; wait \`Retry-After\` seconds.
+- Errors look like \`{"ok":false,"error":"…"}\`; branch on the status code, not the text.
+`,
+  );
+
+  const contact = skill(
+    'send-contact-message',
+    `Send a message to the operators of ${serviceName} through its public contact endpoint; no account needed. Use when a user wants to reach the people running this service.`,
+    `# Send a contact message
+
+${where} No authentication is needed.
+
+\`POST /api/contact\` with a JSON body:
+
+${fieldTable(COMPONENT_SCHEMAS.ContactRequest ?? {})}
+
+\`\`\`sh
+${curl('POST', `${base}/api/contact`, { body: { ...example, message: 'Hello, I have a question about hosting.' } })}
+\`\`\`
+
+\`200\` with \`{"ok":true}\`: the message was received.
+
+## Limits and errors
+
+- ${describeLimit(RATE_LIMITS.contact)} per client IP; every attempt counts. Over the limit: \`429\` with \`Retry-After\` (seconds); do not retry sooner.
+- \`400\`: a field is missing or out of bounds; \`issues\` names it.
+
+The same operation is the \`send-contact-message\` tool of the MCP server at \`${base}/mcp\`.
+`,
+  );
+
+  return [accountApi, contact];
+}
+
+/** The discovery index: one `skill-md` entry per skill, URLs absolute from `base`. */
+export function skillsIndex(skills: readonly Skill[], base: string) {
+  return {
+    $schema: SKILLS_SCHEMA,
+    skills: skills.map((s) => ({
+      name: s.name,
+      type: 'skill-md',
+      description: s.description,
+      url: `${base}/.well-known/agent-skills/${s.name}/SKILL.md`,
+      digest: s.digest,
+    })),
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Response bodies as zod schemas, so the OpenAPI document is generated from code on both sides.
+ * Field names and shapes follow the spec's "Response bodies" table.
+ */
+import { z } from 'zod';
+
+export const User = z.object({
+  id: z.int().positive(),
+  name: z.string(),
+  email: z.email(),
+});
+
+export const UserResponse = z.object({ ok: z.literal(true), user: User });
+
+export const Ok = z.object({ ok: z.literal(true) });
+
+export const ErrorResponse = z.object({
+  ok: z.literal(false),
+  error: z.string().meta({ description: 'A human-readable message; its text is not part of the contract.' }),
+  issues: z
+    .array(
+      z.object({
+        path: z.string().meta({ description: 'Dotted field path; empty for the body itself.' }),
+        message: z.string(),
+      }),
+    )
+    .optional()
+    .meta({ description: 'On 400 only: every problem found with the request body.' }),
+});
+
+export const Health = z.object({
+  ok: z.boolean(),
+  status: z.enum(['ok', 'unavailable']),
+  service: z.string().optional(),
+  time: z.iso.datetime().optional(),
+});

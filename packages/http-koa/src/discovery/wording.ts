@@ -1,0 +1,73 @@
+/**
+ * Phrases the discovery documents share, derived from code (rate-limit rules, JSON Schemas) so that
+ * no number is typed twice.
+ */
+import { RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl/core';
+import { SESSION_COOKIE } from '../session-cookie.ts';
+
+const UNITS = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1_000],
+] as const;
+
+/** `7 days`, `hour`, `15 minutes`: the largest unit that divides the duration. */
+export function describeDuration(ms: number): string {
+  for (const [unit, size] of UNITS) {
+    if (ms % size === 0) return ms === size ? unit : `${ms / size} ${unit}s`;
+  }
+  return `${ms} ms`;
+}
+
+/** `20 requests per 15 minutes`, as the spec words it. */
+export function describeLimit(rule: RateLimitRule): string {
+  return `${rule.limit} requests per ${describeDuration(rule.windowMs)}`;
+}
+
+type JsonSchema = Readonly<Record<string, unknown>>;
+
+function bounds(field: JsonSchema): string {
+  const min = field.minLength as number | undefined;
+  const max = field.maxLength as number | undefined;
+  const length =
+    min !== undefined && max !== undefined ? `${min} to ${max} characters`
+    : min !== undefined ? `at least ${min} characters`
+    : max !== undefined ? `at most ${max} characters`
+    : '';
+  const format = field.format === 'email' ? 'an e-mail address' : '';
+  return [format, length].filter(Boolean).join(', ') || 'any';
+}
+
+/** A Markdown table of an object schema's fields: name, type, whether required, bounds. */
+export function fieldTable(schema: JsonSchema): string {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  const rows = Object.entries(properties).map(
+    ([name, field]) => `| \`${name}\` | ${String(field.type)} | ${required.has(name) ? 'yes' : 'no'} | ${bounds(field)} |`,
+  );
+  return ['| Field | Type | Required | Bounds |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+const LIMITED_PATHS: Readonly<Record<LimitedOperation, string>> = {
+  signup: 'POST /api/signup',
+  login: 'POST /api/login',
+  contact: 'POST /api/contact',
+};
+
+/** The rate limits as a Markdown table, from `RATE_LIMITS`. */
+export function rateLimitTable(): string {
+  const rows = Object.entries(LIMITED_PATHS).map(
+    ([operation, path]) => `| \`${path}\` | ${describeLimit(RATE_LIMITS[operation as LimitedOperation])} |`,
+  );
+  return ['| Operation | Limit per client IP |', '|---|---|', ...rows].join('\n');
+}
+
+/** A curl command line, split over lines for reading. */
+export function curl(method: 'GET' | 'POST', url: string, options: { body?: unknown; cookie?: boolean } = {}): string {
+  return [
+    `curl -i -X ${method} "${url}"`,
+    ...(options.cookie ? [`  -H 'Cookie: ${SESSION_COOKIE}=<token>'`] : []),
+    ...(options.body === undefined ? [] : [`  -H 'Content-Type: application/json'`, `  -d '${JSON.stringify(options.body)}'`]),
+  ].join(' \\\n');
+}

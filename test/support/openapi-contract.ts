@@ -1,0 +1,77 @@
+/**
+ * Checks responses against the OpenAPI document, so that the end-to-end suites fail loudly when the
+ * API and its description drift apart. The document comes from the same function that serves
+ * /openapi.json (a discovery test checks that the two agree), built in-process so that checking
+ * adds no requests to the server under test.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { openApiDocument } from '../../packages/http-koa/src/discovery/openapi.ts';
+
+interface HeaderObject {
+  readonly required?: boolean;
+  readonly schema?: { readonly type?: string };
+}
+interface ResponseObject {
+  readonly headers?: Record<string, HeaderObject>;
+  readonly content?: Record<string, unknown>;
+}
+type Operations = Record<string, { readonly responses: Record<string, ResponseObject> } | undefined>;
+
+const DOCUMENT = openApiDocument('http://localhost', 'sl-accounts');
+const PATHS = DOCUMENT.paths as unknown as Record<string, Operations | undefined>;
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema(DOCUMENT, 'openapi');
+
+const pointer = (...segments: string[]) => `openapi#/${segments.map((s) => s.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')}`;
+
+function validate(ref: string, value: unknown): string | null {
+  const check = ajv.getSchema(ref);
+  if (!check) throw new Error(`No schema at ${ref}`);
+  return check(value) ? null : ajv.errorsText(check.errors);
+}
+
+export interface ObservedResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly setCookies: readonly string[];
+  readonly text: string;
+  readonly body: unknown;
+}
+
+/**
+ * Throws when a response to an operation the document describes is not described by it: an
+ * undocumented status, a missing or malformed documented header, or a body off its schema.
+ * Paths and methods the document does not describe (404s, 405s) are not checked.
+ */
+export function checkAgainstOpenApi(method: string, url: URL, res: ObservedResponse): void {
+  const m = method.toLowerCase();
+  const operation = PATHS[url.pathname]?.[m];
+  if (!operation) return;
+  const where = `${method.toUpperCase()} ${url.pathname} → ${res.status}`;
+  const documented = operation.responses[String(res.status)];
+  if (!documented) {
+    throw new Error(`${where}: status not in the OpenAPI document (it lists ${Object.keys(operation.responses).join(', ')}); body: ${res.text.slice(0, 300)}`);
+  }
+  const problems: string[] = [];
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    const values = name.toLowerCase() === 'set-cookie' ? res.setCookies : [res.headers.get(name)].filter((v) => v !== null);
+    if (values.length === 0) {
+      if (header.required) problems.push(`header ${name} is missing`);
+      continue;
+    }
+    const ref = pointer('paths', url.pathname, m, 'responses', String(res.status), 'headers', name, 'schema');
+    const errors = values.map((v) => validate(ref, header.schema?.type === 'integer' ? Number(v) : v));
+    if (errors.every((e) => e !== null)) problems.push(`header ${name}: ${values.join(' | ')}: ${errors[0]}`);
+  }
+  if (documented.content?.['application/json']) {
+    if (!(res.headers.get('content-type') ?? '').includes('json')) problems.push(`content-type ${res.headers.get('content-type')} is not JSON`);
+    const errors = validate(pointer('paths', url.pathname, m, 'responses', String(res.status), 'content', 'application/json', 'schema'), res.body);
+    if (errors) problems.push(`body: ${errors}`);
+  } else if (res.text !== '') {
+    problems.push('a body where the document describes none');
+  }
+  if (problems.length > 0) throw new Error(`${where} does not match the OpenAPI document:\n- ${problems.join('\n- ')}\nbody: ${res.text.slice(0, 300)}`);
+}
