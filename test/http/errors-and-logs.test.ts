@@ -45,7 +45,7 @@ describe('logs', () => {
       ['POST', '/api/login', 401],
     ]);
     for (const r of requests) {
-      expect(r.reqId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.reqId).toMatch(/^[A-Za-z0-9_-]{8}-[0-9a-z]+$/);
       expect(typeof r.ms).toBe('number');
     }
     expect(signup.headers.get('x-request-id')).toBe(requests[0]!.reqId);

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import Koa, { type Context, type Middleware } from 'koa';
+import { randomBytes } from 'node:crypto';
+import Koa, { type Context } from 'koa';
 import { Router } from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { Logger } from 'pino';
 import type { Accounts, RequestMeta, User } from '@sl/core';
-import { BadRequest, errorResponses, sendError, setRateLimitHeaders } from './error-response.ts';
+import { BadRequest, fillEmptyErrorBody, respondToError, setRateLimitHeaders } from './error-response.ts';
 import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';
 
 export interface AppOptions {
@@ -17,6 +17,14 @@ export interface AppOptions {
 }
 
 export const BODY_LIMIT = '64kb';
+
+const COMMON_HEADERS = { 'X-Content-Type-Options': 'nosniff' };
+const API_HEADERS = { ...COMMON_HEADERS, 'Cache-Control': 'no-store' };
+
+/** Request ids: unique per process start (random prefix) and cheap per request (a counter). */
+const bootId = randomBytes(6).toString('base64url');
+let requestCounter = 0;
+const nextRequestId = () => `${bootId}-${(++requestCounter).toString(36)}`;
 
 /**
  * Reads the JSON body. Called by the use case only after the rate limit counted the request, so
@@ -47,15 +55,6 @@ function userResponse(ctx: Context, status: number, user: User): void {
   ctx.status = status;
   ctx.body = { ok: true, user: { id: user.id, name: user.name, email: user.email } };
 }
-
-/** Gives the responses Koa and the router leave empty (404, 405, 501) an ErrorResponse body. */
-const emptyErrorBodies: Middleware = async (ctx, next) => {
-  await next();
-  if (ctx.body != null) return;
-  if (ctx.status === 404) sendError(ctx, 404, 'Not found');
-  else if (ctx.status === 405) sendError(ctx, 405, `Method not allowed; use ${ctx.response.get('Allow')}`);
-  else if (ctx.status === 501) sendError(ctx, 501, 'Method not implemented');
-};
 
 /** Registers the six API operations on `router`. */
 export function addApiRoutes(router: Router, accounts: Accounts): void {
@@ -101,25 +100,25 @@ export function createApp(options: AppOptions): Koa {
   app.silent = true;
   app.on('error', (error: unknown) => logger.error({ err: error }, 'koa error'));
 
-  // One log line per request, with no headers, bodies or query strings: nothing secret can leak.
+  // The one wrapping middleware: request id, common headers, error mapping and one log line per
+  // request. The log line has no headers, bodies or query strings, so nothing secret can leak.
   app.use(async (ctx, next) => {
     const start = performance.now();
-    const reqId = randomUUID();
+    const reqId = nextRequestId();
     ctx.state.reqId = reqId;
+    ctx.set(ctx.path.startsWith('/api/') ? API_HEADERS : COMMON_HEADERS);
     ctx.set('X-Request-Id', reqId);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
     try {
       await next();
-    } finally {
-      logger.info(
-        { reqId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - start) * 10) / 10 },
-        'request',
-      );
+      if (ctx.body == null) fillEmptyErrorBody(ctx);
+    } catch (error) {
+      respondToError(ctx, error, logger);
     }
+    logger.info(
+      { reqId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - start) * 10) / 10 },
+      'request',
+    );
   });
-  app.use(emptyErrorBodies);
-  app.use(errorResponses(logger));
 
   const router = new Router();
   addApiRoutes(router, options.accounts);

@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { isDomainError, type DomainError, type RateLimitStatus } from '@sl/core';
 import { clearedSessionCookie } from './session-cookie.ts';
@@ -57,32 +57,30 @@ function clientStatus(error: unknown): number | null {
  * The one place that turns errors into responses: domain errors by `code`, client errors from body
  * parsing by status, everything else as a generic 500 whose details go to the log only.
  */
-export function errorResponses(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      if (isDomainError(error)) {
-        const status = STATUS_BY_CODE[error.code];
-        if (error.code === 'rate_limited') {
-          ctx.set('Retry-After', String(error.retryAfterSeconds));
-        }
-        if (error.code === 'unauthenticated') ctx.append('Set-Cookie', clearedSessionCookie());
-        if (error.code === 'store_unavailable') logger.warn({ reqId: ctx.state.reqId, err: error.cause }, 'store unavailable');
-        sendError(ctx, status, error.message, error.code === 'validation' ? { issues: error.issues } : {});
-        return;
-      }
-      if (error instanceof BadRequest) {
-        sendError(ctx, error.status, error.message);
-        return;
-      }
-      const status = clientStatus(error);
-      if (status !== null) {
-        sendError(ctx, status, CLIENT_ERRORS[status] ?? 'Bad request');
-        return;
-      }
-      logger.error({ reqId: ctx.state.reqId, err: error }, 'unhandled error');
-      sendError(ctx, 500, 'Internal server error');
-    }
-  };
+export function respondToError(ctx: Context, error: unknown, logger: Logger): void {
+  if (isDomainError(error)) {
+    if (error.code === 'rate_limited') ctx.set('Retry-After', String(error.retryAfterSeconds));
+    if (error.code === 'unauthenticated') ctx.append('Set-Cookie', clearedSessionCookie());
+    if (error.code === 'store_unavailable') logger.warn({ reqId: ctx.state.reqId, err: error.cause }, 'store unavailable');
+    sendError(ctx, STATUS_BY_CODE[error.code], error.message, error.code === 'validation' ? { issues: error.issues } : {});
+    return;
+  }
+  if (error instanceof BadRequest) {
+    sendError(ctx, error.status, error.message);
+    return;
+  }
+  const status = clientStatus(error);
+  if (status !== null) {
+    sendError(ctx, status, CLIENT_ERRORS[status] ?? 'Bad request');
+    return;
+  }
+  logger.error({ reqId: ctx.state.reqId, err: error }, 'unhandled error');
+  sendError(ctx, 500, 'Internal server error');
+}
+
+/** Gives the responses Koa and the router leave empty (404, 405, 501) an ErrorResponse body. */
+export function fillEmptyErrorBody(ctx: Context): void {
+  if (ctx.status === 404) sendError(ctx, 404, 'Not found');
+  else if (ctx.status === 405) sendError(ctx, 405, `Method not allowed; use ${ctx.response.get('Allow')}`);
+  else if (ctx.status === 501) sendError(ctx, 501, 'Method not implemented');
 }
