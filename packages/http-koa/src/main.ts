@@ -21,6 +21,7 @@ import { createMemoryStore } from '@sl/store-memory';
 import { createPGliteStore, createPostgresStore, describeDatabaseError, type PostgresStore } from '@sl/store-postgres';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { deprioritizeThreadPool } from './thread-priority.ts';
 import { discoveryRoutes } from './discovery/index.ts';
 
 export const SERVICE_NAME = 'sl-accounts';
@@ -74,10 +75,15 @@ async function openStore(config: Config, logger: Logger): Promise<Store> {
 }
 
 export async function startServer(config: Config, overrides: ServerOverrides = {}): Promise<RunningServer> {
-  const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: SERVICE_NAME } });
+  // Asynchronous writes coalesce log lines under load instead of one write(2) per request; pino
+  // flushes them synchronously when the process exits.
+  const logger =
+    overrides.logger ?? pino({ level: config.LOG_LEVEL, base: { service: SERVICE_NAME } }, pino.destination({ dest: 1, sync: false }));
   if (config.PBKDF2_ITERATIONS < DEFAULT_PBKDF2_ITERATIONS) {
     logger.warn({ iterations: config.PBKDF2_ITERATIONS }, `PBKDF2_ITERATIONS is below the recommended ${DEFAULT_PBKDF2_ITERATIONS}`);
   }
+  const niced = await deprioritizeThreadPool();
+  logger.debug({ threads: niced }, 'thread pool runs below the event loop');
   const store = await openStore(config, logger);
   const accounts = createAccounts(
     { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: config.PBKDF2_ITERATIONS }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
