@@ -70,7 +70,15 @@ class PreparingClient implements PostgresPoolClient {
   }
 }
 
-/** A name unique to the statement text (Postgres allows 63 bytes). */
+const names = new Map<string, string>();
+
+/** A name unique to the statement text (Postgres allows 63 bytes), hashed once per text. */
 function statementName(text: string): string {
-  return `sl_${createHash('sha1').update(text).digest('base64url')}`;
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `sl_${createHash('sha1').update(text).digest('base64url')}`;
+    // The adapters build no SQL from values, so the texts are few; the bound is only a safeguard.
+    if (names.size < 1000) names.set(text, name);
+  }
+  return name;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { RateLimitHit, RateLimiter, RateLimitRule } from '@sl/core';
+import { compileOnce } from './compiled.ts';
 import type { Database } from './database.ts';
 
 /**
@@ -7,29 +8,33 @@ import type { Database } from './database.ts';
  */
 export class PostgresRateLimiter implements RateLimiter {
   readonly #db: Kysely<Database>;
+  // One statement: the row lock taken by ON CONFLICT serialises concurrent requests for a key, so
+  // each sees the count the one before it left. A window that has ended starts afresh here, which is
+  // why the sweep is only housekeeping.
+  readonly #consume;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#consume = compileOnce(db, 3, (key: string, resetAt: Date, now: Date) =>
+      db
+        .insertInto('rate_limit_windows')
+        .values({ key, count: 1, reset_at: resetAt })
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet((eb) => {
+            const ended = eb('rate_limit_windows.reset_at', '<=', now);
+            return {
+              count: eb.case().when(ended).then(1).else(eb('rate_limit_windows.count', '+', 1)).end(),
+              reset_at: eb.case().when(ended).then(eb.ref('excluded.reset_at')).else(eb.ref('rate_limit_windows.reset_at')).end(),
+            };
+          }),
+        )
+        .returning(['count', 'reset_at']),
+    );
   }
 
   async consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit> {
-    // One statement: the row lock taken by ON CONFLICT serialises concurrent requests for a key,
-    // so each sees the count the one before it left. A window that has ended starts afresh here,
-    // which is why the sweep is only housekeeping.
-    const row = await this.#db
-      .insertInto('rate_limit_windows')
-      .values({ key, count: 1, reset_at: new Date(now.getTime() + rule.windowMs) })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => {
-          const ended = eb('rate_limit_windows.reset_at', '<=', now);
-          return {
-            count: eb.case().when(ended).then(1).else(eb('rate_limit_windows.count', '+', 1)).end(),
-            reset_at: eb.case().when(ended).then(eb.ref('excluded.reset_at')).else(eb.ref('rate_limit_windows.reset_at')).end(),
-          };
-        }),
-      )
-      .returning(['count', 'reset_at'])
-      .executeTakeFirstOrThrow();
+    const [row] = await this.#consume(key, new Date(now.getTime() + rule.windowMs), now);
+    if (!row) throw new Error('the limiter statement returned no row');
     return { allowed: row.count <= rule.limit, count: row.count, resetAt: row.reset_at };
   }
 

@@ -1,12 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { NewSession, SessionStore, SessionWithUser } from '@sl/core';
+import { compileOnce } from './compiled.ts';
 import type { Database } from './database.ts';
 
 export class PostgresSessionStore implements SessionStore {
   readonly #db: Kysely<Database>;
+  // One round trip per /api/me: the session and its user in a single join, compiled once.
+  readonly #findWithUser;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#findWithUser = compileOnce(db, 1, (digest: string) =>
+      db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select(['users.id', 'users.name', 'users.email', 'sessions.expires_at'])
+        .where('sessions.token_digest', '=', digest),
+    );
   }
 
   async create(session: NewSession): Promise<void> {
@@ -17,13 +27,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
-    // One round trip per /api/me: the session and its user in a single join.
-    const row = await this.#db
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['users.id', 'users.name', 'users.email', 'sessions.expires_at'])
-      .where('sessions.token_digest', '=', tokenDigest)
-      .executeTakeFirst();
+    const [row] = await this.#findWithUser(tokenDigest);
     return row ? { user: { id: row.id, name: row.name, email: row.email }, expiresAt: row.expires_at } : null;
   }
 

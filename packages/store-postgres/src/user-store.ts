@@ -1,12 +1,21 @@
 import type { Kysely } from 'kysely';
 import type { NewUser, User, UserRecord, UserStore } from '@sl/core';
+import { compileOnce } from './compiled.ts';
 import type { Database } from './database.ts';
 
 export class PostgresUserStore implements UserStore {
   readonly #db: Kysely<Database>;
+  readonly #findByEmail;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#findByEmail = compileOnce(db, 1, (email: string) =>
+      db
+        .selectFrom('users')
+        .select(['id', 'name', 'email', 'password_hash'])
+        // The same expression as the unique index, so the lookup uses it.
+        .where((eb) => eb(eb.fn('lower', ['email']), '=', eb.fn('lower', [eb.val(email)]))),
+    );
   }
 
   async insert(user: NewUser): Promise<User | null> {
@@ -22,12 +31,7 @@ export class PostgresUserStore implements UserStore {
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
-    const row = await this.#db
-      .selectFrom('users')
-      .select(['id', 'name', 'email', 'password_hash'])
-      // The same expression as the unique index, so the lookup uses it.
-      .where((eb) => eb(eb.fn('lower', ['email']), '=', eb.fn('lower', [eb.val(email)])))
-      .executeTakeFirst();
+    const [row] = await this.#findByEmail(email);
     return row ? { id: row.id, name: row.name, email: row.email, passwordHash: row.password_hash } : null;
   }
 
