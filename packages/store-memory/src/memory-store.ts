@@ -83,11 +83,27 @@ export class MemorySessionStore implements SessionStore {
   }
 }
 
+/**
+ * Keeps the most recent `capacity` messages: a store in memory must stay bounded when a flood of
+ * clients posts the public contact form. Use the Postgres store to keep every message.
+ */
 export class MemoryContactStore implements ContactStore {
+  /** The kept messages, oldest first. */
   readonly messages: ContactMessage[] = [];
+  readonly capacity: number;
+  /** How many older messages were let go to stay within `capacity`. */
+  dropped = 0;
+
+  constructor(options: { readonly capacity?: number } = {}) {
+    this.capacity = options.capacity ?? 10_000;
+  }
 
   async add(message: ContactMessage): Promise<void> {
     this.messages.push(message);
+    if (this.messages.length > this.capacity) {
+      this.messages.shift();
+      this.dropped++;
+    }
   }
 }
 
@@ -134,13 +150,18 @@ export interface MemoryStore {
   close(): Promise<void>;
 }
 
+export interface MemoryStoreOptions {
+  /** Contact messages kept (the most recent ones); default 10000. */
+  readonly contactCapacity?: number;
+}
+
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
-export function createMemoryStore(): MemoryStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const users = new MemoryUserStore();
   return {
     users,
     sessions: new MemorySessionStore(users),
-    contacts: new MemoryContactStore(),
+    contacts: new MemoryContactStore(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
     rateLimiter: new MemoryRateLimiter(),
     ping: async () => {},
     close: async () => {},

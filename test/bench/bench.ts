@@ -1,0 +1,304 @@
+/**
+ * `pnpm bench`: the service against the best this machine can do, measured side by side in one run.
+ * Servers run as child processes with the production wiring (http-koa's main.ts); the load comes from
+ * autocannon in this process. Every figure is the median of ROUNDS rounds, and rounds alternate between
+ * the service and its baseline so that noise hits both alike.
+ *
+ * Writes test/bench/results.json and test/bench/REPORT.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import pg from 'pg';
+import { ROOT, START_FLAGS, fmt, ipFor, load, median, spawnServer, type Child, type LoadResult } from './lib.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const ITERATIONS = 600_000;
+const MAIN = 'packages/http-koa/src/main.ts';
+/** `BENCH_ONLY=me,health,login,memory` runs a subset (while working on one figure). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'me,health,login,memory').split(','));
+const PASSWORD = 'benchmark password';
+
+interface Figure {
+  readonly name: string;
+  readonly value: string;
+  readonly baseline?: string;
+  readonly ratio?: number;
+  readonly target: string;
+  readonly met: boolean | null;
+  readonly rounds: readonly string[];
+}
+const figures: Figure[] = [];
+const t0 = performance.now();
+const log = (msg: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(3)} s] ${msg}`);
+
+async function withDatabase<T>(fn: (url: string | null) => Promise<T>): Promise<T> {
+  const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+  } catch {
+    log(`no Postgres at ${admin.replace(/\/\/[^@]*@/, '//')}: the Postgres figures are not measured`);
+    return fn(null);
+  }
+  const name = `sl_bench_${randomBytes(4).toString('hex')}`;
+  await client.query(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.end();
+  }
+}
+
+async function signupAndSession(base: string): Promise<string> {
+  const res = await fetch(`${base}/api/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.1' },
+    body: JSON.stringify({ name: 'Bench User', email: 'bench@example.com', password: PASSWORD }),
+  });
+  if (res.status !== 201) throw new Error(`signup answered ${res.status}`);
+  return /sl_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]!;
+}
+
+function check(name: string, results: readonly LoadResult[]) {
+  const bad = results.reduce((n, r) => n + r.non2xx + r.errors, 0);
+  if (bad > 0) log(`warning: ${name} had ${bad} non-2xx answers or errors`);
+}
+
+/** Runs `a` and `b` alternately for ROUNDS rounds. */
+async function sideBySide(a: () => Promise<LoadResult>, b: () => Promise<LoadResult>) {
+  const ra: LoadResult[] = [];
+  const rb: LoadResult[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    ra.push(await a());
+    rb.push(await b());
+  }
+  return [ra, rb] as const;
+}
+
+function loginLoad(base: string, connections: number, seconds: number, offset: number) {
+  let n = offset;
+  return load(base, {
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/login',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'bench@example.com', password: PASSWORD }),
+        // A distinct client per request (the server trusts one proxy hop), so the limit never trips.
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': ipFor(++n) } }),
+      },
+    ],
+  });
+}
+
+async function hashLimit(): Promise<number> {
+  const out = execFileSync(process.execPath, ['test/bench/hash-limit.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PBKDF2_ITERATIONS: String(ITERATIONS), SECONDS: String(SECONDS + 2) },
+  });
+  return (JSON.parse(out.toString()) as { hashesPerSecond: number }).hashesPerSecond;
+}
+
+async function benchMe(pgUrl: string) {
+  log('/api/me on Postgres vs the raw pg lookup floor');
+  const svc = await spawnServer(MAIN, { DATABASE_URL: pgUrl, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
+  const floor = await spawnServer('test/bench/floor-me-server.ts', { DATABASE_URL: pgUrl }, '/');
+  try {
+    const token = await signupAndSession(svc.url);
+    const opts = { connections: 16, duration: SECONDS, headers: { cookie: `sl_session=${token}` } };
+    await load(`${svc.url}/api/me`, { ...opts, duration: 1 }); // warm-up
+    await load(`${floor.url}/api/me`, { ...opts, duration: 1 });
+    const [s, f] = await sideBySide(() => load(`${svc.url}/api/me`, opts), () => load(`${floor.url}/api/me`, opts));
+    check('/api/me', [...s, ...f]);
+    const ratio = median(s.map((r) => r.rps)) / median(f.map((r) => r.rps));
+    figures.push({
+      name: '/api/me on Postgres (req/s, p50/p99 ms)',
+      value: `${fmt(median(s.map((r) => r.rps)))} req/s, p50 ${median(s.map((r) => r.p50))} / p99 ${median(s.map((r) => r.p99))} ms`,
+      baseline: `${fmt(median(f.map((r) => r.rps)))} req/s (raw pg, prepared, same pool)`,
+      ratio,
+      target: 'ratio >= 0.85',
+      met: ratio >= 0.85,
+      rounds: s.map((r, i) => `${fmt(r.rps)} vs ${fmt(f[i]!.rps)}`),
+    });
+  } finally {
+    await svc.stop();
+    await floor.stop();
+  }
+}
+
+async function benchHealth() {
+  log('/api/health (memory store) vs plain node:http');
+  const svc = await spawnServer(MAIN, { STORE: 'memory' }, '/api/health', [...START_FLAGS]);
+  const floor = await spawnServer('test/bench/floor-health-server.ts', {});
+  try {
+    const opts = { connections: 16, duration: SECONDS };
+    await load(`${svc.url}/api/health`, { ...opts, duration: 1 });
+    await load(`${floor.url}/api/health`, { ...opts, duration: 1 });
+    const [s, f] = await sideBySide(() => load(`${svc.url}/api/health`, opts), () => load(`${floor.url}/api/health`, opts));
+    check('/api/health', [...s, ...f]);
+    const ratio = median(s.map((r) => r.rps)) / median(f.map((r) => r.rps));
+    figures.push({
+      name: '/api/health (req/s)',
+      value: `${fmt(median(s.map((r) => r.rps)))} req/s, p99 ${median(s.map((r) => r.p99))} ms`,
+      baseline: `${fmt(median(f.map((r) => r.rps)))} req/s (plain node:http)`,
+      ratio,
+      target: 'ratio >= 0.80',
+      met: ratio >= 0.8,
+      rounds: s.map((r, i) => `${fmt(r.rps)} vs ${fmt(f[i]!.rps)}`),
+    });
+  } finally {
+    await svc.stop();
+    await floor.stop();
+  }
+}
+
+async function benchLogin(pgUrl: string | null) {
+  const storeName = pgUrl ? 'Postgres' : 'memory';
+  log(`login at ${ITERATIONS} iterations (${storeName}) vs the hashing limit, and /api/health p99 during a login storm`);
+  const svc = await spawnServer(MAIN, { ...(pgUrl ? { DATABASE_URL: pgUrl } : { STORE: 'memory' }), TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
+  try {
+    await signupAndSession(svc.url).catch(() => {}); // exists already when /api/me ran first
+    const connections = 4 * availableParallelism();
+    let offset = 0;
+    // Warm-up (not counted): JIT, pool connections and the first sessions, under the same storm.
+    await Promise.all([loginLoad(svc.url, connections, 3, (offset += 1_000_000)), load(`${svc.url}/api/health`, { connections: 2, overallRate: 100, duration: 3 })]);
+    const logins: LoadResult[] = [];
+    const limits: number[] = [];
+    const healthP99: number[] = [];
+    const stormLogins: LoadResult[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      logins.push(await loginLoad(svc.url, connections, SECONDS + 2, (offset += 1_000_000)));
+      limits.push(await hashLimit());
+      // The storm: logins keep every core hashing while a probe measures /api/health at a steady rate.
+      const [storm, probe] = await Promise.all([
+        loginLoad(svc.url, connections, SECONDS + 2, (offset += 1_000_000)),
+        load(`${svc.url}/api/health`, { connections: 2, overallRate: 100, duration: SECONDS + 1 }),
+      ]);
+      stormLogins.push(storm);
+      healthP99.push(probe.p99);
+      check('login storm', [storm, probe]);
+    }
+    check('login', logins);
+    const rps = median(logins.map((r) => r.rps));
+    const limit = median(limits);
+    figures.push({
+      name: `login at ${ITERATIONS} iterations (req/s)`,
+      value: `${fmt(rps, 1)} req/s, p50 ${median(logins.map((r) => r.p50))} ms`,
+      baseline: `${fmt(limit, 1)} hashes/s (crypto.pbkdf2, all cores)`,
+      ratio: rps / limit,
+      target: 'ratio >= 0.90',
+      met: rps / limit >= 0.9,
+      rounds: logins.map((r, i) => `${fmt(r.rps, 1)} vs ${fmt(limits[i]!, 1)}`),
+    });
+    const p99 = median(healthP99);
+    figures.push({
+      name: '/api/health p99 during a login storm (ms)',
+      value: `${p99} ms (100 probes/s; storm ${fmt(median(stormLogins.map((r) => r.rps)), 1)} logins/s)`,
+      target: '<= 10 ms',
+      met: p99 <= 10,
+      rounds: healthP99.map((v) => `${v} ms`),
+    });
+  } finally {
+    await svc.stop();
+  }
+}
+
+async function benchMemory() {
+  log(`memory-store RSS after ${fmt(CONTACTS)} contact requests from distinct IPs, and after the sweep`);
+  const MiB = 2 ** 20;
+  const ask = (child: Child, msg: string) =>
+    new Promise<{ rss: number; heapUsed: number }>((resolve) => {
+      child.process.once('message', (m: { memory: { rss: number; heapUsed: number } }) => {
+        if (process.env.BENCH_VERBOSE) log(`${msg}: ${JSON.stringify(Object.fromEntries(Object.entries(m.memory).map(([k, v]) => [k, Math.round(v / MiB)])))} MiB`);
+        resolve(m.memory);
+      });
+      child.process.send(msg);
+    });
+
+  /** One fresh server: idle reading, CONTACTS contact requests, reading, expiry + sweep, reading. */
+  async function round(first: number, distinctIps: boolean) {
+    const svc = await spawnServer('test/bench/memory-server.ts', {}, '/api/health', ['--expose-gc', ...START_FLAGS]);
+    try {
+      await load(`${svc.url}/api/health`, { connections: 8, amount: 5_000 }); // warm the JIT before the idle reading
+      const idle = await ask(svc, 'rss');
+      let n = first;
+      await load(svc.url, {
+        connections: 32,
+        amount: CONTACTS,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/contact',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', message: 'a benchmark contact message' }),
+            setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': distinctIps ? ipFor(++n) : ipFor(first) } }),
+          },
+        ],
+      });
+      const loaded = await ask(svc, 'rss');
+      const swept = await ask(svc, 'expire');
+      return { idle: idle.rss / MiB, loaded: loaded.rss / MiB, swept: swept.rss / MiB, heapIdle: idle.heapUsed / MiB, heapSwept: swept.heapUsed / MiB };
+    } finally {
+      await svc.stop();
+    }
+  }
+
+  const rounds: Awaited<ReturnType<typeof round>>[] = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await round(i * CONTACTS, true));
+  // Control: the same load from one IP (5 accepted, then 429s), so no per-IP state at all. What it
+  // grows by is the cost of having served the load, not of remembering clients.
+  const control = await round(ROUNDS * CONTACTS, false);
+  const growth = median(rounds.map((r) => r.swept - r.idle));
+  const m = (pick: (r: Awaited<ReturnType<typeof round>>) => number) => fmt(median(rounds.map(pick)), 1);
+  figures.push({
+    name: `RSS growth after ${fmt(CONTACTS)} distinct IPs, once swept (MiB)`,
+    value: `${fmt(growth, 1)} MiB (idle ${m((r) => r.idle)}, loaded ${m((r) => r.loaded)}, swept ${m((r) => r.swept)} MiB; heap used ${m((r) => r.heapIdle)} → ${m((r) => r.heapSwept)} MiB)`,
+    baseline: `${fmt(control.swept - control.idle, 1)} MiB for the same load from one IP (no per-IP state)`,
+    target: '<= 20 MiB',
+    met: growth <= 20,
+    rounds: [...rounds.map((r) => `+${fmt(r.swept - r.idle, 1)} MiB (peak +${fmt(r.loaded - r.idle, 1)})`), `control +${fmt(control.swept - control.idle, 1)} MiB`],
+  });
+}
+
+function report(pgUrl: string | null) {
+  const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const rows = figures.map(
+    (f) => `| ${f.name} | ${f.value} | ${f.baseline ?? '–'} | ${f.ratio === undefined ? '–' : f.ratio.toFixed(2)} | ${f.target} | ${f.met === null ? '–' : f.met ? 'met' : '**not met**'} |`,
+  );
+  const md = [
+    '# Benchmark report',
+    '',
+    `${new Date().toISOString().slice(0, 10)}, ${machine}. Median of ${ROUNDS} rounds, ${SECONDS} s per load run; service and baseline alternate round by round.`,
+    `Store for the Postgres figures: ${pgUrl ? 'PostgreSQL (a fresh database, dropped afterwards)' : 'none reachable (not measured)'}. Reproduce with \`pnpm bench\`.`,
+    '',
+    '| Figure | Service | Baseline | Ratio | Target | |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    'Rounds (service vs baseline):',
+    '',
+    ...figures.map((f) => `- ${f.name}: ${f.rounds.join('; ')}`),
+    '',
+  ].join('\n');
+  writeFileSync(new URL('REPORT.md', import.meta.url), md);
+  writeFileSync(new URL('results.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, rounds: ROUNDS, seconds: SECONDS, figures }, null, 2) + '\n');
+  console.log(`\n${md}`);
+}
+
+await withDatabase(async (pgUrl) => {
+  if (pgUrl && ONLY.has('me')) await benchMe(pgUrl);
+  if (ONLY.has('health')) await benchHealth();
+  if (ONLY.has('login')) await benchLogin(pgUrl);
+  if (ONLY.has('memory')) await benchMemory();
+  report(pgUrl);
+});
+log('done');
