@@ -4,17 +4,10 @@
  * far from today: an adapter that read its own clock would fail them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ContactStore, NewSession, RateLimiter, SessionStore, User, UserStore } from '@sl/core';
+import type { NewSession, Store, User } from '@sl/core';
 
 /** The ports a store provides, plus its lifecycle. */
-export interface ContractStore {
-  readonly users: UserStore;
-  readonly sessions: SessionStore;
-  readonly contacts: ContactStore;
-  readonly rateLimiter: RateLimiter;
-  ping(): Promise<void>;
-  close(): Promise<void>;
-}
+export type ContractStore = Store;
 
 const T0 = new Date('2031-03-01T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

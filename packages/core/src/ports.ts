@@ -123,3 +123,9 @@ export interface Ports {
   /** Resolves when the backing store answers; rejects otherwise. Used by the health check. */
   readonly ping: () => Promise<void>;
 }
+
+/** What a store adapter provides: the store ports, the health probe, and its lifecycle. */
+export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'rateLimiter' | 'ping'> {
+  /** Releases connections and files; the store is unusable afterwards. */
+  close(): Promise<void>;
+}

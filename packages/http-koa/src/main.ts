@@ -15,7 +15,7 @@ import {
   type Accounts,
   type AccountsOptions,
   type Clock,
-  type Ports,
+  type Store,
 } from '@sl/core';
 import { createMemoryStore } from '@sl/store-memory';
 import { createPGliteStore, createPostgresStore, describeDatabaseError, type PostgresStore } from '@sl/store-postgres';
@@ -26,8 +26,6 @@ import { discoveryRoutes } from './discovery/index.ts';
 
 export const SERVICE_NAME = 'sl-accounts';
 
-/** The store ports plus lifecycle, whichever store backs them. */
-type Store = Omit<Ports, 'hasher' | 'clock' | 'tokens'> & { close(): Promise<void> };
 
 export interface ServerOverrides {
   readonly logger?: Logger;

@@ -8,6 +8,7 @@ import type {
   RateLimitRule,
   SessionStore,
   SessionWithUser,
+  Store,
   User,
   UserRecord,
   UserStore,
@@ -141,13 +142,12 @@ function deleteWhere<K, V>(map: Map<K, V>, predicate: (value: V) => boolean): nu
   return deleted;
 }
 
-export interface MemoryStore {
+/** The memory adapters under their concrete types, so tests can look inside. */
+export interface MemoryStore extends Store {
   readonly users: MemoryUserStore;
   readonly sessions: MemorySessionStore;
   readonly contacts: MemoryContactStore;
   readonly rateLimiter: MemoryRateLimiter;
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }
 
 export interface MemoryStoreOptions {

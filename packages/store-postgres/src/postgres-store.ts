@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
-import type { ContactStore, RateLimiter, SessionStore, UserStore } from '@sl/core';
+import type { Store } from '@sl/core';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
@@ -12,17 +12,9 @@ import { PostgresSessionStore } from './session-store.ts';
 import { PostgresUserStore } from './user-store.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
-export interface PostgresStore {
-  readonly users: UserStore;
-  readonly sessions: SessionStore;
-  readonly contacts: ContactStore;
-  readonly rateLimiter: RateLimiter;
-  /** Resolves when the database answers `select 1`; rejects (StoreUnavailable) otherwise. */
-  ping(): Promise<void>;
+export interface PostgresStore extends Store {
   /** Applies pending migrations and returns their names; safe when several processes run it at once. */
   migrate(): Promise<readonly string[]>;
-  /** Closes the pool (or the PGlite instance); in-flight queries finish first. */
-  close(): Promise<void>;
 }
 
 export interface PostgresStoreOptions {
