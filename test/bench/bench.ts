@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import pg from 'pg';
-import { ROOT, START_FLAGS, fmt, ipFor, load, median, spawnServer, type Child, type LoadResult } from './lib.ts';
+import { ROOT, START_FLAGS, fmt, ipFor, load, median, spawnServer, type Child, type LoadOptions, type LoadResult } from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -108,26 +108,50 @@ async function hashLimit(): Promise<number> {
   return (JSON.parse(out.toString()) as { hashesPerSecond: number }).hashesPerSecond;
 }
 
+/**
+ * A throughput figure: the service and its baseline under the same load, in alternating rounds after a
+ * one-second warm-up of each; the figure is the ratio of the median rates.
+ */
+async function throughputFigure(figure: {
+  readonly name: string;
+  readonly service: string;
+  readonly baseline: string;
+  readonly baselineLabel: string;
+  readonly minRatio: number;
+  readonly load: LoadOptions;
+  readonly latency: (s: readonly LoadResult[]) => string;
+}) {
+  await load(figure.service, { ...figure.load, duration: 1 });
+  await load(figure.baseline, { ...figure.load, duration: 1 });
+  const [s, f] = await sideBySide(() => load(figure.service, figure.load), () => load(figure.baseline, figure.load));
+  check(figure.name, [...s, ...f]);
+  const rate = (rs: readonly LoadResult[]) => median(rs.map((r) => r.rps));
+  const ratio = rate(s) / rate(f);
+  figures.push({
+    name: figure.name,
+    value: `${fmt(rate(s))} req/s, ${figure.latency(s)}`,
+    baseline: `${fmt(rate(f))} req/s (${figure.baselineLabel})`,
+    ratio,
+    target: `ratio >= ${figure.minRatio.toFixed(2)}`,
+    met: ratio >= figure.minRatio,
+    rounds: s.map((r, i) => `${fmt(r.rps)} vs ${fmt(f[i]!.rps)}`),
+  });
+}
+
 async function benchMe(pgUrl: string) {
   log('/api/me on Postgres vs the raw pg lookup floor');
   const svc = await spawnServer(MAIN, { DATABASE_URL: pgUrl, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
   const floor = await spawnServer('test/bench/floor-me-server.ts', { DATABASE_URL: pgUrl }, '/');
   try {
     const token = await signupAndSession(svc.url);
-    const opts = { connections: 16, duration: SECONDS, headers: { cookie: `sl_session=${token}` } };
-    await load(`${svc.url}/api/me`, { ...opts, duration: 1 }); // warm-up
-    await load(`${floor.url}/api/me`, { ...opts, duration: 1 });
-    const [s, f] = await sideBySide(() => load(`${svc.url}/api/me`, opts), () => load(`${floor.url}/api/me`, opts));
-    check('/api/me', [...s, ...f]);
-    const ratio = median(s.map((r) => r.rps)) / median(f.map((r) => r.rps));
-    figures.push({
+    await throughputFigure({
       name: '/api/me on Postgres (req/s, p50/p99 ms)',
-      value: `${fmt(median(s.map((r) => r.rps)))} req/s, p50 ${median(s.map((r) => r.p50))} / p99 ${median(s.map((r) => r.p99))} ms`,
-      baseline: `${fmt(median(f.map((r) => r.rps)))} req/s (raw pg, prepared, same pool)`,
-      ratio,
-      target: 'ratio >= 0.85',
-      met: ratio >= 0.85,
-      rounds: s.map((r, i) => `${fmt(r.rps)} vs ${fmt(f[i]!.rps)}`),
+      service: `${svc.url}/api/me`,
+      baseline: `${floor.url}/api/me`,
+      baselineLabel: 'raw pg, prepared, same pool',
+      minRatio: 0.85,
+      load: { connections: 16, duration: SECONDS, headers: { cookie: `sl_session=${token}` } },
+      latency: (s) => `p50 ${median(s.map((r) => r.p50))} / p99 ${median(s.map((r) => r.p99))} ms`,
     });
   } finally {
     await svc.stop();
@@ -140,20 +164,14 @@ async function benchHealth() {
   const svc = await spawnServer(MAIN, { STORE: 'memory' }, '/api/health', [...START_FLAGS]);
   const floor = await spawnServer('test/bench/floor-health-server.ts', {});
   try {
-    const opts = { connections: 16, duration: SECONDS };
-    await load(`${svc.url}/api/health`, { ...opts, duration: 1 });
-    await load(`${floor.url}/api/health`, { ...opts, duration: 1 });
-    const [s, f] = await sideBySide(() => load(`${svc.url}/api/health`, opts), () => load(`${floor.url}/api/health`, opts));
-    check('/api/health', [...s, ...f]);
-    const ratio = median(s.map((r) => r.rps)) / median(f.map((r) => r.rps));
-    figures.push({
+    await throughputFigure({
       name: '/api/health (req/s)',
-      value: `${fmt(median(s.map((r) => r.rps)))} req/s, p99 ${median(s.map((r) => r.p99))} ms`,
-      baseline: `${fmt(median(f.map((r) => r.rps)))} req/s (plain node:http)`,
-      ratio,
-      target: 'ratio >= 0.80',
-      met: ratio >= 0.8,
-      rounds: s.map((r, i) => `${fmt(r.rps)} vs ${fmt(f[i]!.rps)}`),
+      service: `${svc.url}/api/health`,
+      baseline: `${floor.url}/api/health`,
+      baselineLabel: 'plain node:http',
+      minRatio: 0.8,
+      load: { connections: 16, duration: SECONDS },
+      latency: (s) => `p99 ${median(s.map((r) => r.p99))} ms`,
     });
   } finally {
     await svc.stop();
