@@ -10,23 +10,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statfsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll } from 'vitest';
+import pg from 'pg';
 import { createPGliteStore, createPostgresStore, type PostgresStore } from '@sl/store-postgres';
 
-/** The part of pg's Client used here (pg is a dependency of store-postgres, not of the workspace root). */
-export interface SqlClient {
-  connect(): Promise<unknown>;
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-  end(): Promise<void>;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-}
-
-const { Client } = createRequire(new URL('../../packages/store-postgres/package.json', import.meta.url))('pg') as {
-  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => SqlClient;
-};
+export type SqlClient = pg.Client;
+const { Client } = pg;
 
 /** A Postgres server the tests may create databases on. */
 export interface PostgresServer {
