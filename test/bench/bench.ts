@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import pg from 'pg';
 import { ROOT, START_FLAGS, fmt, ipFor, load, median, spawnServer, type Child, type LoadOptions, type LoadResult } from './lib.ts';
@@ -120,10 +120,19 @@ async function throughputFigure(figure: {
   readonly minRatio: number;
   readonly load: LoadOptions;
   readonly latency: (s: readonly LoadResult[]) => string;
+  /** Further servers measured in the same rounds, reported as ratios to the baseline. */
+  readonly context?: readonly { readonly label: string; readonly url: string }[];
 }) {
-  await load(figure.service, { ...figure.load, duration: 1 });
-  await load(figure.baseline, { ...figure.load, duration: 1 });
-  const [s, f] = await sideBySide(() => load(figure.service, figure.load), () => load(figure.baseline, figure.load));
+  const context = figure.context ?? [];
+  for (const url of [figure.service, figure.baseline, ...context.map((c) => c.url)]) await load(url, { ...figure.load, duration: 1 });
+  const extra: LoadResult[][] = context.map(() => []);
+  const [s, f] = await sideBySide(
+    () => load(figure.service, figure.load),
+    async () => {
+      for (const [i, c] of context.entries()) extra[i]!.push(await load(c.url, figure.load));
+      return load(figure.baseline, figure.load);
+    },
+  );
   check(figure.name, [...s, ...f]);
   const rate = (rs: readonly LoadResult[]) => median(rs.map((r) => r.rps));
   const ratio = rate(s) / rate(f);
@@ -136,6 +145,16 @@ async function throughputFigure(figure: {
     met: ratio >= figure.minRatio,
     rounds: s.map((r, i) => `${fmt(r.rps)} vs ${fmt(f[i]!.rps)}`),
   });
+  for (const [i, c] of context.entries()) {
+    figures.push({
+      name: `… for comparison: ${c.label}`,
+      value: `${fmt(rate(extra[i]!))} req/s`,
+      ratio: rate(extra[i]!) / rate(f),
+      target: '–',
+      met: null,
+      rounds: extra[i]!.map((r) => fmt(r.rps)),
+    });
+  }
 }
 
 async function benchMe(pgUrl: string) {
@@ -163,6 +182,8 @@ async function benchHealth() {
   log('/api/health (memory store) vs plain node:http');
   const svc = await spawnServer(MAIN, { STORE: 'memory' }, '/api/health', [...START_FLAGS]);
   const floor = await spawnServer('test/bench/floor-health-server.ts', {});
+  const koa = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'bare' });
+  const koaRouter = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'router' });
   try {
     await throughputFigure({
       name: '/api/health (req/s)',
@@ -172,10 +193,13 @@ async function benchHealth() {
       minRatio: 0.8,
       load: { connections: 16, duration: SECONDS },
       latency: (s) => `p99 ${median(s.map((r) => r.p99))} ms`,
+      context: [
+        { label: 'bare Koa 3, same JSON', url: `${koa.url}/api/health` },
+        { label: 'Koa 3 + @koa/router, same JSON', url: `${koaRouter.url}/api/health` },
+      ],
     });
   } finally {
-    await svc.stop();
-    await floor.stop();
+    await Promise.all([svc.stop(), floor.stop(), koa.stop(), koaRouter.stop()]);
   }
 }
 
@@ -307,7 +331,8 @@ function report(pgUrl: string | null) {
     ...figures.map((f) => `- ${f.name}: ${f.rounds.join('; ')}`),
     '',
   ].join('\n');
-  writeFileSync(new URL('REPORT.md', import.meta.url), md);
+  const notes = readFileSync(new URL('NOTES.md', import.meta.url), 'utf8');
+  writeFileSync(new URL('REPORT.md', import.meta.url), `${md}\n${notes}`);
   writeFileSync(new URL('results.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, rounds: ROUNDS, seconds: SECONDS, figures }, null, 2) + '\n');
   console.log(`\n${md}`);
 }
