@@ -1,6 +1,7 @@
 /**
  * The spec's endpoints over real HTTP: statuses, bodies, headers and cookie attributes, on every store.
  */
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../packages/http-koa/src/main.ts';
 import { request, sessionFrom, type RequestOptions } from '../support/client.ts';
@@ -213,6 +214,25 @@ describe.each(STORE_KINDS)('API on the %s store', (store) => {
         expect(res.status, JSON.stringify(options)).toBe(400);
         expect(res.body).toMatchObject({ ok: false, error: expect.any(String) });
       }
+    });
+
+    it('decompresses gzip bodies, and answers 400 for a body that is not what its Content-Encoding says', async () => {
+      const json = JSON.stringify({ name: 'G', email: 'g@example.com', message: 'Hello there, friend.' });
+      const gzipped = await api('/api/contact', {
+        raw: gzipSync(json) as unknown as string,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(gzipped.status).toBe(200);
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        const res = await api('/api/contact', { raw: json, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+        expect(res.status, encoding).toBe(400);
+        expect(res.body).toEqual({ ok: false, error: 'The request body could not be decompressed' });
+      }
+      const cut = await api('/api/contact', {
+        raw: gzipSync(json).subarray(0, 20) as unknown as string,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(cut.status).toBe(400);
     });
 
     it('answers 413 ErrorResponse for a body over 64 KiB, and accepts one just under', async () => {

@@ -77,7 +77,13 @@ export type ContactInput = z.output<typeof ContactRequest>;
 
 /** Parses `input` or throws a `ValidationError` listing every problem. */
 export function parseRequest<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input, { error: (issue) => (issue.input === undefined ? 'is required' : undefined) });
+  const result = schema.safeParse(input, {
+    error: (issue) => {
+      if (issue.input === undefined) return 'is required';
+      if (issue.code === 'invalid_type') return `must be a ${issue.expected}`;
+      return undefined;
+    },
+  });
   if (result.success) return result.data;
   throw new ValidationError(
     result.error.issues.map((issue) => ({

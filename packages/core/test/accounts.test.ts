@@ -81,6 +81,16 @@ describe('signup', () => {
     expect((error as ValidationError).issues.map((i) => i.path)).toEqual(['name', 'email', 'password']);
   });
 
+  it('says which type a field must have', async () => {
+    const { accounts } = setup();
+    const error = (await accounts.signup({ ...ALICE, password: 12345678, name: ['x'] }, meta()).catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues).toEqual([
+      { path: 'name', message: 'must be a string' },
+      { path: 'password', message: 'must be a string' },
+    ]);
+    expect((await accounts.signup('text', meta()).catch((e: unknown) => e)) as ValidationError).toMatchObject({ issues: [{ path: '', message: 'the body must be a JSON object' }] });
+  });
+
   it('counts password length in characters, not UTF-16 units, and never trims it', async () => {
     const { accounts } = setup();
     // 7 emoji are 14 UTF-16 units but 7 characters: too short.

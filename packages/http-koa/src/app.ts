@@ -35,7 +35,14 @@ function jsonBody(ctx: Context): () => Promise<unknown> {
     if (!ctx.request.is('application/json', '+json')) {
       throw new BadRequest('Content-Type must be application/json');
     }
-    await parseJson(ctx, async () => {});
+    try {
+      await parseJson(ctx, async () => {});
+    } catch (error) {
+      // zlib's and brotli's errors (a body that claims gzip, deflate or br but is not) carry no HTTP status.
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && /^(Z_|ERR__ERROR_)/.test(code)) throw new BadRequest('The request body could not be decompressed');
+      throw error;
+    }
     return ctx.request.body;
   };
 }
