@@ -61,7 +61,11 @@ export function respondToError(ctx: Context, error: unknown, logger: Logger): vo
   if (isDomainError(error)) {
     if (error.code === 'rate_limited') ctx.set('Retry-After', String(error.retryAfterSeconds));
     if (error.code === 'unauthenticated') ctx.append('Set-Cookie', clearedSessionCookie());
-    if (error.code === 'store_unavailable') logger.warn({ reqId: ctx.state.reqId, err: error.cause }, 'store unavailable');
+    if (error.code === 'store_unavailable') {
+      // One short line per request: during an outage a stack per request would flood the log.
+      const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+      logger.warn({ reqId: ctx.state.reqId, cause }, 'store unavailable');
+    }
     sendError(ctx, STATUS_BY_CODE[error.code], error.message, error.code === 'validation' ? { issues: error.issues } : {});
     return;
   }

@@ -69,7 +69,7 @@ Answer: \`200\` with \`{"ok":true}\`; the session is destroyed and the cookie cl
 
 ${rateLimitTable()}
 
-Every request counts, valid or not. An accepted request carries \`RateLimit-Policy\` and \`RateLimit\` headers (draft-ietf-httpapi-ratelimit-headers). Over the limit the answer is \`429\` with a \`Retry-After\` header: wait that many seconds before trying again.
+Every request counts, valid or not. Every answer of a limited operation, errors included, carries \`RateLimit-Policy\` and \`RateLimit\` headers (draft-ietf-httpapi-ratelimit-headers). Over the limit the answer is \`429\` with a \`Retry-After\` header: wait that many seconds before trying again.
 
 ## Errors
 
