@@ -38,6 +38,7 @@ const log = (msg: string) => console.log(`[${((performance.now() - t0) / 1000).t
 async function withDatabase<T>(fn: (url: string | null) => Promise<T>): Promise<T> {
   const admin = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 2000 });
+  client.on('error', (err) => log(`admin connection lost: ${err.message}`));
   try {
     await client.connect();
   } catch {
@@ -336,6 +337,13 @@ function report(pgUrl: string | null) {
   writeFileSync(new URL('results.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), machine, rounds: ROUNDS, seconds: SECONDS, figures }, null, 2) + '\n');
   console.log(`\n${md}`);
 }
+
+// Ctrl-C or a crash still runs the 'exit' handler that stops the child servers.
+process.once('SIGINT', () => process.exit(130));
+process.on('unhandledRejection', (err) => {
+  console.error(err);
+  process.exit(1);
+});
 
 await withDatabase(async (pgUrl) => {
   if (pgUrl && ONLY.has('me')) await benchMe(pgUrl);

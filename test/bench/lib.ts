@@ -31,6 +31,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Children still running; killed if the benchmark exits early, so no server outlives it. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export interface Child {
   readonly url: string;
   readonly process: ChildProcess;
@@ -45,6 +51,8 @@ export async function spawnServer(script: string, env: Record<string, string>, r
     env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = `http://127.0.0.1:${port}`;
