@@ -11,7 +11,8 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
 };
 
 /**
- * Counts one request of `operation` from `clientIp`, and throws `RateLimited` when it is over the limit.
+ * Counts one request of `operation` from `clientIp`, reports the quota to `report`, and throws
+ * `RateLimited` when it is over the limit.
  * Every request counts, valid or not: this runs before the body is even read.
  */
 export async function enforceRateLimit(
@@ -21,7 +22,7 @@ export async function enforceRateLimit(
   clientIp: string,
   now: Date,
   report?: (status: RateLimitStatus) => void,
-): Promise<RateLimitStatus> {
+): Promise<void> {
   const rule = rules[operation];
   const hit = await limiter.consume(`${operation}:${clientIp}`, rule, now);
   const status: RateLimitStatus = {
@@ -33,5 +34,4 @@ export async function enforceRateLimit(
   };
   report?.(status);
   if (!hit.allowed) throw new RateLimited(status);
-  return status;
 }

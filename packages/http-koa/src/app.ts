@@ -16,7 +16,8 @@ export interface AppOptions {
   readonly extraRoutes?: readonly ((router: Router) => void)[];
 }
 
-export const BODY_LIMIT = '64kb';
+/** Largest request body, in bytes (after decompression), for the JSON API and /mcp alike. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
 
 const COMMON_HEADERS = { 'X-Content-Type-Options': 'nosniff' };
 const API_HEADERS = { ...COMMON_HEADERS, 'Cache-Control': 'no-store' };
@@ -47,7 +48,7 @@ function jsonBody(ctx: Context): () => Promise<unknown> {
   };
 }
 
-const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: BODY_LIMIT, strict: true });
+const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: `${BODY_LIMIT_BYTES}b`, strict: true });
 
 function meta(ctx: Context): RequestMeta {
   return {
@@ -65,7 +66,6 @@ function userResponse(ctx: Context, status: number, user: User): void {
 
 /** Registers the six API operations on `router`. */
 export function addApiRoutes(router: Router, accounts: Accounts): void {
-
   router.get('/api/health', async (ctx) => {
     const health = await accounts.health();
     ctx.status = health.ok ? 200 : 503;

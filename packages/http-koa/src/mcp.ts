@@ -21,15 +21,13 @@ import {
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
 import { isDomainError, type Accounts, type RequestMeta } from '@sl/core';
+import { BODY_LIMIT_BYTES } from './app.ts';
 import { authMarkdown } from './discovery/auth-md.ts';
 import { baseUrlOf } from './discovery/base-url.ts';
 import { API_VERSION, COMPONENT_SCHEMAS, openApiDocument } from './discovery/openapi.ts';
 import { Health } from './discovery/response-schemas.ts';
 
 export const MCP_PATH = '/mcp';
-
-/** The same 64 KiB as the JSON API's `BODY_LIMIT`. */
-const MAX_BODY_BYTES = 64 * 1024;
 
 /** The modern revision the SDK's handler serves, then the 2025-era ones its stateless fallback answers. */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS];
@@ -176,7 +174,7 @@ export function mcpRoutes(options: McpOptions): (router: Router) => void {
       const meta: RequestMeta = { clientIp: ctx.ip, userAgent: ctx.get('User-Agent') || null };
       const base = baseUrlOf(ctx, publicUrl);
       const handler = createMcpHandler(() => createServer(options, base, meta), {
-        maxRequestBodySize: MAX_BODY_BYTES,
+        maxRequestBodySize: BODY_LIMIT_BYTES,
         onerror: (err) => logger.debug({ reqId: ctx.state.reqId, err }, 'mcp request rejected'),
       });
       try {
