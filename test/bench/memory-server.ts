@@ -3,13 +3,13 @@
  * limiter windows can expire without waiting an hour. Messages: 'rss' and 'expire'.
  */
 import { pino } from 'pino';
-import { loadConfig } from '../../packages/http-koa/src/config.ts';
-import { startServer } from '../../packages/http-koa/src/main.ts';
-import { ManualClock } from '../support/manual-clock.ts';
+import { ManualClock } from '@sl/core/testing';
+import { createApp } from '@sl/http-koa';
+import { loadConfig, startServer } from '@sl/server';
 
 const clock = new ManualClock(new Date());
 const config = loadConfig({ ...process.env, STORE: 'memory', TRUST_PROXY: '1' });
-const running = await startServer(config, { clock, logger: pino({ level: config.LOG_LEVEL }), sweepIntervalMs: 250 });
+const running = await startServer(config, (service) => createApp(service).callback(), { clock, logger: pino({ level: config.logLevel }), sweepIntervalMs: 250 });
 
 function memory() {
   (globalThis as { gc?: () => void }).gc?.();

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import type { RunningServer } from '@sl/server';
 import { startTestServer } from '../support/server.ts';
 
 const SCHEMA_URL = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import type { RunningServer } from '@sl/server';
 import { startTestServer } from '../support/server.ts';
 
 const TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';

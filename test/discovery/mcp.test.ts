@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { RATE_LIMITS } from '@sl/core';
 import { startTestServer } from '../support/server.ts';
-import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import type { RunningServer } from '@sl/server';
 
 /** The server card fields this service publishes, per the v1 server-card schema and earlier drafts. */
 const SERVER_CARD = {

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest } from '@sl/core';
-import { openApiDocument } from '../../packages/http-koa/src/discovery/openapi.ts';
-import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import { openApiDocument } from '@sl/http';
+import type { RunningServer } from '@sl/server';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';
 import { startTestServer } from '../support/server.ts';
 

@@ -3,7 +3,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import type { RunningServer } from '@sl/server';
 import { request, sessionFrom, type RequestOptions } from '../support/client.ts';
 import { STORE_KINDS, startTestServer } from '../support/server.ts';
 

@@ -2,7 +2,7 @@
  * Per-IP limits over HTTP: the spec's numbers, Retry-After, RateLimit headers, and which IP counts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import type { RunningServer } from '@sl/server';
 import { request, type ApiResponse } from '../support/client.ts';
 import { STORE_KINDS, startTestServer } from '../support/server.ts';
 
@@ -72,7 +72,7 @@ describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
   });
 
   it('the window resets: after it ends the client is allowed again', async () => {
-    const { ManualClock } = await import('../support/manual-clock.ts');
+    const { ManualClock } = await import('@sl/core/testing');
     const clock = new ManualClock(new Date());
     server = await startTestServer({ store, clock, env: { TRUST_PROXY: '1' } });
     const call = () => request(server!.url, '/api/contact', { json: BODIES.contact(), ip: '198.51.100.4' });

@@ -3,10 +3,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_TTL_MS } from '@sl/core';
-import type { RunningServer } from '../../packages/http-koa/src/main.ts';
+import type { RunningServer } from '@sl/server';
 import { request, sessionFrom } from '../support/client.ts';
-import { ManualClock } from '../support/manual-clock.ts';
-import { STORE_KINDS, startTestServer } from '../support/server.ts';
+import { ManualClock } from '@sl/core/testing';
+import { pino } from 'pino';
+import { loadConfig, startServer } from '@sl/server';
+import { HOSTS, STORE_KINDS, startTestServer } from '../support/server.ts';
 
 describe.each(STORE_KINDS)('sessions on the %s store', (store) => {
   let server: RunningServer | undefined;
@@ -32,12 +34,9 @@ describe.each(STORE_KINDS)('sessions on the %s store', (store) => {
 
 describe('the default work factor', () => {
   it('signs up and logs in with 600000 PBKDF2 iterations when PBKDF2_ITERATIONS is unset', async () => {
-    const { pino } = await import('pino');
-    const { loadConfig } = await import('@sl/http-koa');
-    const { startServer } = await import('../../packages/http-koa/src/main.ts');
     const config = loadConfig({ PORT: '0', STORE: 'memory' });
-    expect(config.PBKDF2_ITERATIONS).toBe(600_000);
-    const server = await startServer(config, { logger: pino({ level: 'silent' }) });
+    expect(config.pbkdf2Iterations).toBe(600_000);
+    const server = await startServer(config, HOSTS.koa, { logger: pino({ level: 'silent' }) });
     try {
       const creds = { email: 'strong@example.com', password: 'six hundred thousand' };
       expect((await request(server.url, '/api/signup', { json: { name: 'Strong', ...creds } })).status).toBe(201);

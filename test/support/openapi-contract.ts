@@ -6,7 +6,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from '../../packages/http-koa/src/discovery/openapi.ts';
+import { openApiDocument } from '@sl/http';
 
 interface HeaderObject {
   readonly required?: boolean;

@@ -1,13 +1,17 @@
 /**
- * Runs `node packages/http-koa/src/main.ts` as a real child process, as `pnpm start` would, and
- * finds its address in the `listening` log line.
+ * Runs a server as a real child process, as a user would: `packages/server/src/main.ts` (what
+ * `pnpm start` runs, the Koa host) or `examples/node-http/server.ts`; finds its address in the
+ * `listening` log line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../../packages/http-koa/src/main.ts', import.meta.url));
+const ENTRIES = {
+  koa: fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url)),
+  node: fileURLToPath(new URL('../../examples/node-http/server.ts', import.meta.url)),
+} as const;
 
 export interface ServerProcess {
   readonly url: string;
@@ -24,8 +28,8 @@ export interface ServerProcess {
  * Starts a server with a clean environment plus `env` (PORT=0, LOG_LEVEL=info and a low
  * PBKDF2_ITERATIONS unless `env` says otherwise). Rejects if it exits or stays silent for 30 s.
  */
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'koa'): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [ENTRIES[host]], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PBKDF2_ITERATIONS: '1000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,24 +1,27 @@
 /**
- * Starts the real server (the production wiring in http-koa's main.ts) on a free port for a test.
+ * Starts the real server (the composition root of @sl/server) on a free port, under either host: the
+ * Koa adapter that `pnpm start` runs, or the plain node:http example.
  */
 import { pino } from 'pino';
-import { loadConfig } from '@sl/http-koa';
-import { startServer, type RunningServer, type ServerOverrides } from '../../packages/http-koa/src/main.ts';
-import { createPGliteDatabase, createTestDatabase, type TestDatabase } from './postgres.ts';
+import { createApp } from '@sl/http-koa';
+import { nodeHost } from '@sl/example-node-http';
+import { loadConfig, startServer, type Host, type RunningServer, type ServerOverrides } from '@sl/server';
+import { createPGliteDatabase, createServerDatabase, sharedPostgresServer, type TestDatabase } from './postgres.ts';
 
-/**
- * `postgres`: the Postgres adapter on the test Postgres server (DATABASE_URL or a container), or on
- * PGlite when there is none. `pglite`: STORE=pglite on a data directory, as without DATABASE_URL.
- */
 export type StoreKind = 'memory' | 'postgres' | 'pglite';
+export type HostKind = 'koa' | 'node';
 
-/** The stores every end-to-end suite runs against. */
-export const STORE_KINDS: readonly StoreKind[] = ['memory', 'postgres', 'pglite'];
+export const HOSTS: Readonly<Record<HostKind, Host>> = {
+  koa: (service) => createApp(service).callback(),
+  node: nodeHost,
+};
+export const HOST_KINDS = Object.keys(HOSTS) as HostKind[];
 
 /** Low work factor for speed; one suite runs the default 600000 on purpose. */
 export const TEST_ITERATIONS = 1_000;
 
 export interface TestServerOptions extends ServerOverrides {
+  readonly host?: HostKind;
   readonly store?: StoreKind;
   /** Extra environment, as a user would set it (e.g. `{ TRUST_PROXY: '1' }`). */
   readonly env?: Record<string, string>;
@@ -26,17 +29,11 @@ export interface TestServerOptions extends ServerOverrides {
 
 /** Every server gets a fresh database of its own, dropped again by `close()`. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<RunningServer> {
-  const { store = 'memory', env = {}, ...overrides } = options;
-  const database = store === 'postgres' ? await createTestDatabase() : store === 'pglite' ? await createPGliteDatabase() : null;
+  const { host = 'koa', store = 'memory', env = {}, ...overrides } = options;
+  const database = await openDatabase(store);
   try {
-    const config = loadConfig({
-      PORT: '0',
-      PBKDF2_ITERATIONS: String(TEST_ITERATIONS),
-      LOG_LEVEL: 'silent',
-      ...storeEnv(store, database),
-      ...env,
-    });
-    const running = await startServer(config, { logger: pino({ level: config.LOG_LEVEL }), ...overrides });
+    const config = loadConfig({ PORT: '0', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent', ...storeEnv(store, database), ...env });
+    const running = await startServer(config, HOSTS[host], { logger: pino({ level: config.logLevel }), ...overrides });
     if (!database) return running;
     let closing: Promise<void> | undefined;
     return {
@@ -56,7 +53,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
 }
 
+async function openDatabase(store: StoreKind): Promise<TestDatabase | null> {
+  if (store === 'memory') return null;
+  if (store === 'pglite') return createPGliteDatabase();
+  const server = await sharedPostgresServer();
+  if (!server) throw new Error('the postgres store needs a PostgreSQL server: set DATABASE_URL, or run one on 127.0.0.1:5432');
+  return createServerDatabase(server);
+}
+
 function storeEnv(store: StoreKind, database: TestDatabase | null): Record<string, string> {
   if (!database) return { STORE: store };
   return database.kind === 'server' ? { STORE: 'postgres', DATABASE_URL: database.url } : { STORE: 'pglite', DATA_DIR: database.dataDir };
 }
+
+/** The stores the end-to-end suites run on. */
+export const STORE_KINDS: readonly StoreKind[] = ['memory', 'pglite', 'postgres'];

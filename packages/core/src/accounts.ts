@@ -15,11 +15,9 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export type Body = unknown;
 
 /** What the caller knows about the request besides its body. */
-export interface RequestMeta {
+export interface RequestMeta extends SessionMeta {
   readonly clientIp: string;
   readonly userAgent?: string | null;
-  /** The session token the client presented, if any. */
-  readonly sessionToken?: string | null;
   /**
    * Called once the rate limit has counted the request, before anything else happens, whatever the
    * outcome; HTTP uses it for the `RateLimit` headers.
@@ -46,14 +44,45 @@ export interface Health {
   readonly time: string;
 }
 
+/** The service's name where nothing else is configured: health answers, documents, logs. */
+export const DEFAULT_SERVICE_NAME = 'sl-accounts';
+
 export interface AccountsOptions {
-  /** Service name reported by the health check. */
+  /** Service name reported by the health check; default `DEFAULT_SERVICE_NAME`. */
   readonly serviceName?: string;
   /** Overrides the spec's rate limits (tests, embedding hosts with their own policy). */
   readonly rateLimits?: Partial<Record<LimitedOperation, RateLimitRule>>;
 }
 
-export type Accounts = ReturnType<typeof createAccounts>;
+/**
+ * The use cases. Each takes what a transport knows about the request; limited operations take the
+ * body as a value or as a function that reads it (see `Body`). Failures are domain errors.
+ */
+export interface Accounts {
+  /** Creates an account and signs it in. Throws ValidationError, EmailTaken or RateLimited. */
+  signup(body: Body, meta: RequestMeta): Promise<SignedIn>;
+  /**
+   * Checks credentials and starts a fresh session; a session the client presented is ended first.
+   * Throws ValidationError, InvalidCredentials or RateLimited.
+   */
+  login(body: Body, meta: RequestMeta): Promise<SignedIn>;
+  /** Ends the presented session. Throws Unauthenticated when there is no valid one. */
+  logout(meta: SessionMeta): Promise<void>;
+  /** The user of the presented session. Throws Unauthenticated when missing or expired. */
+  me(meta: SessionMeta): Promise<User>;
+  /** Stores a contact message. Throws ValidationError or RateLimited. */
+  contact(body: Body, meta: RequestMeta): Promise<void>;
+  /** Never throws: a store that does not answer makes the status `unavailable`. */
+  health(): Promise<Health>;
+  /** Deletes expired sessions and ended limiter windows; returns how many of each. */
+  sweep(): Promise<{ readonly sessions: number; readonly rateLimitWindows: number }>;
+}
+
+/** What the session operations need: only the token, so a transport computes nothing else. */
+export interface SessionMeta {
+  /** The session token the client presented, if any. */
+  readonly sessionToken?: string | null;
+}
 
 async function readBody(body: Body): Promise<unknown> {
   return typeof body === 'function' ? await (body as () => unknown)() : body;
@@ -63,9 +92,9 @@ async function readBody(body: Body): Promise<unknown> {
  * The service's use cases over the given ports. This is the core's public entry: any Node host can
  * call these with its own transport.
  */
-export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
+export function createAccounts(ports: Ports, options: AccountsOptions = {}): Accounts {
   const { users, sessions, contacts, rateLimiter, hasher, clock, tokens } = ports;
-  const serviceName = options.serviceName ?? 'sl-accounts';
+  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
 
   const limit = (operation: LimitedOperation, meta: RequestMeta) =>
@@ -80,7 +109,6 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
   }
 
   return {
-    /** Creates an account and signs it in. Throws ValidationError, EmailTaken or RateLimited. */
     async signup(body: Body, meta: RequestMeta): Promise<SignedIn> {
       await limit('signup', meta);
       const input = parseRequest(SignupRequest, await readBody(body));
@@ -90,10 +118,6 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
       return { user, session: await issueSession(user.id) };
     },
 
-    /**
-     * Checks credentials and starts a fresh session; a session the client presented is ended first.
-     * Throws ValidationError, InvalidCredentials or RateLimited.
-     */
     async login(body: Body, meta: RequestMeta): Promise<SignedIn> {
       await limit('login', meta);
       const input = parseRequest(LoginRequest, await readBody(body));
@@ -111,15 +135,13 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
       return { user, session: await issueSession(user.id) };
     },
 
-    /** Ends the presented session. Throws Unauthenticated when there is no valid one. */
-    async logout(meta: RequestMeta): Promise<void> {
+    async logout(meta: SessionMeta): Promise<void> {
       if (!meta.sessionToken) throw new Unauthenticated();
       const deleted = await sessions.delete(digestToken(meta.sessionToken));
       if (!deleted || deleted.expiresAt.getTime() <= clock.now().getTime()) throw new Unauthenticated();
     },
 
-    /** The user of the presented session. Throws Unauthenticated when missing or expired. */
-    async me(meta: RequestMeta): Promise<User> {
+    async me(meta: SessionMeta): Promise<User> {
       if (!meta.sessionToken) throw new Unauthenticated();
       const digest = digestToken(meta.sessionToken);
       const found = await sessions.findWithUser(digest);
@@ -131,21 +153,18 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}) {
       return found.user;
     },
 
-    /** Stores a contact message. Throws ValidationError or RateLimited. */
     async contact(body: Body, meta: RequestMeta): Promise<void> {
       await limit('contact', meta);
       const input = parseRequest(ContactRequest, await readBody(body));
       await contacts.add({ ...input, clientIp: meta.clientIp, userAgent: meta.userAgent ?? null, receivedAt: clock.now() });
     },
 
-    /** Never throws: a store that does not answer makes the status `unavailable`. */
     async health(): Promise<Health> {
       const ok = await ports.ping().then(() => true, () => false);
       return { ok, status: ok ? 'ok' : 'unavailable', service: serviceName, time: clock.now().toISOString() };
     },
 
-    /** Deletes expired sessions and ended limiter windows; returns how many of each. */
-    async sweep(): Promise<{ sessions: number; rateLimitWindows: number }> {
+    async sweep() {
       const now = clock.now();
       const [s, r] = await Promise.all([sessions.deleteExpired(now), rateLimiter.deleteExpired(now)]);
       return { sessions: s, rateLimitWindows: r };

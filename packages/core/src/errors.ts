@@ -65,23 +65,19 @@ export class StoreUnavailable extends Error {
   }
 }
 
-export type DomainError =
-  | ValidationError
-  | EmailTaken
-  | InvalidCredentials
-  | Unauthenticated
-  | RateLimited
-  | StoreUnavailable;
+/**
+ * Every domain error, once. `DomainError`, `isDomainError` and the HTTP status table (which must name
+ * a status for every `code`) are all derived from this list, so adding an error here is the one step.
+ */
+export const DOMAIN_ERRORS = [ValidationError, EmailTaken, InvalidCredentials, Unauthenticated, RateLimited, StoreUnavailable] as const;
+
+export type DomainError = InstanceType<(typeof DOMAIN_ERRORS)[number]>;
+
+/** The literal `code` of each domain error. */
+export type DomainErrorCode = DomainError['code'];
 
 export function isDomainError(error: unknown): error is DomainError {
-  return (
-    error instanceof ValidationError ||
-    error instanceof EmailTaken ||
-    error instanceof InvalidCredentials ||
-    error instanceof Unauthenticated ||
-    error instanceof RateLimited ||
-    error instanceof StoreUnavailable
-  );
+  return DOMAIN_ERRORS.some((type) => error instanceof type);
 }
 
 /** The state of one rate-limit policy for one client after a request was counted. */

@@ -1,8 +1,37 @@
-export * from './accounts.ts';
-export * from './errors.ts';
-export * from './housekeeping.ts';
-export * from './password-hasher.ts';
+/**
+ * The core's public surface: the use cases and their options, the ports an adapter implements, the
+ * domain errors, the request schemas, and the default adapters that need nothing but Node.
+ */
+export {
+  DEFAULT_SERVICE_NAME,
+  SESSION_TTL_MS,
+  createAccounts,
+  type Accounts,
+  type AccountsOptions,
+  type Body,
+  type Health,
+  type IssuedSession,
+  type RequestMeta,
+  type SessionMeta,
+  type SignedIn,
+} from './accounts.ts';
+export {
+  DOMAIN_ERRORS,
+  EmailTaken,
+  InvalidCredentials,
+  RateLimited,
+  StoreUnavailable,
+  Unauthenticated,
+  ValidationError,
+  isDomainError,
+  type DomainError,
+  type DomainErrorCode,
+  type FieldIssue,
+  type RateLimitStatus,
+} from './errors.ts';
+export { startHousekeeping } from './housekeeping.ts';
+export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher } from './password-hasher.ts';
 export type * from './ports.ts';
-export * from './rate-limits.ts';
-export * from './schemas.ts';
-export * from './system.ts';
+export { RATE_LIMITS, type LimitedOperation } from './rate-limits.ts';
+export { ContactRequest, LoginRequest, SignupRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
+export { digestToken, randomTokens, systemClock } from './system.ts';

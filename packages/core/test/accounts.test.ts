@@ -13,7 +13,7 @@ import {
   type PasswordHasher,
 } from '@sl/core';
 import { createMemoryStore, type MemoryStore } from '@sl/store-memory';
-import { ManualClock } from '../../../test/support/manual-clock.ts';
+import { ManualClock } from '@sl/core/testing';
 
 const ALICE = { name: 'Alice', email: 'alice@example.com', password: 'correct horse' };
 const meta = (clientIp = '203.0.113.1', sessionToken?: string) => ({ clientIp, sessionToken: sessionToken ?? null });

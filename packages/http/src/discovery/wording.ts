@@ -3,6 +3,7 @@
  * no number is typed twice.
  */
 import { RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl/core';
+import { API_ROUTES } from '../routes.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 
 const UNITS = [
@@ -49,21 +50,21 @@ export function fieldTable(schema: JsonSchema): string {
   return ['| Field | Type | Required | Bounds |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-const LIMITED_PATHS: Readonly<Record<LimitedOperation, string>> = {
-  signup: 'POST /api/signup',
-  login: 'POST /api/login',
-  contact: 'POST /api/contact',
-};
-
-/** The rate limits as a Markdown table, from `RATE_LIMITS`. */
+/** The rate limits as a Markdown table, from the route table and `RATE_LIMITS`. */
 export function rateLimitTable(): string {
-  const rows = Object.entries(LIMITED_PATHS).map(
-    ([operation, path]) => `| \`${path}\` | ${describeLimit(RATE_LIMITS[operation as LimitedOperation])} |`,
+  const rows = API_ROUTES.filter((r) => r.limited).map(
+    (r) => `| \`${r.method} ${r.path}\` | ${describeLimit(RATE_LIMITS[r.limited as LimitedOperation])} |`,
   );
   return ['| Operation | Limit per client IP |', '|---|---|', ...rows].join('\n');
 }
 
 /** A curl command line, split over lines for reading. */
+/** `POST /api/logout` and `GET /api/me`: the operations that need the session cookie, from the route table. */
+export function protectedOperations(): string {
+  const names = API_ROUTES.filter((r) => r.auth === 'session').map((r) => `\`${r.method} ${r.path}\``);
+  return names.join(' and ');
+}
+
 export function curl(method: 'GET' | 'POST', url: string, options: { body?: unknown; cookie?: boolean } = {}): string {
   return [
     `curl -i -X ${method} "${url}"`,

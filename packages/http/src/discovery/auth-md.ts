@@ -4,7 +4,7 @@
 import { SESSION_TTL_MS } from '@sl/core';
 import { SESSION_COOKIE, sessionCookie } from '../session-cookie.ts';
 import { COMPONENT_SCHEMAS } from './openapi.ts';
-import { curl, describeDuration, fieldTable, rateLimitTable } from './wording.ts';
+import { curl, describeDuration, fieldTable, protectedOperations, rateLimitTable } from './wording.ts';
 
 export function authMarkdown(base: string, serviceName: string): string {
   const ttl = describeDuration(SESSION_TTL_MS);
@@ -18,7 +18,7 @@ This guide is for automated agents. The machine-readable description is [${base}
 - The token is issued by \`POST /api/signup\` and \`POST /api/login\` in a \`Set-Cookie\` header:
   \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`
 - Authenticated requests send it back: \`Cookie: ${SESSION_COOKIE}=<token>\`. The cookie is \`Secure\`: a browser-like cookie jar sends it only over HTTPS (or to localhost), so keep the token yourself if you talk plain HTTP.
-- Protected operations: \`POST /api/logout\` and \`GET /api/me\`. Health, signup, login and contact are public.
+- Protected operations: ${protectedOperations()}. Health, signup, login and contact are public.
 - **There is no OAuth 2.0 and no OpenID Connect**: no authorization server, no bearer token, no token endpoint, no refresh token, no client registration. Do not send an \`Authorization\` header; it is ignored.
 
 ## 1. Create an account

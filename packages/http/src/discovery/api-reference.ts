@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Context } from 'koa';
-import type { Router } from '@koa/router';
+import { headerValue, type HttpAnswer, type HttpRequest } from '../http-types.ts';
+import { documentAnswer, type DocumentRoute } from './documents.ts';
 
 export const API_REFERENCE_PATH = '/docs/api';
 const BUNDLE_PATH = `${API_REFERENCE_PATH}/scalar.js`;
@@ -67,39 +67,44 @@ interface Asset {
   readonly etag: string;
 }
 
-function sendAsset(ctx: Context, asset: Asset, type: string): void {
-  ctx.status = 200;
-  ctx.type = type;
-  ctx.etag = asset.etag;
-  ctx.set('Cache-Control', 'public, max-age=3600');
-  if (ctx.fresh) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.body = asset.body;
+const asset = (body: Buffer): Asset => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
+
+/** Whether the client's If-None-Match names this entity tag (weak comparison, RFC 9110 13.1.2). */
+function fresh(request: HttpRequest, etag: string): boolean {
+  const match = headerValue(request.headers, 'if-none-match');
+  if (!match) return false;
+  if (match.trim() === '*') return true;
+  return match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-const asset = (body: Buffer): Asset => ({ body, etag: createHash('sha256').update(body).digest('base64url').slice(0, 27) });
+function assetAnswer(request: HttpRequest, asset: Asset, type: string): HttpAnswer {
+  const headers = { etag: asset.etag, 'cache-control': 'public, max-age=3600' };
+  if (fresh(request, asset.etag)) return { status: 304, headers, body: null };
+  return documentAnswer(type, asset.body, headers);
+}
 
-export function apiReferenceRoutes(serviceName: string): (router: Router) => void {
-  // Read on first use: 4 MB that only a browser visiting the docs needs.
+const SCRIPT = 'text/javascript; charset=utf-8';
+
+/** The page, Scalar's bundle (read on first use: 4 MB that only a browser visiting the docs needs) and the init script. */
+export function apiReferenceDocuments(serviceName: string): DocumentRoute[] {
   let bundle: Promise<Asset> | undefined;
   const init = asset(Buffer.from(INIT_SCRIPT));
-
-  return (router) => {
-    const html = page(`${serviceName} API reference`);
-    router.get(API_REFERENCE_PATH, (ctx) => {
-      ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = html;
-    });
-    router.get(BUNDLE_PATH, async (ctx) => {
-      bundle ??= readFile(BUNDLE_URL).then(asset, (error: unknown) => {
-        bundle = undefined;
-        throw error;
-      });
-      sendAsset(ctx, await bundle, 'text/javascript; charset=utf-8');
-    });
-    router.get(INIT_PATH, (ctx) => sendAsset(ctx, init, 'text/javascript; charset=utf-8'));
-  };
+  const html = page(`${serviceName} API reference`);
+  return [
+    {
+      path: API_REFERENCE_PATH,
+      render: () => documentAnswer('text/html; charset=utf-8', html, { 'content-security-policy': CONTENT_SECURITY_POLICY }),
+    },
+    {
+      path: BUNDLE_PATH,
+      render: async (request) => {
+        bundle ??= readFile(BUNDLE_URL).then(asset, (error: unknown) => {
+          bundle = undefined;
+          throw error;
+        });
+        return assetAnswer(request, await bundle, SCRIPT);
+      },
+    },
+    { path: INIT_PATH, render: (request) => assetAnswer(request, init, SCRIPT) },
+  ];
 }

@@ -1,8 +1,8 @@
 /**
  * The MCP server card: what an MCP client needs to know before it connects to `/mcp`.
  */
-import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from '../mcp.ts';
-import { API_VERSION } from './openapi.ts';
+import { API_VERSION, documentAnswer, type DocumentRoute } from '@sl/http';
+import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './mcp-server.ts';
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', `${MCP_PATH}/server-card`] as const;
@@ -28,4 +28,13 @@ export function serverCard(base: string, serviceName: string) {
     transport: { type: 'streamable-http', endpoint: MCP_PATH, url: `${base}${MCP_PATH}` },
     capabilities: { tools: {}, resources: {} },
   };
+}
+
+/** The card at both of its paths, public (CORS) like the other discovery documents. */
+export function serverCardDocuments(serviceName: string): DocumentRoute[] {
+  return SERVER_CARD_PATHS.map((path) => ({
+    path,
+    cors: true,
+    render: (_, base) => documentAnswer('application/json; charset=utf-8', JSON.stringify(serverCard(base, serviceName))),
+  }));
 }

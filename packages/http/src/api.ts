@@ -1,0 +1,126 @@
+/**
+ * The HTTP contract as one function of a request: `createHttpApi(...).handle(request)` answers every
+ * API operation, document, unknown path and wrong method the same way in any host. A host adapter
+ * only copies the request in and the answer out (and bridges /mcp, which speaks web streams).
+ */
+import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
+import { answerError, errorAnswer } from './errors.ts';
+import { Exchange } from './exchange.ts';
+import { JSON_TYPE, type HttpAnswer, type HttpRequest } from './http-types.ts';
+import { logRequest, nextRequestId, silentLogger, type Logger } from './logger.ts';
+import { API_ROUTES, type ApiRoute } from './routes.ts';
+import { baseUrlOf } from './discovery/base-url.ts';
+import { discoveryDocuments, type DocumentRoute } from './discovery/documents.ts';
+
+export interface HttpApiOptions {
+  readonly accounts: Accounts;
+  readonly logger?: Logger;
+  /** Trusted proxy hops in front of the server; 0 (the default) ignores X-Forwarded-* headers. */
+  readonly trustProxy?: number;
+  /** The absolute base URL for documents (`PUBLIC_URL`); else each request's own origin. */
+  readonly publicUrl?: string | undefined;
+  readonly serviceName?: string;
+  /** Further documents to serve beside the discovery resources (the MCP server card). */
+  readonly documents?: readonly DocumentRoute[];
+}
+
+export interface HttpApi {
+  /** Answers one request. Never throws: failures are answers (500 with the details in the log). */
+  handle(request: HttpRequest): Promise<HttpAnswer>;
+}
+
+/** Every answer but a document's: API answers are personal, and 404s and 405s are not worth keeping. */
+const NOT_CACHED = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+const DOCUMENT = { 'x-content-type-options': 'nosniff' };
+/** Methods a route may be asked with at all; others are 501, as no route could ever take them. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+interface PathEntry {
+  readonly operations: Map<string, ApiRoute>;
+  document?: DocumentRoute;
+  /** `Allow` for this path, e.g. `HEAD, GET`. */
+  allow: string;
+}
+
+export function createHttpApi(options: HttpApiOptions): HttpApi {
+  const { accounts, logger = silentLogger, trustProxy = 0, publicUrl } = options;
+  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+
+  const paths = new Map<string, PathEntry>();
+  const entry = (path: string) => {
+    let found = paths.get(path);
+    if (!found) paths.set(path, (found = { operations: new Map(), allow: '' }));
+    return found;
+  };
+  for (const route of API_ROUTES) entry(route.path).operations.set(route.method, route);
+  for (const document of [...discoveryDocuments({ publicUrl, serviceName }), ...(options.documents ?? [])]) entry(document.path).document = document;
+  for (const found of paths.values()) {
+    const methods = found.document ? ['GET'] : [...found.operations.keys()];
+    found.allow = methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])).join(', ');
+  }
+
+  async function runOperation(route: ApiRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
+    const exchange = new Exchange(request, trustProxy);
+    try {
+      const result = await route.run(accounts, exchange);
+      return {
+        status: result.status,
+        headers: { 'content-type': JSON_TYPE, ...exchange.headers, ...(result.setCookie ? { 'set-cookie': result.setCookie } : {}) },
+        body: JSON.stringify(result.body),
+      };
+    } catch (error) {
+      const answer = answerError(error, logger, reqId);
+      return { ...answer, headers: { ...answer.headers, ...exchange.headers } };
+    }
+  }
+
+  async function serveDocument(document: DocumentRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
+    try {
+      const answer = await document.render(request, baseUrlOf(request, publicUrl, trustProxy));
+      return document.cors ? { ...answer, headers: { ...answer.headers, 'access-control-allow-origin': '*' } } : answer;
+    } catch (error) {
+      return answerError(error, logger, reqId);
+    }
+  }
+
+  function route(found: PathEntry | undefined, request: HttpRequest, reqId: string): Promise<HttpAnswer> | HttpAnswer {
+    if (!found) return errorAnswer(404, 'Not found');
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    if (found.document && method === 'GET') return serveDocument(found.document, request, reqId);
+    const operation = found.operations.get(method);
+    if (operation) return runOperation(operation, request, reqId);
+    if (request.method === 'OPTIONS') return found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
+    if (!KNOWN_METHODS.has(request.method)) return errorAnswer(501, 'Method not implemented');
+    return errorAnswer(405, `Method not allowed; use ${found.allow}`, { allow: found.allow });
+  }
+
+  return {
+    async handle(request) {
+      const start = performance.now();
+      const reqId = nextRequestId();
+      const query = request.url.indexOf('?');
+      const path = query < 0 ? request.url : request.url.slice(0, query);
+      const found = paths.get(path);
+      const answer = await route(found, request, reqId);
+      const common = found?.document && answer.status < 400 ? DOCUMENT : NOT_CACHED;
+      logRequest(logger, reqId, request.method, path, answer.status, start);
+      return { ...answer, headers: { ...common, 'x-request-id': reqId, ...answer.headers } };
+    },
+  };
+}
+
+/** CORS preflight for a public document: any origin, read-only methods. */
+function preflight(request: HttpRequest): HttpAnswer {
+  const asked = request.headers['access-control-request-headers'];
+  return {
+    status: 204,
+    headers: {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+      'access-control-allow-headers': (typeof asked === 'string' && asked) || 'Accept',
+      'access-control-max-age': '86400',
+    },
+    body: null,
+  };
+}
+

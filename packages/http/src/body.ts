@@ -1,0 +1,131 @@
+/**
+ * Request body rules, the same for the JSON API and /mcp: a JSON media type, an optional content
+ * coding (gzip, deflate, br), at most BODY_LIMIT_BYTES after decompression, UTF-8 (RFC 8259 8.1),
+ * then JSON.
+ */
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { HttpError } from './errors.ts';
+import { headerValue, type HttpRequest } from './http-types.ts';
+
+/** Largest request body, in bytes after decompression. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** `application/json` or any `+json` type, with or without parameters. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip, // RFC 9110 8.4.1.3: x-gzip is gzip
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Reads and parses the JSON body. Throws HttpError: 400 for another media type, malformed JSON, a
+ * body that is not UTF-8 or does not decompress; 413 over the limit; 415 for an unknown coding.
+ */
+export async function readJsonBody(request: HttpRequest, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+  const { headers } = request;
+  if (!isJsonMediaType(headerValue(headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json');
+  const bytes = await readBytes(request, limit);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new HttpError(400, 'The request body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'Malformed JSON body');
+  }
+}
+
+/** The body's bytes, decompressed, refusing more than `limit` of them (in or out) as early as it can. */
+async function readBytes(request: HttpRequest, limit: number): Promise<Uint8Array> {
+  const declared = Number(headerValue(request.headers, 'content-length'));
+  if (declared > limit) throw tooLarge(limit);
+  const coding = (headerValue(request.headers, 'content-encoding') ?? 'identity').trim().toLowerCase();
+  const source = pull(request.body ?? [], limit);
+  if (coding === 'identity' || coding === '') return collect(source, limit);
+  const makeDecoder = DECODERS[coding];
+  if (!makeDecoder) throw new HttpError(415, 'Unsupported content encoding');
+  const decoder = makeDecoder();
+  const feeding = (async () => {
+    for await (const chunk of source) {
+      if (decoder.destroyed) return;
+      if (!decoder.write(chunk)) await drained(decoder);
+    }
+    decoder.end();
+  })().catch((error: unknown) => decoder.destroy(error as Error));
+  try {
+    return await collect(decoder, limit);
+  } catch (error) {
+    if (!(error instanceof HttpError) && isZlibError(error)) throw new HttpError(400, 'The request body could not be decompressed');
+    throw error;
+  } finally {
+    decoder.destroy();
+    await feeding;
+  }
+}
+
+/**
+ * The chunks of `body`, at most `limit` bytes of them. It pulls by hand rather than with `for await`,
+ * so stopping early does not destroy the request stream: the answer (a 413) still has a socket to go
+ * out on. A failure of the stream itself (the client went away) is the client's: a 400.
+ */
+async function* pull(body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, limit: number): AsyncGenerator<Uint8Array> {
+  const it = Symbol.asyncIterator in body ? body[Symbol.asyncIterator]() : body[Symbol.iterator]();
+  let size = 0;
+  for (;;) {
+    let next: IteratorResult<Uint8Array>;
+    try {
+      next = await it.next();
+    } catch {
+      throw new HttpError(400, 'The request body could not be read');
+    }
+    if (next.done) return;
+    size += next.value.byteLength;
+    if (size > limit) throw tooLarge(limit);
+    yield next.value;
+  }
+}
+
+/** Resolves when a writable wants more, or is gone (a destroyed stream never emits 'drain'). */
+function drained(stream: NodeJS.WritableStream & { once(event: 'close', listener: () => void): unknown }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.removeListener('drain', done);
+      stream.removeListener('close', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stream.once('close', done);
+  });
+}
+
+async function collect(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge(limit);
+    parts.push(chunk);
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+}
+
+const tooLarge = (limit: number) => new HttpError(413, `Request body too large (the limit is ${limit / 1024} KiB)`);
+
+/** zlib's and brotli's errors carry codes such as Z_DATA_ERROR or ERR__ERROR_FORMAT_PADDING_1. */
+function isZlibError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(Z_|ERR__ERROR_)/.test(code);
+}

@@ -1,0 +1,53 @@
+/**
+ * The discovery resources as a table of documents, each a function of the request and the base URL.
+ * The route handler of `createHttpApi` serves them like the API operations, for every host alike.
+ */
+import type { HttpAnswer, HttpRequest } from '../http-types.ts';
+import { createSkills, skillsIndex } from './agent-skills.ts';
+import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
+import { apiReferenceDocuments } from './api-reference.ts';
+import { authMarkdown } from './auth-md.ts';
+import { openApiDocument } from './openapi.ts';
+
+/** A read-only resource served with GET and HEAD. */
+export interface DocumentRoute {
+  readonly path: string;
+  /** Public documents: any origin may read them from a browser (CORS `*`, preflight answered). */
+  readonly cors?: boolean;
+  render(request: HttpRequest, base: string): HttpAnswer | Promise<HttpAnswer>;
+}
+
+/** A document answer: status 200 with the type and any further headers. */
+export function documentAnswer(type: string, body: string | Uint8Array, headers: Record<string, string> = {}): HttpAnswer {
+  return { status: 200, headers: { 'content-type': type, ...headers }, body };
+}
+
+export function discoveryDocuments(options: { readonly publicUrl: string | undefined; readonly serviceName: string }): DocumentRoute[] {
+  const { publicUrl, serviceName } = options;
+  const skills = createSkills(publicUrl, serviceName);
+  const MARKDOWN = 'text/markdown; charset=utf-8';
+  return [
+    {
+      path: '/openapi.json',
+      cors: true,
+      render: (_, base) => documentAnswer('application/openapi+json', JSON.stringify(openApiDocument(base, serviceName))),
+    },
+    {
+      path: API_CATALOG_PATH,
+      cors: true,
+      render: (_, base) => documentAnswer(API_CATALOG_TYPE, JSON.stringify(apiCatalog(base)), { link: API_CATALOG_LINK }),
+    },
+    { path: '/auth.md', cors: true, render: (_, base) => documentAnswer(MARKDOWN, authMarkdown(base, serviceName)) },
+    {
+      path: '/.well-known/agent-skills/index.json',
+      cors: true,
+      render: (_, base) => documentAnswer('application/json; charset=utf-8', JSON.stringify(skillsIndex(skills, base))),
+    },
+    ...skills.map((skill): DocumentRoute => ({
+      path: `/.well-known/agent-skills/${skill.name}/SKILL.md`,
+      cors: true,
+      render: () => documentAnswer(MARKDOWN, skill.body),
+    })),
+    ...apiReferenceDocuments(serviceName),
+  ];
+}

@@ -1,0 +1,186 @@
+/**
+ * The OpenAPI 3.1 description of the API, generated from the zod schemas: the request schemas of
+ * the core and the response schemas beside this file. Bounds, rate limits and cookie attributes
+ * all come from code.
+ */
+import { z } from 'zod';
+import { ContactRequest, LoginRequest, RATE_LIMITS, SESSION_TTL_MS, SignupRequest, type LimitedOperation } from '@sl/core';
+import { BODY_LIMIT_BYTES } from '../body.ts';
+import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
+import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from '../session-cookie.ts';
+import { ErrorResponse, Health, Ok, User, UserResponse } from './response-schemas.ts';
+import { describeDuration, describeLimit } from './wording.ts';
+
+/** Version of the API contract (OpenAPI `info.version`, MCP server version). */
+export const API_VERSION = '1.0.0';
+
+export type JsonSchema = Record<string, unknown>;
+
+const REQUEST_SCHEMAS = { SignupRequest, LoginRequest, ContactRequest };
+const RESPONSE_SCHEMAS = { User, UserResponse, Ok, ErrorResponse, Health };
+
+function generateComponentSchemas(): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries({ ...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS })) registry.add(schema, { id });
+  const requests = new Set<unknown>(Object.values(REQUEST_SCHEMAS));
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'output',
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
+    override: ({ zodSchema, jsonSchema }) => {
+      // Output mode closes every object, but request bodies strip unknown keys rather than reject them.
+      if (requests.has(zodSchema)) delete jsonSchema.additionalProperties;
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema as JsonSchema]),
+  );
+}
+
+/** `components.schemas`, generated once. */
+export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = generateComponentSchemas();
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const jsonBody = (id: string) => ({ 'application/json': { schema: ref(id) } });
+
+function rateLimitHeaders(operation: LimitedOperation) {
+  const { limit, windowMs } = RATE_LIMITS[operation];
+  return {
+    'RateLimit-Policy': {
+      description: `The policy (draft-ietf-httpapi-ratelimit-headers-10): quota \`q\` per window \`w\` seconds.`,
+      required: true,
+      schema: { type: 'string', pattern: `^"${operation}";q=\\d+;w=\\d+$`, examples: [`"${operation}";q=${limit};w=${windowMs / 1000}`] },
+    },
+    RateLimit: {
+      description: 'Requests remaining `r` in the current window and seconds `t` until it resets.',
+      required: true,
+      schema: { type: 'string', pattern: `^"${operation}";r=\\d+;t=\\d+$` },
+    },
+  };
+}
+
+const COOKIE_HEADERS = {
+  set: {
+    'Set-Cookie': {
+      description: `Starts a session. Attributes are fixed: \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`.`,
+      required: true,
+      schema: { type: 'string', pattern: `^${SESSION_COOKIE}=[^;]+;` },
+    },
+  },
+  clear: {
+    'Set-Cookie': {
+      description: `Clears the session cookie: \`${clearedSessionCookie()}\`.`,
+      required: true,
+      schema: { type: 'string', pattern: `^${SESSION_COOKIE}=;` },
+    },
+  },
+};
+
+interface ResponseObject {
+  readonly description: string;
+  readonly headers?: Record<string, unknown>;
+  readonly content?: unknown;
+}
+
+function responseObject(response: DocumentedResponse): ResponseObject {
+  return {
+    description: response.description,
+    ...(response.cookie ? { headers: COOKIE_HEADERS[response.cookie] } : {}),
+    content: jsonBody(response.body),
+  };
+}
+
+const error = (description: string, headers?: Record<string, unknown>): ResponseObject => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: jsonBody('ErrorResponse'),
+});
+
+/** What any operation may answer besides its own responses: the generic errors its traits imply. */
+function genericResponses(route: ApiRoute): Record<string, ResponseObject> {
+  return {
+    ...(route.requestBody
+      ? {
+          '400': error('The request is invalid: malformed JSON, not a JSON object, wrong Content-Type, or a field out of bounds (see `issues`).'),
+          '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
+          '415': error('The request body uses an unsupported Content-Encoding.'),
+        }
+      : {}),
+    ...(route.limited
+      ? {
+          '429': error('Rate limit exceeded.', {
+            'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } },
+          }),
+        }
+      : {}),
+  };
+}
+
+const STORE_ERRORS = {
+  '500': error('An unexpected error; the details go to the server log, never to the client.'),
+  '503': error('The store does not answer; try again later.'),
+};
+
+/** One operation object of the document, from its route. */
+function operationObject(route: ApiRoute) {
+  const responses: Record<string, ResponseObject> = { ...genericResponses(route) };
+  for (const [status, response] of Object.entries(route.responses)) responses[status] = responseObject(response);
+  // The request is counted before anything else, so every answer but a store failure carries the quota.
+  if (route.limited) {
+    for (const [status, response] of Object.entries(responses)) {
+      responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route.limited) } };
+    }
+  }
+  const limit = route.limited ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every request counts, valid or not.` : '';
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: `${route.description}${limit}`,
+    tags: [route.tag],
+    security: route.auth === 'session' ? [{ sessionCookie: [] }] : [],
+    ...(route.requestBody ? { requestBody: { required: true, content: jsonBody(idOf(route.requestBody)) } } : {}),
+    responses: { ...STORE_ERRORS, ...responses },
+  };
+}
+
+const idOf = (schema: z.ZodType) => (schema.meta() as { id: string }).id;
+
+/** `paths`, from the route table. */
+const PATHS: Record<string, Record<string, ReturnType<typeof operationObject>>> = {};
+for (const route of API_ROUTES) (PATHS[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
+
+/** The OpenAPI document with `servers` pointing at `baseUrl`. */
+export function openApiDocument(baseUrl: string, serviceName: string) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: `${serviceName} API`,
+      version: API_VERSION,
+      summary: 'Account signup and login with cookie sessions, the current user, logout, contact messages and a health check.',
+      description: [
+        'A JSON API. Request and response bodies are `application/json`.',
+        `Sessions are an opaque token in the \`${SESSION_COOKIE}\` cookie (HttpOnly; Secure; SameSite=Lax), valid for ${describeDuration(SESSION_TTL_MS)} from issue.`,
+        'There is no OAuth 2.0 or OpenID Connect: no bearer tokens and no token endpoint.',
+        `A guide for automated agents is at ${baseUrl}/auth.md.`,
+      ].join('\n\n'),
+    },
+    servers: [{ url: baseUrl }],
+    tags: [
+      { name: 'accounts', description: 'Signup, login, logout and the current user.' },
+      { name: 'contact', description: 'Messages to the operators.' },
+      { name: 'system', description: 'Service health.' },
+    ],
+    paths: PATHS,
+    components: {
+      schemas: COMPONENT_SCHEMAS,
+      securitySchemes: {
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: 'The opaque session token that POST /api/signup and POST /api/login set.',
+        },
+      },
+    },
+  };
+}

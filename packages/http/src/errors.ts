@@ -1,0 +1,69 @@
+import { isDomainError, type DomainErrorCode, type FieldIssue } from '@sl/core';
+import { jsonAnswer, type HttpAnswer } from './http-types.ts';
+import type { Logger } from './logger.ts';
+import { clearedSessionCookie } from './session-cookie.ts';
+
+/** The spec's ErrorResponse, with every field issue on 400s. */
+export interface ErrorBody {
+  readonly ok: false;
+  readonly error: string;
+  readonly issues?: readonly FieldIssue[];
+}
+
+/** An ErrorResponse answer; `headers` are added to the JSON content type. */
+export function errorAnswer(status: number, error: string, headers: Record<string, string | string[]> = {}, issues?: readonly FieldIssue[]): HttpAnswer {
+  const body: ErrorBody = issues ? { ok: false, error, issues } : { ok: false, error };
+  return jsonAnswer(status, body, headers);
+}
+
+/**
+ * The status of every domain error. Typed over every `code` of core's DOMAIN_ERRORS, so a new
+ * domain error does not compile until it has a status here.
+ */
+export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
+  validation: 400,
+  invalid_credentials: 401,
+  unauthenticated: 401,
+  email_taken: 409,
+  rate_limited: 429,
+  store_unavailable: 503,
+};
+
+/** A client error found by the transport (body rules, routing); its message is safe to show. */
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+  }
+}
+
+/**
+ * The one place that turns errors into answers: domain errors by `code`, transport errors by their
+ * status, anything else as a generic 500 whose details go to the log only.
+ */
+export function answerError(error: unknown, logger: Logger, reqId: string): HttpAnswer {
+  if (isDomainError(error)) {
+    const status = STATUS_BY_CODE[error.code];
+    switch (error.code) {
+      case 'validation':
+        return errorAnswer(status, error.message, {}, error.issues);
+      case 'rate_limited':
+        return errorAnswer(status, error.message, { 'retry-after': String(error.retryAfterSeconds) });
+      case 'unauthenticated':
+        return errorAnswer(status, error.message, { 'set-cookie': clearedSessionCookie() });
+      case 'store_unavailable': {
+        // One short line per request: during an outage a stack per request would flood the log.
+        const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+        logger.warn({ reqId, cause }, 'store unavailable');
+        return errorAnswer(status, error.message);
+      }
+      default:
+        return errorAnswer(status, error.message);
+    }
+  }
+  if (error instanceof HttpError) return errorAnswer(error.status, error.message);
+  logger.error({ reqId, err: error }, 'unhandled error');
+  return errorAnswer(500, 'Internal server error');
+}

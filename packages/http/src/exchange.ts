@@ -1,0 +1,52 @@
+import type { RateLimitStatus, RequestMeta } from '@sl/core';
+import { readJsonBody } from './body.ts';
+import { clientAddress } from './client-address.ts';
+import { headerValue, type HttpRequest } from './http-types.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
+import { SESSION_COOKIE } from './session-cookie.ts';
+
+/**
+ * One request on its way through an operation. Everything is computed on demand, so an operation
+ * pays only for what it reads: `/api/me` parses the cookie and nothing else.
+ */
+export class Exchange {
+  readonly request: HttpRequest;
+  /** Headers the answer carries whatever its outcome (the RateLimit headers, once counted). */
+  readonly headers: Record<string, string> = {};
+  readonly #trustProxy: number;
+
+  constructor(request: HttpRequest, trustProxy: number) {
+    this.request = request;
+    this.#trustProxy = trustProxy;
+  }
+
+  /** The `sl_session` cookie's value, or `null`. The first one wins when a client sends several. */
+  sessionToken(): string | null {
+    const cookie = headerValue(this.request.headers, 'cookie');
+    if (!cookie) return null;
+    for (const pair of cookie.split(';')) {
+      const eq = pair.indexOf('=');
+      if (eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) return pair.slice(eq + 1).trim() || null;
+    }
+    return null;
+  }
+
+  clientIp(): string {
+    return clientAddress(this.request, this.#trustProxy);
+  }
+
+  /** What the limited operations need: the client, its user agent and session, and the quota report. */
+  meta(): RequestMeta {
+    return {
+      clientIp: this.clientIp(),
+      userAgent: headerValue(this.request.headers, 'user-agent') || null,
+      sessionToken: this.sessionToken(),
+      onRateLimit: (status: RateLimitStatus) => Object.assign(this.headers, rateLimitHeaders(status)),
+    };
+  }
+
+  /** The body as a function: the use case calls it only after the rate limit counted the request. */
+  body(): () => Promise<unknown> {
+    return () => readJsonBody(this.request);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The two shapes a host exchanges with the contract. Both are plain data that any Node host has at
+ * hand (node:http, Koa, Fastify, Hono on Node): no framework types, and nothing converted per request.
+ */
+
+/** Header values by lower-case name, as node:http's `IncomingMessage.headers` holds them. */
+export type HttpHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** What the contract reads of a request. */
+export interface HttpRequest {
+  readonly method: string;
+  /** The request target as received: path and query (`req.url` in node:http, `ctx.url` in Koa). */
+  readonly url: string;
+  readonly headers: HttpHeaders;
+  /** The peer's address on the socket, before any proxy header is considered. */
+  readonly remoteAddress: string | undefined;
+  /** Whether the connection itself is TLS (for absolute URLs when no trusted proxy says otherwise). */
+  readonly secure?: boolean;
+  /**
+   * The body bytes, read only by operations that take a body and only after the rate limit counted
+   * the request (an `IncomingMessage` or a web `ReadableStream` both qualify).
+   */
+  readonly body: AsyncIterable<Uint8Array> | null;
+}
+
+/** What the host writes back: status, headers (arrays for repeated ones such as Set-Cookie), body. */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  /** Bytes or text, already serialised; `null` for none. Hosts leave it out for HEAD. */
+  readonly body: string | Uint8Array | null;
+}
+
+/** The first value of a header (repeated headers come as arrays from node:http for a few names only). */
+export function headerValue(headers: HttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : value?.[0];
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer. */
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string | string[]> = {}): HttpAnswer {
+  return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+}

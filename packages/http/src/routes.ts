@@ -1,0 +1,166 @@
+/**
+ * The route table: the one list of the API's operations. Routing in every host, the OpenAPI paths,
+ * and the endpoint lists of auth.md and the agent skills are all derived from it.
+ */
+import { ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
+import type { Exchange } from './exchange.ts';
+import { clearedSessionCookie, sessionCookie } from './session-cookie.ts';
+
+/** Names of the response body schemas (components of the OpenAPI document). */
+export type ResponseSchemaName = 'UserResponse' | 'Ok' | 'Health' | 'ErrorResponse';
+
+/** One documented response of a route. */
+export interface DocumentedResponse {
+  readonly description: string;
+  readonly body: ResponseSchemaName;
+  /** Whether the answer sets a fresh session cookie or clears it. */
+  readonly cookie?: 'set' | 'clear';
+}
+
+/** What an operation produces when it succeeds; failures are thrown and mapped in one place. */
+export interface OperationResult {
+  readonly status: number;
+  readonly body: unknown;
+  readonly setCookie?: string;
+}
+
+export interface ApiRoute {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tag: 'accounts' | 'contact' | 'system';
+  /** `session`: the operation needs the `sl_session` cookie. */
+  readonly auth: 'public' | 'session';
+  /** The per-client rate limit the operation counts against, if any. */
+  readonly limited?: LimitedOperation;
+  /** The core schema of the JSON request body, if the operation takes one. */
+  readonly requestBody?: typeof SignupRequest | typeof LoginRequest | typeof ContactRequest;
+  /**
+   * Success and the operation's own errors. The generic ones follow from the fields above: a body
+   * adds 400, 413 and 415; a limit adds 429; every operation may answer 500 and 503.
+   */
+  readonly responses: Readonly<Record<string, DocumentedResponse>>;
+  readonly run: (accounts: Accounts, exchange: Exchange) => Promise<OperationResult>;
+}
+
+const userResponse = (status: number, user: User, setCookie?: string): OperationResult => ({
+  status,
+  body: { ok: true, user: { id: user.id, name: user.name, email: user.email } },
+  ...(setCookie ? { setCookie } : {}),
+});
+
+const SESSION_ENDED = 'The session cookie is missing, unknown or expired; the cookie is cleared.';
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  {
+    method: 'GET',
+    path: '/api/health',
+    operationId: 'getHealth',
+    summary: 'Health check',
+    description: 'Reports whether the service and its store answer.',
+    tag: 'system',
+    auth: 'public',
+    responses: {
+      '200': { description: 'The service and its store answer.', body: 'Health' },
+      '503': { description: 'The store does not answer (`ok` false, `status` "unavailable").', body: 'Health' },
+    },
+    run: async (accounts) => {
+      const health = await accounts.health();
+      return { status: health.ok ? 200 : 503, body: health };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/signup',
+    operationId: 'signup',
+    summary: 'Create an account',
+    description: 'Creates an account and signs it in. The e-mail address is trimmed and lower-cased first; the name is trimmed.',
+    tag: 'accounts',
+    auth: 'public',
+    limited: 'signup',
+    requestBody: SignupRequest,
+    responses: {
+      '201': { description: 'Account created and signed in.', body: 'UserResponse', cookie: 'set' },
+      '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse' },
+    },
+    run: async (accounts, exchange) => {
+      const { user, session } = await accounts.signup(exchange.body(), exchange.meta());
+      return userResponse(201, user, sessionCookie(session.token, session.maxAgeSeconds));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/login',
+    operationId: 'login',
+    summary: 'Log in',
+    description: 'Checks the credentials and starts a fresh session; a session cookie sent along is ended first.',
+    tag: 'accounts',
+    auth: 'public',
+    limited: 'login',
+    requestBody: LoginRequest,
+    responses: {
+      '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', cookie: 'set' },
+      '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse' },
+    },
+    run: async (accounts, exchange) => {
+      const { user, session } = await accounts.login(exchange.body(), exchange.meta());
+      return userResponse(200, user, sessionCookie(session.token, session.maxAgeSeconds));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/logout',
+    operationId: 'logout',
+    summary: 'Log out',
+    description: 'Ends the session of the cookie sent along and clears the cookie.',
+    tag: 'accounts',
+    auth: 'session',
+    responses: {
+      '200': { description: 'Session ended.', body: 'Ok', cookie: 'clear' },
+      '401': { description: 'No valid session; the cookie is cleared anyway.', body: 'ErrorResponse', cookie: 'clear' },
+    },
+    run: async (accounts, exchange) => {
+      await accounts.logout({ sessionToken: exchange.sessionToken() });
+      return { status: 200, body: { ok: true }, setCookie: clearedSessionCookie() };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/me',
+    operationId: 'getCurrentUser',
+    summary: 'Current user',
+    description: 'The user of the session cookie sent along.',
+    tag: 'accounts',
+    auth: 'session',
+    responses: {
+      '200': { description: 'The signed-in user.', body: 'UserResponse' },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', cookie: 'clear' },
+    },
+    run: async (accounts, exchange) => userResponse(200, await accounts.me({ sessionToken: exchange.sessionToken() })),
+  },
+  {
+    method: 'POST',
+    path: '/api/contact',
+    operationId: 'sendContactMessage',
+    summary: 'Send a contact message',
+    description: 'Stores a message for the operators; no account needed. The e-mail address is trimmed and lower-cased, the name trimmed.',
+    tag: 'contact',
+    auth: 'public',
+    limited: 'contact',
+    requestBody: ContactRequest,
+    responses: { '200': { description: 'Message received.', body: 'Ok' } },
+    run: async (accounts, exchange) => {
+      await accounts.contact(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true } };
+    },
+  },
+];
+
+/** `POST /api/login` for a limited operation, from the table. */
+export function routeOf(operation: LimitedOperation): ApiRoute {
+  const route = API_ROUTES.find((r) => r.limited === operation);
+  if (!route) throw new Error(`no route counts against the ${operation} limit`);
+  return route;
+}

@@ -1,0 +1,129 @@
+/**
+ * `/mcp` on Streamable HTTP (official SDK, stateless): a fetch-style handler any host can mount, and
+ * a node:http bridge for hosts that hold a request and a response (node:http, Koa, Fastify).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
+import { DEFAULT_SERVICE_NAME, type Accounts, type RequestMeta } from '@sl/core';
+import {
+  BODY_LIMIT_BYTES,
+  baseUrlOf,
+  clientAddress,
+  logRequest,
+  nextRequestId,
+  silentLogger,
+  type DocumentRoute,
+  type HttpRequest,
+  type Logger,
+} from '@sl/http';
+import { MCP_PATH, createMcpServer } from './mcp-server.ts';
+import { serverCardDocuments } from './server-card.ts';
+
+export interface McpEndpointOptions {
+  readonly accounts: Accounts;
+  readonly serviceName?: string;
+  /** `PUBLIC_URL`: resource URIs and the server card use it; browsers on its origin may call /mcp. */
+  readonly publicUrl?: string | undefined;
+  /** Trusted proxy hops, as for the HTTP API: the same client address counts against the same limits. */
+  readonly trustProxy?: number;
+  readonly logger?: Logger;
+}
+
+/** Who is calling, as the host determined it. */
+export interface McpCaller {
+  readonly clientIp: string;
+  readonly userAgent?: string | null;
+  /** The base URL for resource URIs when no `publicUrl` is configured. */
+  readonly baseUrl: string;
+}
+
+export interface McpEndpoint {
+  /** The path the endpoint serves: `/mcp`. */
+  readonly path: string;
+  /** The server card, as documents for the HTTP API's `documents` option. */
+  readonly documents: readonly DocumentRoute[];
+  /** Web-standard: for hosts that speak `Request`/`Response`. */
+  fetch(request: Request, caller: McpCaller): Promise<Response>;
+  /** node:http: answers on `res` directly (Koa: set `ctx.respond = false` first), with the request log line. */
+  handleNode(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+/** Node's server manages the connection; these must not be copied from a web `Response`. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+
+export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
+  const { accounts, publicUrl, trustProxy = 0, logger = silentLogger } = options;
+  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+  // Browsers may reach /mcp only from this service's public origin or from localhost (DNS-rebinding
+  // protection, as the MCP transport spec requires). Clients that send no Origin are not browsers.
+  const allowedOrigins = [...localhostAllowedOrigins(), ...(publicUrl ? [new URL(publicUrl).hostname] : [])];
+
+  async function fetch(request: Request, caller: McpCaller): Promise<Response> {
+    const rejected = originValidationResponse(request, allowedOrigins);
+    if (rejected) return rejected;
+    const meta: RequestMeta = { clientIp: caller.clientIp, userAgent: caller.userAgent ?? null };
+    const base = publicUrl ?? caller.baseUrl;
+    const handler = createMcpHandler(() => createMcpServer(accounts, serviceName, base, meta), {
+      maxRequestBodySize: BODY_LIMIT_BYTES,
+      onerror: (err) => logger.debug({ err }, 'mcp request rejected'),
+    });
+    try {
+      return await handler.fetch(request);
+    } finally {
+      await handler.close();
+    }
+  }
+
+  async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const start = performance.now();
+    const reqId = nextRequestId();
+    const view: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? MCP_PATH, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null };
+    const baseUrl = baseUrlOf(view, undefined, trustProxy);
+    const aborted = new AbortController();
+    res.once('close', () => aborted.abort());
+    const response = await fetch(toWebRequest(req, `${baseUrl}${view.url}`, aborted.signal), {
+      clientIp: clientAddress(view, trustProxy),
+      userAgent: req.headers['user-agent'] || null,
+      baseUrl,
+    });
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('x-request-id', reqId);
+    await sendWebResponse(res, response);
+    logRequest(logger, reqId, view.method, MCP_PATH, response.status, start);
+  }
+
+  return { path: MCP_PATH, documents: serverCardDocuments(serviceName), fetch, handleNode };
+}
+
+function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  }
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  return new Request(url, {
+    method: req.method ?? 'GET',
+    headers,
+    signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+  });
+}
+
+/** Streams a web `Response` (JSON or a long-lived SSE stream) to the client. */
+async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name)) res.setHeader(name, value);
+  });
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res).catch(() => {
+    // The client went away mid-stream; the abort signal has told the SDK already.
+  });
+}

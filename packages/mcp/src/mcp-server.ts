@@ -1,0 +1,99 @@
+/**
+ * The MCP server: its tools call the same core use cases as the JSON API, with the same client IP,
+ * so the same rate limits apply; its resources are the OpenAPI document and auth.md.
+ */
+import {
+  McpServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  fromJsonSchema,
+  type CallToolResult,
+  type JsonSchemaType,
+  type JsonSchemaValidator,
+  type jsonSchemaValidator,
+} from '@modelcontextprotocol/server';
+import { isDomainError, type Accounts, type RequestMeta } from '@sl/core';
+import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument } from '@sl/http';
+
+export const MCP_PATH = '/mcp';
+
+/** The modern revision the SDK's handler serves, then the 2025-era ones its stateless fallback answers. */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS];
+
+/**
+ * Publishes the ContactRequest schema of the OpenAPI document but leaves validation to the use case,
+ * which counts the call against the rate limit first, as it does for POST /api/contact.
+ */
+const validatedByUseCase: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
+const contactInput = fromJsonSchema<Record<string, unknown>>(COMPONENT_SCHEMAS.ContactRequest as JsonSchemaType, validatedByUseCase);
+
+/** Domain errors a tool reports as a tool error (the caller can act on them); anything else is a bug. */
+function toolError(error: unknown): CallToolResult {
+  if (!isDomainError(error)) throw error;
+  const text = error.code === 'rate_limited' ? `${error.message} (Retry-After: ${error.retryAfterSeconds})` : error.message;
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** One server per request: the SDK's handler is stateless, and each server knows its caller's IP. */
+export function createMcpServer(accounts: Accounts, serviceName: string, base: string, meta: RequestMeta): McpServer {
+  const server = new McpServer(
+    { name: serviceName, version: API_VERSION },
+    {
+      instructions: `Tools of the ${serviceName} account and contact service. send-contact-message is rate limited per client IP. The OpenAPI description and the auth guide are resources.`,
+    },
+  );
+
+  server.registerTool(
+    'health',
+    {
+      title: 'Health check',
+      description: 'Reports whether the service and its store answer.',
+      outputSchema: HealthSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async () => {
+      const health = await accounts.health();
+      return { content: [{ type: 'text', text: JSON.stringify(health) }], structuredContent: { ...health } };
+    },
+  );
+
+  server.registerTool(
+    'send-contact-message',
+    {
+      title: 'Send a contact message',
+      description: 'Sends a message to the operators of the service. Rate limited per client IP, like POST /api/contact.',
+      inputSchema: contactInput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async (args) => {
+      try {
+        await accounts.contact(args, meta);
+        return { content: [{ type: 'text', text: 'Message received.' }] };
+      } catch (error) {
+        return toolError(error);
+      }
+    },
+  );
+
+  server.registerResource(
+    'openapi',
+    `${base}/openapi.json`,
+    { title: 'OpenAPI description', mimeType: 'application/openapi+json' },
+    (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'application/openapi+json', text: JSON.stringify(openApiDocument(base, serviceName)) }],
+    }),
+  );
+
+  server.registerResource(
+    'auth-md',
+    `${base}/auth.md`,
+    { title: 'Authentication guide for agents', mimeType: 'text/markdown' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: authMarkdown(base, serviceName) }] }),
+  );
+
+  return server;
+}
+

@@ -1,0 +1,69 @@
+/**
+ * Configuration: environment variables, parsed once with zod into one typed value. Every rule about a
+ * variable (its range, its default, which store it selects) is written here and nowhere else.
+ */
+import { z } from 'zod';
+import { DEFAULT_PBKDF2_ITERATIONS } from '@sl/core';
+
+export type StoreConfig =
+  | { readonly kind: 'postgres'; readonly url: string }
+  | { readonly kind: 'pglite'; readonly dataDir: string }
+  | { readonly kind: 'memory' };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly store: StoreConfig;
+  /** Trusted proxy hops in front of the server; 0 ignores X-Forwarded-* headers. */
+  readonly trustProxy: number;
+  /** Work factor of new password hashes. */
+  readonly pbkdf2Iterations: number;
+  /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
+  readonly publicUrl: string | undefined;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+}
+
+/** Treats `VAR=` like an unset variable. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const Env = z
+  .object({
+    PORT: optional(z.coerce.number().int().min(0).max(65_535)).default(3000),
+    HOST: optional(z.string()).default('127.0.0.1'),
+    DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
+    DATA_DIR: optional(z.string()).default('./.data'),
+    STORE: optional(z.enum(['postgres', 'pglite', 'memory'])),
+    TRUST_PROXY: optional(z.coerce.number().int().min(0).max(32)).default(0),
+    PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
+    PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
+    LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.STORE === 'postgres' && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['STORE'], message: 'STORE=postgres needs DATABASE_URL' });
+  })
+  .transform((env): Config => {
+    const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
+    const store: StoreConfig =
+      kind === 'postgres' ? { kind, url: env.DATABASE_URL! } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR } : { kind };
+    return {
+      port: env.PORT,
+      host: env.HOST,
+      store,
+      trustProxy: env.TRUST_PROXY,
+      pbkdf2Iterations: env.PBKDF2_ITERATIONS,
+      publicUrl: env.PUBLIC_URL,
+      logLevel: env.LOG_LEVEL,
+    };
+  });
+
+/** Parses the environment; throws an Error whose message names every bad variable, on one line. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const result = Env.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,4 @@
+/** The composition root: configuration, store choice, start and graceful stop, for any host. */
+export { LOG_LEVELS, loadConfig, type Config, type StoreConfig } from './config.ts';
+export { runMain } from './run.ts';
+export { startServer, type Host, type RunningServer, type ServerOverrides, type Service } from './serve.ts';

@@ -1,0 +1,32 @@
+/**
+ * `runMain(host)`: what an entry script does. Reads the environment, starts the server under `host`,
+ * and stops it on SIGTERM or SIGINT.
+ */
+import { loadConfig, type Config } from './config.ts';
+import { startServer, type Host } from './serve.ts';
+
+export async function runMain(host: Host): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+  const running = await startServer(config, host).catch((error: unknown) => {
+    console.error(`Failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+  const stop = (signal: string) => {
+    running.logger.info({ signal }, 'shutting down');
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        running.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

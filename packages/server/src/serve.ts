@@ -1,0 +1,111 @@
+/**
+ * The composition root: from a configuration to a listening server. It picks the store, wires the
+ * core, the HTTP contract and the MCP endpoint, and runs them under whichever host the caller names
+ * (the Koa adapter for `pnpm start`, plain node:http in examples/node-http), with housekeeping and a
+ * graceful stop. Hosts are request listeners; nothing here knows a framework.
+ */
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import {
+  DEFAULT_PBKDF2_ITERATIONS,
+  DEFAULT_SERVICE_NAME,
+  Pbkdf2PasswordHasher,
+  createAccounts,
+  randomTokens,
+  startHousekeeping,
+  systemClock,
+  type Accounts,
+  type AccountsOptions,
+  type Clock,
+} from '@sl/core';
+import { createHttpApi, type HttpApi } from '@sl/http';
+import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
+import type { Config } from './config.ts';
+import { openStore } from './open-store.ts';
+import { deprioritizeThreadPool } from './thread-priority.ts';
+
+/** What a host serves: the use cases, the HTTP contract over them, and the MCP endpoint. */
+export interface Service {
+  readonly accounts: Accounts;
+  readonly api: HttpApi;
+  readonly mcp: McpEndpoint;
+  readonly logger: Logger;
+}
+
+/** A host: turns the service into a node:http request listener. */
+export type Host = (service: Service) => RequestListener;
+
+export interface ServerOverrides {
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  readonly rateLimits?: AccountsOptions['rateLimits'];
+  /** How often expired sessions and limiter windows are swept; default one minute. */
+  readonly sweepIntervalMs?: number;
+}
+
+export interface RunningServer {
+  /** `http://host:port` the server listens on. */
+  readonly url: string;
+  readonly server: Server;
+  readonly accounts: Accounts;
+  readonly logger: Logger;
+  /** Stops accepting, lets in-flight requests finish, then closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, host: Host, overrides: ServerOverrides = {}): Promise<RunningServer> {
+  // Asynchronous writes coalesce log lines under load instead of one write(2) per request; pino
+  // flushes them synchronously when the process exits.
+  const logger =
+    overrides.logger ?? pino({ level: config.logLevel, base: { service: DEFAULT_SERVICE_NAME } }, pino.destination({ dest: 1, sync: false }));
+  if (config.pbkdf2Iterations < DEFAULT_PBKDF2_ITERATIONS) {
+    logger.warn({ iterations: config.pbkdf2Iterations }, `PBKDF2_ITERATIONS is below the recommended ${DEFAULT_PBKDF2_ITERATIONS}`);
+  }
+  const niced = await deprioritizeThreadPool();
+  logger.debug({ threads: niced }, 'thread pool runs below the event loop');
+  const store = await openStore(config.store, logger);
+  const accounts = createAccounts(
+    { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
+    overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {},
+  );
+  const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
+  const mcp = createMcpEndpoint(shared);
+  const api = createHttpApi({ ...shared, documents: mcp.documents });
+  const server = createServer(host({ accounts, api, mcp, logger }));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const housekeeping = startHousekeeping(() => accounts.sweep(), {
+    intervalMs: overrides.sweepIntervalMs ?? 60_000,
+    onError: (err) => logger.warn({ err }, 'sweep failed'),
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  logger.info({ url, store: config.store.kind }, 'listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    server,
+    accounts,
+    logger,
+    close: () =>
+      (closing ??= (async () => {
+        const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        clearTimeout(force);
+        await housekeeping.stop();
+        await store.close();
+      })()),
+  };
+}
