@@ -7,214 +7,216 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { RATE_LIMITS } from '@sl/core';
-import { startTestServer } from '../support/server.ts';
+import { HOST_KINDS, startTestServer } from '../support/server.ts';
 import type { RunningServer } from '@sl/server';
 
-/** The server card fields this service publishes, per the v1 server-card schema and earlier drafts. */
-const SERVER_CARD = {
-  type: 'object',
-  required: ['$schema', 'name', 'version', 'description', 'remotes', 'serverInfo', 'transport', 'capabilities'],
-  properties: {
-    $schema: { const: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json' },
-    name: { type: 'string', pattern: '^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$' },
-    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
-    description: { type: 'string', minLength: 1, maxLength: 100 },
-    websiteUrl: { type: 'string', format: 'uri' },
-    remotes: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: ['type', 'url'],
-        properties: {
-          type: { enum: ['streamable-http', 'sse'] },
-          url: { type: 'string', format: 'uri' },
-          supportedProtocolVersions: { type: 'array', items: { type: 'string' } },
+describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
+  /** The server card fields this service publishes, per the v1 server-card schema and earlier drafts. */
+  const SERVER_CARD = {
+    type: 'object',
+    required: ['$schema', 'name', 'version', 'description', 'remotes', 'serverInfo', 'transport', 'capabilities'],
+    properties: {
+      $schema: { const: 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json' },
+      name: { type: 'string', pattern: '^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$' },
+      version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+      description: { type: 'string', minLength: 1, maxLength: 100 },
+      websiteUrl: { type: 'string', format: 'uri' },
+      remotes: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['type', 'url'],
+          properties: {
+            type: { enum: ['streamable-http', 'sse'] },
+            url: { type: 'string', format: 'uri' },
+            supportedProtocolVersions: { type: 'array', items: { type: 'string' } },
+          },
         },
       },
+      serverInfo: { type: 'object', required: ['name', 'version'] },
+      transport: { type: 'object', required: ['type', 'endpoint'] },
+      capabilities: { type: 'object' },
     },
-    serverInfo: { type: 'object', required: ['name', 'version'] },
-    transport: { type: 'object', required: ['type', 'endpoint'] },
-    capabilities: { type: 'object' },
-  },
-};
+  };
 
-const ajv = new Ajv2020({ allErrors: true });
-addFormats.default(ajv);
-const validCard = ajv.compile(SERVER_CARD);
+  const ajv = new Ajv2020({ allErrors: true });
+  addFormats.default(ajv);
+  const validCard = ajv.compile(SERVER_CARD);
 
-let server: RunningServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function mcpUrlFromCard(base: string): Promise<URL> {
-  const card = (await (await fetch(`${base}/.well-known/mcp/server-card.json`)).json()) as { remotes: { type: string; url: string }[] };
-  const remote = card.remotes.find((r) => r.type === 'streamable-http');
-  if (!remote) throw new Error('the card names no streamable-http remote');
-  return new URL(remote.url);
-}
-
-async function connect(base: string, mode: 'auto' | 'legacy'): Promise<Client> {
-  const client = new Client({ name: 'discovery-test', version: '1.0.0' }, { versionNegotiation: { mode } });
-  await client.connect(new StreamableHTTPClientTransport(await mcpUrlFromCard(base)));
-  return client;
-}
-
-const CONTACT = { name: 'Ada', email: 'ada@example.com', message: 'Hello from an MCP client.' };
-const text = (result: { content?: unknown }) =>
-  ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
-
-describe('MCP server card', () => {
-  it('is served at both locations, valid, with CORS, pointing at /mcp', async () => {
-    server = await startTestServer();
-    for (const path of ['/.well-known/mcp/server-card.json', '/mcp/server-card']) {
-      const res = await fetch(`${server.url}${path}`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(res.headers.get('access-control-allow-origin')).toBe('*');
-      const card = (await res.json()) as { remotes: { url: string }[]; transport: { endpoint: string } };
-      expect(validCard(card), ajv.errorsText(validCard.errors)).toBe(true);
-      expect(card.remotes[0]!.url).toBe(`${server.url}/mcp`);
-      expect(card.transport.endpoint).toBe('/mcp');
-    }
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
   });
 
-  it('answers a CORS preflight', async () => {
-    server = await startTestServer();
-    const res = await fetch(`${server.url}/.well-known/mcp/server-card.json`, {
-      method: 'OPTIONS',
-      headers: { Origin: 'https://inspector.example', 'Access-Control-Request-Method': 'GET' },
+  async function mcpUrlFromCard(base: string): Promise<URL> {
+    const card = (await (await fetch(`${base}/.well-known/mcp/server-card.json`)).json()) as { remotes: { type: string; url: string }[] };
+    const remote = card.remotes.find((r) => r.type === 'streamable-http');
+    if (!remote) throw new Error('the card names no streamable-http remote');
+    return new URL(remote.url);
+  }
+
+  async function connect(base: string, mode: 'auto' | 'legacy'): Promise<Client> {
+    const client = new Client({ name: 'discovery-test', version: '1.0.0' }, { versionNegotiation: { mode } });
+    await client.connect(new StreamableHTTPClientTransport(await mcpUrlFromCard(base)));
+    return client;
+  }
+
+  const CONTACT = { name: 'Ada', email: 'ada@example.com', message: 'Hello from an MCP client.' };
+  const text = (result: { content?: unknown }) =>
+    ((result.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+
+  describe('MCP server card', () => {
+    it('is served at both locations, valid, with CORS, pointing at /mcp', async () => {
+      server = await startTestServer({ host });
+      for (const path of ['/.well-known/mcp/server-card.json', '/mcp/server-card']) {
+        const res = await fetch(`${server.url}${path}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        const card = (await res.json()) as { remotes: { url: string }[]; transport: { endpoint: string } };
+        expect(validCard(card), ajv.errorsText(validCard.errors)).toBe(true);
+        expect(card.remotes[0]!.url).toBe(`${server.url}/mcp`);
+        expect(card.transport.endpoint).toBe('/mcp');
+      }
     });
-    expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-allow-methods')).toContain('GET');
+
+    it('answers a CORS preflight', async () => {
+      server = await startTestServer({ host });
+      const res = await fetch(`${server.url}/.well-known/mcp/server-card.json`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://inspector.example', 'Access-Control-Request-Method': 'GET' },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-allow-methods')).toContain('GET');
+    });
+
+    it('uses PUBLIC_URL for the remote and a reverse-DNS name', async () => {
+      server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org/' } });
+      const card = (await (await fetch(`${server.url}/mcp/server-card`)).json()) as { name: string; remotes: { url: string }[] };
+      expect(card.name).toBe('org.example.accounts/sl-accounts');
+      expect(card.remotes[0]!.url).toBe('https://accounts.example.org/mcp');
+    });
   });
 
-  it('uses PUBLIC_URL for the remote and a reverse-DNS name', async () => {
-    server = await startTestServer({ env: { PUBLIC_URL: 'https://accounts.example.org/' } });
-    const card = (await (await fetch(`${server.url}/mcp/server-card`)).json()) as { name: string; remotes: { url: string }[] };
-    expect(card.name).toBe('org.example.accounts/sl-accounts');
-    expect(card.remotes[0]!.url).toBe('https://accounts.example.org/mcp');
-  });
-});
+  describe('MCP endpoint', () => {
+    it('serves a 2026-07-28 client: tools, resources, and the contact tool up to the rate limit', async () => {
+      server = await startTestServer({ host });
+      const client = await connect(server.url, 'auto');
+      try {
+        expect(client.getProtocolEra()).toBe('modern');
+        expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
 
-describe('MCP endpoint', () => {
-  it('serves a 2026-07-28 client: tools, resources, and the contact tool up to the rate limit', async () => {
-    server = await startTestServer();
-    const client = await connect(server.url, 'auto');
-    try {
-      expect(client.getProtocolEra()).toBe('modern');
-      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual(['health', 'send-contact-message']);
+        const contactTool = tools.find((t) => t.name === 'send-contact-message')!;
+        expect(contactTool.inputSchema.required).toEqual(['name', 'email', 'message']);
+        expect(contactTool.inputSchema.properties).toMatchObject({ message: { minLength: 10, maxLength: 5000 }, email: { format: 'email' } });
 
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['health', 'send-contact-message']);
-      const contactTool = tools.find((t) => t.name === 'send-contact-message')!;
-      expect(contactTool.inputSchema.required).toEqual(['name', 'email', 'message']);
-      expect(contactTool.inputSchema.properties).toMatchObject({ message: { minLength: 10, maxLength: 5000 }, email: { format: 'email' } });
+        const health = await client.callTool({ name: 'health', arguments: {} });
+        expect(health.isError).toBeFalsy();
+        expect(health.structuredContent).toMatchObject({ ok: true, status: 'ok' });
 
-      const health = await client.callTool({ name: 'health', arguments: {} });
-      expect(health.isError).toBeFalsy();
-      expect(health.structuredContent).toMatchObject({ ok: true, status: 'ok' });
+        const limit = RATE_LIMITS.contact.limit;
+        for (let i = 0; i < limit; i++) {
+          const sent = await client.callTool({ name: 'send-contact-message', arguments: CONTACT });
+          expect(sent.isError, text(sent)).toBeFalsy();
+        }
+        const limited = await client.callTool({ name: 'send-contact-message', arguments: CONTACT });
+        expect(limited.isError).toBe(true);
+        expect(text(limited)).toMatch(/too many requests/i);
+        expect(text(limited)).toMatch(/Retry-After: \d+/);
 
-      const limit = RATE_LIMITS.contact.limit;
-      for (let i = 0; i < limit; i++) {
-        const sent = await client.callTool({ name: 'send-contact-message', arguments: CONTACT });
-        expect(sent.isError, text(sent)).toBeFalsy();
+        // The same per-IP window as POST /api/contact: the HTTP API is limited now too.
+        const http = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CONTACT) });
+        expect(http.status).toBe(429);
+      } finally {
+        await client.close();
       }
-      const limited = await client.callTool({ name: 'send-contact-message', arguments: CONTACT });
-      expect(limited.isError).toBe(true);
-      expect(text(limited)).toMatch(/too many requests/i);
-      expect(text(limited)).toMatch(/Retry-After: \d+/);
+    });
 
-      // The same per-IP window as POST /api/contact: the HTTP API is limited now too.
-      const http = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CONTACT) });
-      expect(http.status).toBe(429);
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('answers invalid arguments with a tool error, counted against the rate limit like the HTTP API', async () => {
-    server = await startTestServer();
-    const client = await connect(server.url, 'auto');
-    try {
-      for (let i = 0; i < RATE_LIMITS.contact.limit; i++) {
-        const bad = await client.callTool({ name: 'send-contact-message', arguments: { ...CONTACT, message: 'short' } });
-        expect(bad.isError).toBe(true);
-        expect(text(bad)).toContain('message');
+    it('answers invalid arguments with a tool error, counted against the rate limit like the HTTP API', async () => {
+      server = await startTestServer({ host });
+      const client = await connect(server.url, 'auto');
+      try {
+        for (let i = 0; i < RATE_LIMITS.contact.limit; i++) {
+          const bad = await client.callTool({ name: 'send-contact-message', arguments: { ...CONTACT, message: 'short' } });
+          expect(bad.isError).toBe(true);
+          expect(text(bad)).toContain('message');
+        }
+        expect(text(await client.callTool({ name: 'send-contact-message', arguments: CONTACT }))).toMatch(/too many requests/i);
+      } finally {
+        await client.close();
       }
-      expect(text(await client.callTool({ name: 'send-contact-message', arguments: CONTACT }))).toMatch(/too many requests/i);
-    } finally {
-      await client.close();
-    }
-  });
+    });
 
-  it('offers the OpenAPI document and auth.md as resources', async () => {
-    server = await startTestServer();
-    const client = await connect(server.url, 'auto');
-    try {
-      const { resources } = await client.listResources();
-      expect(resources.map((r) => r.uri).sort()).toEqual([`${server.url}/auth.md`, `${server.url}/openapi.json`]);
-      const openapi = await client.readResource({ uri: `${server.url}/openapi.json` });
-      const served = await (await fetch(`${server.url}/openapi.json`)).json();
-      expect(JSON.parse((openapi.contents[0] as { text: string }).text)).toEqual(served);
-      const auth = await client.readResource({ uri: `${server.url}/auth.md` });
-      expect((auth.contents[0] as { text: string }).text).toBe(await (await fetch(`${server.url}/auth.md`)).text());
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('serves a 2025-era client (initialize handshake), with the same tools and rate limit', async () => {
-    server = await startTestServer();
-    const client = await connect(server.url, 'legacy');
-    try {
-      expect(client.getProtocolEra()).toBe('legacy');
-      expect(client.getNegotiatedProtocolVersion()).toMatch(/^2025-/);
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['health', 'send-contact-message']);
-      for (let i = 0; i < RATE_LIMITS.contact.limit; i++) {
-        expect((await client.callTool({ name: 'send-contact-message', arguments: CONTACT })).isError).toBeFalsy();
+    it('offers the OpenAPI document and auth.md as resources', async () => {
+      server = await startTestServer({ host });
+      const client = await connect(server.url, 'auto');
+      try {
+        const { resources } = await client.listResources();
+        expect(resources.map((r) => r.uri).sort()).toEqual([`${server.url}/auth.md`, `${server.url}/openapi.json`]);
+        const openapi = await client.readResource({ uri: `${server.url}/openapi.json` });
+        const served = await (await fetch(`${server.url}/openapi.json`)).json();
+        expect(JSON.parse((openapi.contents[0] as { text: string }).text)).toEqual(served);
+        const auth = await client.readResource({ uri: `${server.url}/auth.md` });
+        expect((auth.contents[0] as { text: string }).text).toBe(await (await fetch(`${server.url}/auth.md`)).text());
+      } finally {
+        await client.close();
       }
-      expect((await client.callTool({ name: 'send-contact-message', arguments: CONTACT })).isError).toBe(true);
-    } finally {
-      await client.close();
-    }
-  });
+    });
 
-  describe('Origin validation', () => {
-    const initialize = (origin?: string) =>
-      fetch(`${server!.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(origin ? { origin } : {}),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
-        }),
+    it('serves a 2025-era client (initialize handshake), with the same tools and rate limit', async () => {
+      server = await startTestServer({ host });
+      const client = await connect(server.url, 'legacy');
+      try {
+        expect(client.getProtocolEra()).toBe('legacy');
+        expect(client.getNegotiatedProtocolVersion()).toMatch(/^2025-/);
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual(['health', 'send-contact-message']);
+        for (let i = 0; i < RATE_LIMITS.contact.limit; i++) {
+          expect((await client.callTool({ name: 'send-contact-message', arguments: CONTACT })).isError).toBeFalsy();
+        }
+        expect((await client.callTool({ name: 'send-contact-message', arguments: CONTACT })).isError).toBe(true);
+      } finally {
+        await client.close();
+      }
+    });
+
+    describe('Origin validation', () => {
+      const initialize = (origin?: string) =>
+        fetch(`${server!.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(origin ? { origin } : {}),
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+          }),
+        });
+
+      it('rejects a foreign Origin with 403', async () => {
+        server = await startTestServer({ host });
+        const res = await initialize('https://evil.example');
+        expect(res.status).toBe(403);
+        expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
       });
 
-    it('rejects a foreign Origin with 403', async () => {
-      server = await startTestServer();
-      const res = await initialize('https://evil.example');
-      expect(res.status).toBe(403);
-      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
-    });
-
-    it('accepts no Origin, a localhost Origin and the PUBLIC_URL origin', async () => {
-      server = await startTestServer({ env: { PUBLIC_URL: 'https://accounts.example.org' } });
-      for (const origin of [undefined, server.url, 'http://localhost:5173', 'https://accounts.example.org']) {
-        const res = await initialize(origin);
-        expect(res.status, String(origin)).toBe(200);
-        await res.body?.cancel();
-      }
+      it('accepts no Origin, a localhost Origin and the PUBLIC_URL origin', async () => {
+        server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org' } });
+        for (const origin of [undefined, server.url, 'http://localhost:5173', 'https://accounts.example.org']) {
+          const res = await initialize(origin);
+          expect(res.status, String(origin)).toBe(200);
+          await res.body?.cancel();
+        }
+      });
     });
   });
 });

@@ -10,146 +10,148 @@ import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest } from '@sl/co
 import { openApiDocument } from '@sl/http';
 import type { RunningServer } from '@sl/server';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';
-import { startTestServer } from '../support/server.ts';
+import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
-type Doc = ReturnType<typeof openApiDocument>;
-type Operation = {
-  security: unknown[];
-  requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
-  responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema: { $ref: string } }> }>;
-};
+describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
+  type Doc = ReturnType<typeof openApiDocument>;
+  type Operation = {
+    security: unknown[];
+    requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
+    responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema: { $ref: string } }> }>;
+  };
 
-let server: RunningServer;
-let doc: Doc;
-const operation = (path: string, method: string) => (doc.paths as unknown as Record<string, Record<string, Operation>>)[path]![method]!;
+  let server: RunningServer;
+  let doc: Doc;
+  const operation = (path: string, method: string) => (doc.paths as unknown as Record<string, Record<string, Operation>>)[path]![method]!;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Doc;
-});
-afterAll(() => server.close());
-
-describe('/openapi.json', () => {
-  it('is OpenAPI 3.1.0, version 1.0.0, served as JSON from the request origin', async () => {
-    const res = await fetch(`${server.url}/openapi.json`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^application\/openapi\+json/);
-    expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.0.0');
-    expect(doc.servers).toEqual([{ url: server.url }]);
+  beforeAll(async () => {
+    server = await startTestServer({ host });
+    doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Doc;
   });
+  afterAll(() => server.close());
 
-  it('is the document the response checks of the end-to-end suites use', () => {
-    expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument(server.url, 'sl-accounts'))));
-  });
-
-  it('describes every operation of the spec with its request body', () => {
-    const expected = {
-      '/api/health': ['get', undefined],
-      '/api/signup': ['post', 'SignupRequest'],
-      '/api/login': ['post', 'LoginRequest'],
-      '/api/logout': ['post', undefined],
-      '/api/me': ['get', undefined],
-      '/api/contact': ['post', 'ContactRequest'],
-    } as const;
-    expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(expected).sort());
-    for (const [path, [method, body]] of Object.entries(expected)) {
-      const op = operation(path, method);
-      if (body) {
-        expect(op.requestBody?.required).toBe(true);
-        expect(op.requestBody?.content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${body}` });
-      } else {
-        expect(op.requestBody).toBeUndefined();
-      }
-    }
-  });
-
-  it('lists every success and error status of the spec', () => {
-    const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses);
-    expect(statuses('/api/health', 'get')).toEqual(expect.arrayContaining(['200', '503']));
-    expect(statuses('/api/signup', 'post')).toEqual(expect.arrayContaining(['201', '400', '409', '413', '429', '503']));
-    expect(statuses('/api/login', 'post')).toEqual(expect.arrayContaining(['200', '400', '401', '413', '429', '503']));
-    expect(statuses('/api/logout', 'post')).toEqual(expect.arrayContaining(['200', '401']));
-    expect(statuses('/api/me', 'get')).toEqual(expect.arrayContaining(['200', '401']));
-    expect(statuses('/api/contact', 'post')).toEqual(expect.arrayContaining(['200', '400', '413', '429', '503']));
-    const schemaOf = (path: string, method: string, status: string) =>
-      operation(path, method).responses[status]!.content!['application/json']!.schema.$ref;
-    expect(schemaOf('/api/signup', 'post', '201')).toBe('#/components/schemas/UserResponse');
-    expect(schemaOf('/api/login', 'post', '200')).toBe('#/components/schemas/UserResponse');
-    expect(schemaOf('/api/me', 'get', '200')).toBe('#/components/schemas/UserResponse');
-    expect(schemaOf('/api/logout', 'post', '200')).toBe('#/components/schemas/Ok');
-    expect(schemaOf('/api/contact', 'post', '200')).toBe('#/components/schemas/Ok');
-    expect(schemaOf('/api/health', 'get', '200')).toBe('#/components/schemas/Health');
-    for (const [path, method, status] of [['/api/signup', 'post', '409'], ['/api/login', 'post', '401'], ['/api/me', 'get', '401'], ['/api/contact', 'post', '429']]) {
-      expect(schemaOf(path!, method!, status!)).toBe('#/components/schemas/ErrorResponse');
-    }
-  });
-
-  it('documents the session cookie, Set-Cookie, Retry-After and the RateLimit headers', () => {
-    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'sl_session' });
-    expect(operation('/api/logout', 'post').security).toEqual([{ sessionCookie: [] }]);
-    expect(operation('/api/me', 'get').security).toEqual([{ sessionCookie: [] }]);
-    for (const [path, method] of [['/api/health', 'get'], ['/api/signup', 'post'], ['/api/login', 'post'], ['/api/contact', 'post']] as const) {
-      expect(operation(path, method).security).toEqual([]);
-    }
-    expect(operation('/api/signup', 'post').responses['201']!.headers!['Set-Cookie']!.required).toBe(true);
-    expect(operation('/api/login', 'post').responses['200']!.headers!['Set-Cookie']!.required).toBe(true);
-    for (const op of ['signup', 'login', 'contact']) {
-      const responses = operation(`/api/${op}`, 'post').responses;
-      expect(responses['429']!.headers!['Retry-After']!.required).toBe(true);
-      const success = op === 'signup' ? '201' : '200';
-      for (const status of [success, '400', '429']) {
-        expect(Object.keys(responses[status]!.headers!)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
-      }
-    }
-  });
-
-  it('takes field bounds from the core schemas, and does not claim unknown keys are rejected', () => {
-    const schemas = doc.components.schemas as Record<string, { properties: Record<string, Record<string, unknown>>; additionalProperties?: unknown }>;
-    for (const [id, schema] of Object.entries({ SignupRequest, LoginRequest, ContactRequest })) {
-      const fromCore = z.toJSONSchema(z.object(schema.shape), { io: 'output' }) as { properties: Record<string, unknown> };
-      expect(schemas[id]!.properties).toEqual(fromCore.properties);
-      expect(schemas[id]!.additionalProperties).toBeUndefined();
-    }
-    expect(schemas.SignupRequest!.properties.name).toMatchObject({ minLength: 2, maxLength: 120 });
-    expect(schemas.SignupRequest!.properties.email).toMatchObject({ format: 'email', maxLength: 200 });
-    expect(schemas.SignupRequest!.properties.password).toMatchObject({ minLength: 8, maxLength: 200 });
-    expect(schemas.ContactRequest!.properties.message).toMatchObject({ minLength: 10, maxLength: 5000 });
-    expect(Object.keys(schemas).sort()).toEqual(['ContactRequest', 'ErrorResponse', 'Health', 'LoginRequest', 'Ok', 'SignupRequest', 'User', 'UserResponse']);
-    expect(schemas.ErrorResponse!.properties.issues).toBeDefined();
-  });
-
-  it('states the rate limits from RATE_LIMITS', () => {
-    expect((operation('/api/login', 'post') as unknown as { description: string }).description).toContain(`${RATE_LIMITS.login.limit} requests per 15 minutes`);
-    expect((operation('/api/contact', 'post') as unknown as { description: string }).description).toContain(`${RATE_LIMITS.contact.limit} requests per hour`);
-  });
-
-  it('uses PUBLIC_URL for servers when set, else the request origin (forwarded proto only behind a trusted proxy)', async () => {
-    const configured = await startTestServer({ env: { PUBLIC_URL: 'https://accounts.example.org/' } });
-    const proxied = await startTestServer({ env: { TRUST_PROXY: '1' } });
-    try {
-      const servers = async (url: string, headers: Record<string, string> = {}) =>
-        ((await (await fetch(`${url}/openapi.json`, { headers })).json()) as Doc).servers;
-      expect(await servers(configured.url)).toEqual([{ url: 'https://accounts.example.org' }]);
-      const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.net' };
-      expect(await servers(proxied.url, forwarded)).toEqual([{ url: 'https://api.example.net' }]);
-      expect(await servers(server.url, forwarded)).toEqual([{ url: server.url }]);
-    } finally {
-      await Promise.all([configured.close(), proxied.close()]);
-    }
-  });
-
-  it('passes `redocly lint` with no errors', async () => {
-    const { stdout } = await promisify(execFile)(
-      'node_modules/.bin/redocly',
-      ['lint', `${server.url}/openapi.json`, '--format=json'],
-      { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
-    ).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`redocly lint failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+  describe('/openapi.json', () => {
+    it('is OpenAPI 3.1.0, version 1.0.0, served as JSON from the request origin', async () => {
+      const res = await fetch(`${server.url}/openapi.json`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/openapi\+json/);
+      expect(doc.openapi).toBe('3.1.0');
+      expect(doc.info.version).toBe('1.0.0');
+      expect(doc.servers).toEqual([{ url: server.url }]);
     });
-    const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { severity: string; ruleId: string; message: string }[] };
-    expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
-    expect(report.totals.errors).toBe(0);
+
+    it('is the document the response checks of the end-to-end suites use', () => {
+      expect(doc).toEqual(JSON.parse(JSON.stringify(openApiDocument(server.url, 'sl-accounts'))));
+    });
+
+    it('describes every operation of the spec with its request body', () => {
+      const expected = {
+        '/api/health': ['get', undefined],
+        '/api/signup': ['post', 'SignupRequest'],
+        '/api/login': ['post', 'LoginRequest'],
+        '/api/logout': ['post', undefined],
+        '/api/me': ['get', undefined],
+        '/api/contact': ['post', 'ContactRequest'],
+      } as const;
+      expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(expected).sort());
+      for (const [path, [method, body]] of Object.entries(expected)) {
+        const op = operation(path, method);
+        if (body) {
+          expect(op.requestBody?.required).toBe(true);
+          expect(op.requestBody?.content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${body}` });
+        } else {
+          expect(op.requestBody).toBeUndefined();
+        }
+      }
+    });
+
+    it('lists every success and error status of the spec', () => {
+      const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses);
+      expect(statuses('/api/health', 'get')).toEqual(expect.arrayContaining(['200', '503']));
+      expect(statuses('/api/signup', 'post')).toEqual(expect.arrayContaining(['201', '400', '409', '413', '429', '503']));
+      expect(statuses('/api/login', 'post')).toEqual(expect.arrayContaining(['200', '400', '401', '413', '429', '503']));
+      expect(statuses('/api/logout', 'post')).toEqual(expect.arrayContaining(['200', '401']));
+      expect(statuses('/api/me', 'get')).toEqual(expect.arrayContaining(['200', '401']));
+      expect(statuses('/api/contact', 'post')).toEqual(expect.arrayContaining(['200', '400', '413', '429', '503']));
+      const schemaOf = (path: string, method: string, status: string) =>
+        operation(path, method).responses[status]!.content!['application/json']!.schema.$ref;
+      expect(schemaOf('/api/signup', 'post', '201')).toBe('#/components/schemas/UserResponse');
+      expect(schemaOf('/api/login', 'post', '200')).toBe('#/components/schemas/UserResponse');
+      expect(schemaOf('/api/me', 'get', '200')).toBe('#/components/schemas/UserResponse');
+      expect(schemaOf('/api/logout', 'post', '200')).toBe('#/components/schemas/Ok');
+      expect(schemaOf('/api/contact', 'post', '200')).toBe('#/components/schemas/Ok');
+      expect(schemaOf('/api/health', 'get', '200')).toBe('#/components/schemas/Health');
+      for (const [path, method, status] of [['/api/signup', 'post', '409'], ['/api/login', 'post', '401'], ['/api/me', 'get', '401'], ['/api/contact', 'post', '429']]) {
+        expect(schemaOf(path!, method!, status!)).toBe('#/components/schemas/ErrorResponse');
+      }
+    });
+
+    it('documents the session cookie, Set-Cookie, Retry-After and the RateLimit headers', () => {
+      expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'sl_session' });
+      expect(operation('/api/logout', 'post').security).toEqual([{ sessionCookie: [] }]);
+      expect(operation('/api/me', 'get').security).toEqual([{ sessionCookie: [] }]);
+      for (const [path, method] of [['/api/health', 'get'], ['/api/signup', 'post'], ['/api/login', 'post'], ['/api/contact', 'post']] as const) {
+        expect(operation(path, method).security).toEqual([]);
+      }
+      expect(operation('/api/signup', 'post').responses['201']!.headers!['Set-Cookie']!.required).toBe(true);
+      expect(operation('/api/login', 'post').responses['200']!.headers!['Set-Cookie']!.required).toBe(true);
+      for (const op of ['signup', 'login', 'contact']) {
+        const responses = operation(`/api/${op}`, 'post').responses;
+        expect(responses['429']!.headers!['Retry-After']!.required).toBe(true);
+        const success = op === 'signup' ? '201' : '200';
+        for (const status of [success, '400', '429']) {
+          expect(Object.keys(responses[status]!.headers!)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy']));
+        }
+      }
+    });
+
+    it('takes field bounds from the core schemas, and does not claim unknown keys are rejected', () => {
+      const schemas = doc.components.schemas as Record<string, { properties: Record<string, Record<string, unknown>>; additionalProperties?: unknown }>;
+      for (const [id, schema] of Object.entries({ SignupRequest, LoginRequest, ContactRequest })) {
+        const fromCore = z.toJSONSchema(z.object(schema.shape), { io: 'output' }) as { properties: Record<string, unknown> };
+        expect(schemas[id]!.properties).toEqual(fromCore.properties);
+        expect(schemas[id]!.additionalProperties).toBeUndefined();
+      }
+      expect(schemas.SignupRequest!.properties.name).toMatchObject({ minLength: 2, maxLength: 120 });
+      expect(schemas.SignupRequest!.properties.email).toMatchObject({ format: 'email', maxLength: 200 });
+      expect(schemas.SignupRequest!.properties.password).toMatchObject({ minLength: 8, maxLength: 200 });
+      expect(schemas.ContactRequest!.properties.message).toMatchObject({ minLength: 10, maxLength: 5000 });
+      expect(Object.keys(schemas).sort()).toEqual(['ContactRequest', 'ErrorResponse', 'Health', 'LoginRequest', 'Ok', 'SignupRequest', 'User', 'UserResponse']);
+      expect(schemas.ErrorResponse!.properties.issues).toBeDefined();
+    });
+
+    it('states the rate limits from RATE_LIMITS', () => {
+      expect((operation('/api/login', 'post') as unknown as { description: string }).description).toContain(`${RATE_LIMITS.login.limit} requests per 15 minutes`);
+      expect((operation('/api/contact', 'post') as unknown as { description: string }).description).toContain(`${RATE_LIMITS.contact.limit} requests per hour`);
+    });
+
+    it('uses PUBLIC_URL for servers when set, else the request origin (forwarded proto only behind a trusted proxy)', async () => {
+      const configured = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org/' } });
+      const proxied = await startTestServer({ host, env: { TRUST_PROXY: '1' } });
+      try {
+        const servers = async (url: string, headers: Record<string, string> = {}) =>
+          ((await (await fetch(`${url}/openapi.json`, { headers })).json()) as Doc).servers;
+        expect(await servers(configured.url)).toEqual([{ url: 'https://accounts.example.org' }]);
+        const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.net' };
+        expect(await servers(proxied.url, forwarded)).toEqual([{ url: 'https://api.example.net' }]);
+        expect(await servers(server.url, forwarded)).toEqual([{ url: server.url }]);
+      } finally {
+        await Promise.all([configured.close(), proxied.close()]);
+      }
+    });
+
+    it('passes `redocly lint` with no errors', async () => {
+      const { stdout } = await promisify(execFile)(
+        'node_modules/.bin/redocly',
+        ['lint', `${server.url}/openapi.json`, '--format=json'],
+        { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+      ).catch((error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`redocly lint failed:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+      });
+      const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { severity: string; ruleId: string; message: string }[] };
+      expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+    });
   });
 });
 
@@ -171,8 +173,14 @@ describe('the response checks of the end-to-end client', () => {
     expect(check(429, { ...json, ...limits, 'retry-after': 'soon' }, { ok: false, error: 'slow down' })).toThrow(/Retry-After/);
   });
 
-  it('leave paths and methods the document does not describe alone', () => {
+  it('leave routing answers (404, 405, 501) to paths and methods the document does not describe alone', () => {
     expect(() => checkAgainstOpenApi('DELETE', url, { status: 405, headers: new Headers(), setCookies: [], text: '', body: '' })).not.toThrow();
     expect(() => checkAgainstOpenApi('GET', new URL('http://localhost/api/nope'), { status: 404, headers: new Headers(), setCookies: [], text: '', body: '' })).not.toThrow();
+  });
+
+  it('fail on any other answer of an API path the document does not describe', () => {
+    const undocumented = new URL('http://localhost/api/export');
+    expect(() => checkAgainstOpenApi('GET', undocumented, { status: 200, headers: new Headers(json), setCookies: [], text: '{}', body: {} })).toThrow(/not in the OpenAPI document/);
+    expect(() => checkAgainstOpenApi('PUT', url, { status: 200, headers: new Headers(json), setCookies: [], text: '{}', body: {} })).toThrow(/not in the OpenAPI document/);
   });
 });

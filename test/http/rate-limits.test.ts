@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
 import { request, type ApiResponse } from '../support/client.ts';
-import { STORE_KINDS, startTestServer } from '../support/server.ts';
+import { MATRIX, startTestServer } from '../support/server.ts';
 
 const BODIES = {
   login: () => ({ email: 'nobody@example.com', password: 'wrong password' }),
@@ -15,7 +15,7 @@ const BODIES = {
   contact: () => ({ name: 'Lim', email: 'lim@example.com', message: 'within the limit' }),
 };
 
-describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
+describe.each(MATRIX)('rate limits on the $host host, $store store', ({ host, store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -27,7 +27,7 @@ describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
     ['signup', 10, 3600, 201],
     ['contact', 5, 3600, 200],
   ] as const)('%s: %i requests per IP, then 429 with Retry-After; another IP is unaffected', async (op, limit, window, okStatus) => {
-    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    server = await startTestServer({ host, store, env: { TRUST_PROXY: '1' } });
     const call = (ip: string) => request(server!.url, `/api/${op}`, { json: BODIES[op](), ip });
     for (let i = 1; i <= limit; i++) {
       const res = await call('198.51.100.1');
@@ -48,7 +48,7 @@ describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
   });
 
   it('sends RateLimit headers on every answer of a limited operation, errors included', async () => {
-    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    server = await startTestServer({ host, store, env: { TRUST_PROXY: '1' } });
     const invalid = await request(server.url, '/api/signup', { json: {}, ip: '198.51.100.9' });
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get('ratelimit')).toMatch(/^"signup";r=9;t=\d+$/);
@@ -56,7 +56,7 @@ describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
   });
 
   it('counts invalid and unreadable requests too, before validation', async () => {
-    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    server = await startTestServer({ host, store, env: { TRUST_PROXY: '1' } });
     const ip = '198.51.100.3';
     const bad: (() => Promise<ApiResponse>)[] = [
       () => request(server!.url, '/api/contact', { json: {}, ip }),
@@ -74,7 +74,7 @@ describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
   it('the window resets: after it ends the client is allowed again', async () => {
     const { ManualClock } = await import('@sl/core/testing');
     const clock = new ManualClock(new Date());
-    server = await startTestServer({ store, clock, env: { TRUST_PROXY: '1' } });
+    server = await startTestServer({ host, store, clock, env: { TRUST_PROXY: '1' } });
     const call = () => request(server!.url, '/api/contact', { json: BODIES.contact(), ip: '198.51.100.4' });
     for (let i = 0; i < 5; i++) await call();
     expect((await call()).status).toBe(429);
@@ -85,7 +85,7 @@ describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
   });
 
   it('ignores X-Forwarded-For without TRUST_PROXY: a client cannot pick its IP', async () => {
-    server = await startTestServer({ store });
+    server = await startTestServer({ host, store });
     const statuses = [];
     for (let i = 0; i < 6; i++) {
       statuses.push((await request(server.url, '/api/contact', { json: BODIES.contact(), ip: `203.0.113.${i}` })).status);
@@ -94,7 +94,7 @@ describe.each(STORE_KINDS)('rate limits on the %s store', (store) => {
   });
 
   it('with TRUST_PROXY=1 counts the address the proxy appended, not what the client claimed', async () => {
-    server = await startTestServer({ store, env: { TRUST_PROXY: '1' } });
+    server = await startTestServer({ host, store, env: { TRUST_PROXY: '1' } });
     const statuses = [];
     for (let i = 0; i < 6; i++) {
       // A spoofed first entry, then the one trusted hop's own view of the client.

@@ -4,7 +4,7 @@
  * cut off by a TCP proxy in this process, so the real Postgres server keeps running.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
+import { request, sessionFrom } from '../support/client.ts';
 import { createServerDatabase, sharedPostgresServer, type TestDatabase } from '../support/postgres.ts';
 import { spawnServer, type ServerProcess } from '../support/server-process.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
@@ -12,8 +12,8 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 const server = await sharedPostgresServer();
 if (!server) console.warn('recovery.test.ts: skipped, no Postgres server to proxy (set DATABASE_URL, or run a container runtime)');
 
-/** Asks until `check` passes or `ms` have passed; returns the last response. */
-async function poll(ask: () => Promise<ApiResponse>, check: (res: ApiResponse) => boolean, ms: number): Promise<ApiResponse> {
+/** Asks until `check` passes or `ms` have passed; returns the last answer. */
+async function poll<T>(ask: () => Promise<T>, check: (res: T) => boolean, ms: number): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const res = await ask();
@@ -48,11 +48,16 @@ describe.skipIf(!server)(`recovery from a lost database (${server?.source ?? 'no
     const token = sessionFrom(signup);
     expect((await request(app.url, '/api/me', { session: token })).status).toBe(200);
 
-    // Cut while requests are in flight, so some pooled connections drop while checked out.
+    // Cut while queries are provably in flight: the proxy holds what the pool sends, so the burst's
+    // lookups are on checked-out connections (and the rest queued behind them) when they drop.
+    proxy.hold();
     const burst = Array.from({ length: 40 }, () => request(app.url, '/api/me', { session: token }));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await poll(async () => proxy.heldBytes(), (held) => held > 0, 5_000);
+    expect(proxy.heldBytes()).toBeGreaterThan(0);
     await proxy.cut();
-    for (const res of await Promise.all(burst)) expect([200, 503]).toContain(res.status);
+    proxy.release();
+    const statuses = (await Promise.all(burst)).map((res) => res.status);
+    expect(statuses).toEqual(statuses.map(() => 503));
 
     const me = await request(app.url, '/api/me', { session: token });
     expect(me.status).toBe(503);

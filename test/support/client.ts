@@ -54,3 +54,7 @@ export function sessionFrom(res: ApiResponse): string | undefined {
   }
   return undefined;
 }
+
+let ipCounter = 0;
+/** A distinct client IP per call, so tests of bounds and bodies never meet the rate limits. */
+export const freshIp = (): string => `10.0.${Math.floor(++ipCounter / 250)}.${(ipCounter % 250) + 1}`;

@@ -41,15 +41,23 @@ export interface ObservedResponse {
   readonly body: unknown;
 }
 
+/** Answers that say a path or method does not exist: the only ones an undocumented API path may give. */
+const ROUTING_STATUSES = new Set([404, 405, 501]);
+
 /**
- * Throws when a response to an operation the document describes is not described by it: an
- * undocumented status, a missing or malformed documented header, or a body off its schema.
- * Paths and methods the document does not describe (404s, 405s) are not checked.
+ * Throws when a response is not described by the document: an undocumented status, a missing or
+ * malformed documented header, a body off its schema, or any answer of an API path the document does
+ * not describe at all (so a route missing from the document fails the suites). Routing answers
+ * (404, 405, 501, and OPTIONS) to undescribed paths and methods are fine; non-API paths (the
+ * discovery documents) are not described by the document and are not checked.
  */
 export function checkAgainstOpenApi(method: string, url: URL, res: ObservedResponse): void {
   const m = method.toLowerCase();
-  const operation = PATHS[url.pathname]?.[m];
-  if (!operation) return;
+  const operation = PATHS[url.pathname]?.[m === 'head' ? 'get' : m];
+  if (!operation) {
+    if (!url.pathname.startsWith('/api/') || ROUTING_STATUSES.has(res.status) || m === 'options') return;
+    throw new Error(`${method.toUpperCase()} ${url.pathname} → ${res.status}: the operation is not in the OpenAPI document`);
+  }
   const where = `${method.toUpperCase()} ${url.pathname} → ${res.status}`;
   const documented = operation.responses[String(res.status)];
   if (!documented) {

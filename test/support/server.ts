@@ -68,3 +68,8 @@ function storeEnv(store: StoreKind, database: TestDatabase | null): Record<strin
 
 /** The stores the end-to-end suites run on. */
 export const STORE_KINDS: readonly StoreKind[] = ['memory', 'pglite', 'postgres'];
+
+/** Every host on every store: for the suites whose cases depend on the store. */
+export const MATRIX: readonly { readonly host: HostKind; readonly store: StoreKind }[] = HOST_KINDS.flatMap((host) =>
+  STORE_KINDS.map((store) => ({ host, store })),
+);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher } from '@sl/core';
+import { Pbkdf2PasswordHasher } from '@sl/core';
 
 const PHC = /^\$pbkdf2-sha256\$i=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
 
@@ -52,8 +52,6 @@ describe('Pbkdf2PasswordHasher', () => {
 
   it('defaults to 600000 iterations, and such a hash verifies', async () => {
     const strong = new Pbkdf2PasswordHasher();
-    expect(strong.iterations).toBe(DEFAULT_PBKDF2_ITERATIONS);
-    expect(DEFAULT_PBKDF2_ITERATIONS).toBe(600_000);
     const phc = await strong.hash('a long passphrase');
     expect(phc).toMatch(/^\$pbkdf2-sha256\$i=600000\$/);
     expect(await strong.verify('a long passphrase', phc)).toBe(true);

@@ -1,0 +1,84 @@
+/**
+ * The HTTP contract's rules that do not depend on the store (request bodies, routing), over real HTTP
+ * under both hosts.
+ */
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '@sl/server';
+import { freshIp, request, type RequestOptions } from '../support/client.ts';
+import { HOST_KINDS, startTestServer } from '../support/server.ts';
+
+describe.each(HOST_KINDS)('the HTTP contract on the %s host', (host) => {
+  let server: RunningServer;
+  const api = (path: string, options: RequestOptions = {}) => request(server.url, path, { ip: freshIp(), ...options });
+
+  beforeAll(async () => {
+    server = await startTestServer({ host, env: { TRUST_PROXY: '1' } });
+  });
+  afterAll(() => server?.close());
+
+  describe('request bodies', () => {
+    it.each(['/api/signup', '/api/login', '/api/contact'])('%s: malformed JSON, other content types and non-object JSON are 400', async (path) => {
+      const cases: RequestOptions[] = [
+        { raw: '{"name": "Ada",', headers: { 'content-type': 'application/json' } },
+        { raw: 'name=Ada&email=a%40b.co', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        { raw: '{"email":"a@b.co"}', headers: { 'content-type': 'text/plain' } },
+        { raw: '"just a string"', headers: { 'content-type': 'application/json' } },
+        { raw: '42', headers: { 'content-type': 'application/json' } },
+        { raw: '', headers: { 'content-type': 'application/json' } },
+        { method: 'POST' },
+      ];
+      for (const options of cases) {
+        const res = await api(path, options);
+        expect(res.status, JSON.stringify(options)).toBe(400);
+        expect(res.body).toMatchObject({ ok: false, error: expect.any(String) });
+      }
+    });
+
+    it('decompresses gzip bodies, and answers 400 for a body that is not what its Content-Encoding says', async () => {
+      const json = JSON.stringify({ name: 'G', email: 'g@example.com', message: 'Hello there, friend.' });
+      const gzipped = await api('/api/contact', {
+        raw: gzipSync(json) as unknown as string,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(gzipped.status).toBe(200);
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        const res = await api('/api/contact', { raw: json, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+        expect(res.status, encoding).toBe(400);
+        expect(res.body).toEqual({ ok: false, error: 'The request body could not be decompressed' });
+      }
+      const cut = await api('/api/contact', {
+        raw: gzipSync(json).subarray(0, 20) as unknown as string,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(cut.status).toBe(400);
+    });
+
+    it('answers 413 ErrorResponse for a body over 64 KiB, and accepts one just under', async () => {
+      const big = await api('/api/contact', { json: { name: 'G', email: 'g@example.com', message: 'x'.repeat(65 * 1024) } });
+      expect(big.status).toBe(413);
+      expect(big.body).toEqual({ ok: false, error: expect.any(String) });
+      const under = await api('/api/contact', { json: { name: 'G', email: 'g@example.com', message: 'x'.repeat(5000), pad: 'y'.repeat(58 * 1024) } });
+      expect(under.status).toBe(200);
+    });
+  });
+
+  describe('routing', () => {
+    it('answers 404 ErrorResponse for an unknown path', async () => {
+      const res = await api('/api/nothing-here');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+    });
+
+    it.each([
+      ['GET', '/api/signup', 'POST'],
+      ['DELETE', '/api/me', 'HEAD, GET'],
+      ['POST', '/api/health', 'HEAD, GET'],
+    ])('answers 405 ErrorResponse with Allow for %s %s', async (method, path, allow) => {
+      const res = await api(path, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+    });
+  });
+});
