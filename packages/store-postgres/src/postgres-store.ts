@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
-import type { Store } from '@sl/core';
+import { DEFAULT_SERVICE_NAME, type Store } from '@sl/core';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
@@ -41,7 +41,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
-    application_name: 'sl-accounts',
+    application_name: DEFAULT_SERVICE_NAME,
   });
   // Without these listeners a dropped connection would be an unhandled 'error' event: the process
   // would crash. An idle client's error reaches the pool's listener; a checked-out client's error
