@@ -62,10 +62,9 @@ export async function postgresServer(): Promise<PostgresServer | null> {
   return 'server' in found ? found.server : null;
 }
 
-/** Host, port and database of a connection string, without its credentials (for messages). */
+/** Host and port of a connection string, without its credentials (for messages and titles). */
 export function hostOf(url: string): string {
-  const { host, pathname } = new URL(url);
-  return `${host}${pathname}`;
+  return new URL(url).host;
 }
 
 /** `CREATE DATABASE test_<random>` on the server; `drop()` removes it even with connections left open. */
