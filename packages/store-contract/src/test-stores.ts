@@ -24,7 +24,8 @@ export interface TestStore {
  * The kinds TEST_STORES selects: a comma list of STORE_KINDS; unset or empty selects all, and
  * `explicit` is false. Throws on a name it does not know.
  */
-export function selectedStores(value = process.env.TEST_STORES): { readonly kinds: readonly StoreKind[]; readonly explicit: boolean } {
+export function selectedStores(env: { readonly TEST_STORES?: string } = process.env): { readonly kinds: readonly StoreKind[]; readonly explicit: boolean } {
+  const value = env.TEST_STORES;
   const names = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   if (names.length === 0) return { kinds: STORE_KINDS, explicit: false };
   for (const name of names) {
