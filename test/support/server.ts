@@ -7,8 +7,8 @@ import { startServer, type RunningServer, type ServerOverrides } from '../../pac
 import { createPGliteDatabase, createTestDatabase, type TestDatabase } from './postgres.ts';
 
 /**
- * `postgres`: the Postgres adapter on the test Postgres server (DATABASE_URL or a container), or on
- * PGlite when there is none. `pglite`: STORE=pglite on a data directory, as without DATABASE_URL.
+ * `postgres`: the Postgres adapter on a real server (DATABASE_URL, 127.0.0.1:5432 or a container; the
+ * server fails to start when there is none). `pglite`: STORE=pglite on a data directory, as without DATABASE_URL.
  */
 export type StoreKind = 'memory' | 'postgres' | 'pglite';
 

@@ -42,14 +42,14 @@ export function findPostgresServer(): Promise<PostgresLookup> {
       if (problem) throw new Error(`DATABASE_URL (${hostOf(url)}) does not answer: ${problem}`);
       return { server: { url, source: 'DATABASE_URL' } };
     }
-    const local = await reach(LOCAL_URL);
-    if (!local) return { server: { url: LOCAL_URL, source: 'local' } };
+    const localProblem = await reach(LOCAL_URL);
+    if (!localProblem) return { server: { url: LOCAL_URL, source: 'local' } };
     const container = await startContainer();
     if ('url' in container) return { server: { url: container.url, source: 'testcontainers' } };
     return {
       missing:
-        `no PostgreSQL server: DATABASE_URL is unset, 127.0.0.1:5432 refused user postgres (${local}), ` +
-        `and testcontainers found no runtime (${container.problem}). Start PostgreSQL on 127.0.0.1:5432 ` +
+        `no PostgreSQL server: DATABASE_URL is unset, 127.0.0.1:5432 did not let user postgres in (${localProblem}), ` +
+        `and testcontainers could not start one (${container.problem}). Start PostgreSQL on 127.0.0.1:5432 ` +
         `letting user postgres in, set DATABASE_URL, or start Docker or Podman`,
     };
   })();
