@@ -55,6 +55,10 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
       opened = undefined;
     });
 
+    const running = (): OpenedStore => {
+      if (!opened) throw new Error('the store is open only while a case runs');
+      return opened;
+    };
     const current: CurrentStore = {
       get store() {
         return running().store;
@@ -62,10 +66,6 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
       get inspect() {
         return running().inspect;
       },
-    };
-    const running = (): OpenedStore => {
-      if (!opened) throw new Error('the store is open only while a case runs');
-      return opened;
     };
 
     it('ping resolves', async () => {

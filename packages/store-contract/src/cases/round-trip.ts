@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { ContactMessage } from '@sl/core';
 import type { CurrentStore } from '../contract.ts';
-import { addSession, addUser, at, DAY, digest } from '../fixtures.ts';
+import { addSession, addUser, at, DAY, digest, PHC } from '../fixtures.ts';
 
 /** Exactly `n` code points (never half a surrogate pair) cut from `text` repeated. */
 const codePoints = (text: string, n: number) => Array.from(text.repeat(Math.ceil(n / Array.from(text).length))).slice(0, n).join('');
@@ -42,12 +42,15 @@ export function roundTripCases(current: CurrentStore): void {
       ...SAMPLES.map(([label, name], i) => ({ label, name, email: `user${i}@example.com` })),
       ...EMAILS.map((email) => ({ label: email, name: 'Ada', email })),
     ];
+    const ids: number[] = [];
     for (const { label, name, email } of users) {
       const user = await addUser(store, email, name);
       expect(user, label).toStrictEqual({ id: user.id, name, email });
+      ids.push(user.id);
     }
-    for (const { label, name, email } of users) {
-      expect(await store.users.findByEmail(email), label).toStrictEqual({ id: expect.any(Number), name, email, passwordHash: expect.any(String) });
+    // Looked up after every insert, so no user can stand in for another.
+    for (const [i, { label, name, email }] of users.entries()) {
+      expect(await store.users.findByEmail(email), label).toStrictEqual({ id: ids[i], name, email, passwordHash: PHC });
     }
   });
 
