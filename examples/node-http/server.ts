@@ -14,7 +14,7 @@ import { runMain, type Host } from '@sl/server';
 export const nodeHost: Host = ({ api, mcp, logger }): RequestListener => {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
-    if (url === mcp.path || url.startsWith(`${mcp.path}?`)) return mcp.handleNode(req, res);
+    if (mcp.handles(url)) return mcp.handleNode(req, res);
     const answer = await api.handle({
       method: req.method ?? 'GET',
       url,

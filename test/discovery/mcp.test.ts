@@ -2,6 +2,7 @@
  * The MCP server card and /mcp, exercised with the official MCP SDK client: it finds the endpoint
  * through the card alone, as a real client would.
  */
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -201,6 +202,22 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
             params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
           }),
         });
+
+      it('answers whatever the Host header and the form of the request target', async () => {
+        server = await startTestServer({ host });
+        const { port } = new URL(server.url);
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+        for (const [target, hostHeader] of [['/mcp', 'a b'], ['/mcp', 'x@y'], [`${server.url}/mcp`, `127.0.0.1:${port}`], ['/mcp#frag', `127.0.0.1:${port}`]] as const) {
+          const status = await new Promise<number>((resolve, reject) => {
+            const req = httpRequest(
+              { host: '127.0.0.1', port, method: 'POST', path: target, headers: { host: hostHeader, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+              (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)),
+            );
+            req.on('error', reject).end(body);
+          });
+          expect(status, `${target} with Host: ${hostHeader}`).toBe(200);
+        }
+      });
 
       it('rejects a foreign Origin with 403', async () => {
         server = await startTestServer({ host });

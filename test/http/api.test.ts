@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
-import { MATRIX, startTestServer } from '../support/server.ts';
+import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 const COOKIE = /^sl_session=([A-Za-z0-9_-]{43}); Max-Age=604800; Path=\/; HttpOnly; Secure; SameSite=Lax$/;
 const CLEARED = /^sl_session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=\/; HttpOnly; Secure; SameSite=Lax$/;
 
-describe.each(MATRIX)('API on the $host host, $store store', ({ host, store }) => {
+describeEachServer('API', MATRIX, ({ host, store }) => {
   let server: RunningServer;
   const api = (path: string, options: RequestOptions = {}) => request(server.url, path, { ip: freshIp(), ...options });
   let n = 0;

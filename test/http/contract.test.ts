@@ -2,6 +2,7 @@
  * The HTTP contract's rules that do not depend on the store (request bodies, routing), over real HTTP
  * under both hosts.
  */
+import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
@@ -79,6 +80,38 @@ describe.each(HOST_KINDS)('the HTTP contract on the %s host', (host) => {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe(allow);
       expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+    });
+  });
+
+  describe('framing and request targets', () => {
+    /** A raw request with node:http, which (unlike fetch) can send any request target. */
+    const raw = (method: string, target: string) =>
+      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+        const { port } = new URL(server.url);
+        const req = httpRequest({ host: '127.0.0.1', port, method, path: target }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        });
+        req.on('error', reject).end();
+      });
+
+    it('sends Content-Length with every answer that has a body, HEAD answers included', async () => {
+      const get = await raw('GET', '/api/health');
+      expect(get.headers['content-length']).toBe(String(Buffer.byteLength(get.body)));
+      expect(get.headers['transfer-encoding']).toBeUndefined();
+      const head = await raw('HEAD', '/api/health');
+      expect(head.body).toBe('');
+      expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+      const missing = await raw('GET', '/nowhere');
+      expect(missing.headers['content-length']).toBe(String(Buffer.byteLength(missing.body)));
+    });
+
+    it('routes the absolute form of a target by its path, and ignores a fragment', async () => {
+      expect((await raw('GET', `${server.url}/api/health`)).status).toBe(200);
+      expect((await raw('GET', `${server.url}/openapi.json?x=1`)).status).toBe(200);
+      expect((await raw('GET', '/api/health#top')).status).toBe(200);
+      expect((await raw('GET', '//api/health')).status).toBe(404);
     });
   });
 });

@@ -1,10 +1,10 @@
 /**
  * Per-IP limits over HTTP: the spec's numbers, Retry-After, RateLimit headers, and which IP counts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
 import { request, type ApiResponse } from '../support/client.ts';
-import { MATRIX, startTestServer } from '../support/server.ts';
+import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 const BODIES = {
   login: () => ({ email: 'nobody@example.com', password: 'wrong password' }),
@@ -15,7 +15,7 @@ const BODIES = {
   contact: () => ({ name: 'Lim', email: 'lim@example.com', message: 'within the limit' }),
 };
 
-describe.each(MATRIX)('rate limits on the $host host, $store store', ({ host, store }) => {
+describeEachServer('rate limits', MATRIX, ({ host, store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();

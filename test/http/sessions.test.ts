@@ -8,9 +8,9 @@ import { request, sessionFrom } from '../support/client.ts';
 import { ManualClock } from '@sl/core/testing';
 import { pino } from 'pino';
 import { loadConfig, startServer } from '@sl/server';
-import { HOSTS, STORE_KINDS, startTestServer } from '../support/server.ts';
+import { HOSTS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
-describe.each(STORE_KINDS)('sessions on the %s store', (store) => {
+describeEachServer('sessions', MATRIX.filter((row) => row.host === 'koa'), ({ store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();

@@ -5,12 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, sessionFrom } from '../support/client.ts';
-import { createServerDatabase, sharedPostgresServer, type TestDatabase } from '../support/postgres.ts';
+import { testStore } from '@sl/store-contract';
+import { createTestDatabase, locatePostgres, type ServerDatabase } from '@sl/store-postgres/testing';
 import { spawnServer, type ServerProcess } from '../support/server-process.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
-const server = await sharedPostgresServer();
-if (!server) console.warn('recovery.test.ts: skipped, no Postgres server to proxy (set DATABASE_URL, or run a container runtime)');
+// Several processes on one database: PGlite (one process per directory) cannot stand in.
+const postgres = await testStore('postgres', locatePostgres);
 
 /** Asks until `check` passes or `ms` have passed; returns the last answer. */
 async function poll<T>(ask: () => Promise<T>, check: (res: T) => boolean, ms: number): Promise<T> {
@@ -22,13 +23,13 @@ async function poll<T>(ask: () => Promise<T>, check: (res: T) => boolean, ms: nu
   }
 }
 
-describe.skipIf(!server)(`recovery from a lost database (${server?.source ?? 'none found: skipped'})`, () => {
-  let database: TestDatabase & { kind: 'server' };
+describe.skipIf(postgres.skip !== undefined)(`recovery from a lost database (${postgres.title})`, () => {
+  let database: ServerDatabase;
   let proxy: TcpProxy;
   let app: ServerProcess;
 
   beforeAll(async () => {
-    database = await createServerDatabase(server!);
+    database = await createTestDatabase();
     const target = new URL(database.url);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const proxied = new URL(database.url);

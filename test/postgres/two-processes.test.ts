@@ -5,19 +5,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, sessionFrom } from '../support/client.ts';
-import { createServerDatabase, sharedPostgresServer, type TestDatabase } from '../support/postgres.ts';
+import { testStore } from '@sl/store-contract';
+import { createTestDatabase, locatePostgres, type ServerDatabase } from '@sl/store-postgres/testing';
 import { spawnServer, type ServerProcess } from '../support/server-process.ts';
 
-const server = await sharedPostgresServer();
-if (!server) console.warn('two-processes.test.ts: skipped, no Postgres server (set DATABASE_URL, or run a container runtime)');
+// Several processes on one database: PGlite (one process per directory) cannot stand in.
+const postgres = await testStore('postgres', locatePostgres);
 
-describe.skipIf(!server)(`two server processes on one Postgres database (${server?.source ?? 'none found: skipped'})`, () => {
-  let database: TestDatabase | undefined;
+describe.skipIf(postgres.skip !== undefined)(`two server processes on one Postgres database (${postgres.title})`, () => {
+  let database: ServerDatabase | undefined;
   let a: ServerProcess | undefined;
   let b: ServerProcess | undefined;
 
   beforeAll(async () => {
-    const created = await createServerDatabase(server!);
+    const created = await createTestDatabase();
     database = created;
     const env = { STORE: 'postgres', DATABASE_URL: created.url, TRUST_PROXY: '1' };
     // Started together, so both migrate the empty database at once.

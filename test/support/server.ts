@@ -6,9 +6,10 @@ import { pino } from 'pino';
 import { createApp } from '@sl/http-koa';
 import { nodeHost } from '@sl/example-node-http';
 import { loadConfig, startServer, type Host, type RunningServer, type ServerOverrides } from '@sl/server';
-import { createPGliteDatabase, createServerDatabase, sharedPostgresServer, type TestDatabase } from './postgres.ts';
+import { describe } from 'vitest';
+import { testStores, type StoreKind, type TestStore } from '@sl/store-contract';
+import { createPGliteDatabase, createTestDatabase, locatePostgres, type TestDatabase } from '@sl/store-postgres/testing';
 
-export type StoreKind = 'memory' | 'postgres' | 'pglite';
 export type HostKind = 'koa' | 'node';
 
 export const HOSTS: Readonly<Record<HostKind, Host>> = {
@@ -55,10 +56,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
 async function openDatabase(store: StoreKind): Promise<TestDatabase | null> {
   if (store === 'memory') return null;
-  if (store === 'pglite') return createPGliteDatabase();
-  const server = await sharedPostgresServer();
-  if (!server) throw new Error('the postgres store needs a PostgreSQL server: set DATABASE_URL, or run one on 127.0.0.1:5432');
-  return createServerDatabase(server);
+  return store === 'pglite' ? createPGliteDatabase() : createTestDatabase();
 }
 
 function storeEnv(store: StoreKind, database: TestDatabase | null): Record<string, string> {
@@ -66,10 +64,23 @@ function storeEnv(store: StoreKind, database: TestDatabase | null): Record<strin
   return database.kind === 'server' ? { STORE: 'postgres', DATABASE_URL: database.url } : { STORE: 'pglite', DATA_DIR: database.dataDir };
 }
 
-/** The stores the end-to-end suites run on. */
-export const STORE_KINDS: readonly StoreKind[] = ['memory', 'pglite', 'postgres'];
+/** This run's stores (TEST_STORES; a store that cannot run is skipped with its reason, never replaced). */
+export const STORES: readonly TestStore[] = await testStores({ postgres: locatePostgres });
+
+export interface ServerRow {
+  readonly host: HostKind;
+  readonly store: StoreKind;
+  /** `koa host, postgres (local server 127.0.0.1:5432)`, or why the store is skipped. */
+  readonly title: string;
+  readonly skip: string | undefined;
+}
 
 /** Every host on every store: for the suites whose cases depend on the store. */
-export const MATRIX: readonly { readonly host: HostKind; readonly store: StoreKind }[] = HOST_KINDS.flatMap((host) =>
-  STORE_KINDS.map((store) => ({ host, store })),
+export const MATRIX: readonly ServerRow[] = HOST_KINDS.flatMap((host) =>
+  STORES.map((store) => ({ host, store: store.kind, title: `${host} host, ${store.title}`, skip: store.skip })),
 );
+
+/** One `describe` per row, skipped (with the reason in its title) where the store cannot run. */
+export function describeEachServer(name: string, rows: readonly ServerRow[], body: (row: ServerRow) => void): void {
+  for (const row of rows) describe.skipIf(row.skip !== undefined)(`${name} on the ${row.title}`, () => body(row));
+}

@@ -19,7 +19,7 @@ export interface KoaServiceOptions {
  */
 export function serviceMiddleware({ api, mcp }: KoaServiceOptions): Middleware {
   return async (ctx) => {
-    if (mcp && ctx.path === mcp.path) {
+    if (mcp?.handles(ctx.url)) {
       ctx.respond = false; // the bridge writes the response itself, streams included
       await mcp.handleNode(ctx.req, ctx.res);
       return;

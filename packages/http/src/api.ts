@@ -6,7 +6,7 @@
 import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
 import { answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';
-import { JSON_TYPE, type HttpAnswer, type HttpRequest } from './http-types.ts';
+import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
 import { logRequest, nextRequestId, silentLogger, type Logger } from './logger.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
 import { baseUrlOf } from './discovery/base-url.ts';
@@ -98,13 +98,16 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     async handle(request) {
       const start = performance.now();
       const reqId = nextRequestId();
-      const query = request.url.indexOf('?');
-      const path = query < 0 ? request.url : request.url.slice(0, query);
+      const path = requestPath(request.url);
       const found = paths.get(path);
       const answer = await route(found, request, reqId);
       const common = found?.document && answer.status < 400 ? DOCUMENT : NOT_CACHED;
       logRequest(logger, reqId, request.method, path, answer.status, start);
-      return { ...answer, headers: { ...common, 'x-request-id': reqId, ...answer.headers } };
+      // The length goes with the answer, so every host frames it alike (and HEAD answers carry it too).
+      const { body } = answer;
+      const headers: Record<string, string | string[]> = { ...common, 'x-request-id': reqId, ...answer.headers };
+      if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+      return { ...answer, headers };
     },
   };
 }

@@ -31,6 +31,24 @@ export interface HttpAnswer {
   readonly body: string | Uint8Array | null;
 }
 
+/**
+ * The path of a request target, without query or fragment: `/a/b?c` and the absolute form
+ * `http://host/a/b?c` (RFC 9112 3.2.2) both give `/a/b`. Every host routes by this, so they agree.
+ */
+export function requestPath(target: string): string {
+  let start = 0;
+  if (target.charCodeAt(0) !== 47 /* '/' */) {
+    const scheme = target.indexOf('://');
+    if (scheme < 0) return target; // `*` and the like: no route has such a path
+    start = target.indexOf('/', scheme + 3);
+    if (start < 0) return '/';
+  }
+  const query = target.indexOf('?', start);
+  const fragment = target.indexOf('#', start);
+  const end = query < 0 ? fragment : fragment < 0 ? query : Math.min(query, fragment);
+  return end < 0 ? (start === 0 ? target : target.slice(start)) : target.slice(start, end);
+}
+
 /** The first value of a header (repeated headers come as arrays from node:http for a few names only). */
 export function headerValue(headers: HttpHeaders, name: string): string | undefined {
   const value = headers[name];

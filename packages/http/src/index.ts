@@ -7,7 +7,7 @@ export { createHttpApi, type HttpApi, type HttpApiOptions } from './api.ts';
 export { BODY_LIMIT_BYTES, isJsonMediaType, readJsonBody } from './body.ts';
 export { clientAddress } from './client-address.ts';
 export { STATUS_BY_CODE, HttpError, errorAnswer, type ErrorBody } from './errors.ts';
-export { headerValue, jsonAnswer, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
+export { headerValue, jsonAnswer, requestPath, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
 export { logRequest, nextRequestId, silentLogger, type Logger, type RequestRecord } from './logger.ts';
 export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes.ts';
 export { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';

@@ -14,6 +14,7 @@ import {
   clientAddress,
   logRequest,
   nextRequestId,
+  requestPath,
   silentLogger,
   type DocumentRoute,
   type HttpRequest,
@@ -43,6 +44,8 @@ export interface McpCaller {
 export interface McpEndpoint {
   /** The path the endpoint serves: `/mcp`. */
   readonly path: string;
+  /** Whether a request target (`req.url`) is for this endpoint; hosts route by this. */
+  handles(url: string): boolean;
   /** The server card, as documents for the HTTP API's `documents` option. */
   readonly documents: readonly DocumentRoute[];
   /** Web-standard: for hosts that speak `Request`/`Response`. */
@@ -81,21 +84,26 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     const start = performance.now();
     const reqId = nextRequestId();
     const view: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? MCP_PATH, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null };
-    const baseUrl = baseUrlOf(view, undefined, trustProxy);
-    const aborted = new AbortController();
-    res.once('close', () => aborted.abort());
-    const response = await fetch(toWebRequest(req, `${baseUrl}${view.url}`, aborted.signal), {
-      clientIp: clientAddress(view, trustProxy),
-      userAgent: req.headers['user-agent'] || null,
-      baseUrl,
-    });
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('x-request-id', reqId);
+    let response: Response;
+    try {
+      const aborted = new AbortController();
+      res.once('close', () => aborted.abort());
+      // The web Request only carries method, headers and body to the SDK: its URL is a fixed origin,
+      // so no Host header, however odd, can make it unparsable. Resource URIs use `baseUrl`.
+      const query = view.url.indexOf('?');
+      const request = toWebRequest(req, `http://localhost${MCP_PATH}${query < 0 ? '' : view.url.slice(query)}`, aborted.signal);
+      response = await fetch(request, { clientIp: clientAddress(view, trustProxy), userAgent: req.headers['user-agent'] || null, baseUrl: baseUrlOf(view, undefined, trustProxy) });
+    } catch (err) {
+      logger.error({ reqId, err }, 'unhandled error');
+      response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }, { status: 500 });
+    }
     await sendWebResponse(res, response);
     logRequest(logger, reqId, view.method, MCP_PATH, response.status, start);
   }
 
-  return { path: MCP_PATH, documents: serverCardDocuments(serviceName), fetch, handleNode };
+  return { path: MCP_PATH, handles: (url) => requestPath(url) === MCP_PATH, documents: serverCardDocuments(serviceName), fetch, handleNode };
 }
 
 function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal): Request {

@@ -1,2 +1,2 @@
-export * from './postgres-store.ts';
-export { describeDatabaseError } from './unavailable.ts';
+export { createPGliteStore, createPostgresStore, type PGliteStoreOptions, type PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
+export { describeDatabaseError, isConnectionError } from './unavailable.ts';

@@ -34,6 +34,21 @@ export interface PostgresStoreOptions {
  * core's StoreUnavailable; once the server is back, new connections are opened and requests succeed again.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  return openPostgres(options).store;
+}
+
+/**
+ * A store and the Kysely instance it runs on. Inside this package only (the entry does not export
+ * it): the testing module reads rows that no port reads back through the store's own connection,
+ * which on PGlite is the only one there can be.
+ */
+export interface OpenedStore {
+  readonly store: PostgresStore;
+  readonly db: Kysely<Database>;
+}
+
+/** createPostgresStore, with the Kysely instance. */
+export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
@@ -48,7 +63,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   // also rejects its query, where the caller sees it, so its own listener only has to exist.
   pool.on('error', (error) => options.onError?.(error));
   pool.on('connect', (client) => client.on('error', () => {}));
-  return storeOn(new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) }));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  return { store: storeOn(db), db };
 }
 
 export interface PGliteStoreOptions {
@@ -61,6 +77,11 @@ export interface PGliteStoreOptions {
  * cannot share its files, so a lock file keeps a second process (or store) off the directory.
  */
 export function createPGliteStore(options: PGliteStoreOptions = {}): PostgresStore {
+  return openPGlite(options).store;
+}
+
+/** createPGliteStore, with the Kysely instance. */
+export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
   const { dataDir } = options;
   let unlock: (() => Promise<void>) | undefined;
   const dialect = new PGliteDialect({
@@ -81,16 +102,20 @@ export function createPGliteStore(options: PGliteStoreOptions = {}): PostgresSto
       }
     },
   });
-  const store = storeOn(new Kysely<Database>({ dialect }));
+  const db = new Kysely<Database>({ dialect });
+  const store = storeOn(db);
   return {
-    ...store,
-    close: async () => {
-      try {
-        await store.close();
-      } finally {
-        await unlock?.();
-      }
+    store: {
+      ...store,
+      close: async () => {
+        try {
+          await store.close();
+        } finally {
+          await unlock?.();
+        }
+      },
     },
+    db,
   };
 }
 

@@ -1,80 +1,88 @@
 /**
  * What the store contract cannot see: the schema's own guards, how rows are stored, concurrent
  * migrations, and how connection failures surface. The contract suite covers the port behaviour.
+ * TEST_STORES picks which of PGlite and a real PostgreSQL server these run on (see @sl/store-contract).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreUnavailable, digestToken } from '@sl/core';
+import { createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock } from '@sl/core';
+import { testStore } from '@sl/store-contract';
+import { createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl/store-postgres';
 import {
   createPGliteDatabase,
-  createServerDatabase,
+  createTestDatabase,
+  locatePostgres,
+  openMigratedTestStore,
   openTestStore,
-  postgresServer,
-  sharedPostgresServer,
-  withSql,
-  type TestDatabase,
-} from '../../../test/support/postgres.ts';
-import { request, sessionFrom } from '../../../test/support/client.ts';
-import { startTestServer } from '../../../test/support/server.ts';
-import { createPGliteStore, createPostgresStore, describeDatabaseError, type PostgresStore } from '../src/index.ts';
-import { isConnectionError } from '../src/unavailable.ts';
+  type PGliteDatabase,
+  type PostgresTestStore,
+  type ServerDatabase,
+} from '@sl/store-postgres/testing';
 
 const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
 const T0 = new Date('2031-03-01T12:00:00Z');
 
-const server = await postgresServer();
-const shared = await sharedPostgresServer();
+const pglite = await testStore('pglite');
+const postgres = await testStore('postgres', locatePostgres);
 
-describe.each([
-  ['PGlite', createPGliteDatabase],
-  ...(server ? [[`Postgres (${server.source})`, () => createServerDatabase(server)] as const] : []),
-] as const)('the schema on %s', (_name, createDatabase) => {
-  let database: TestDatabase;
-  let store: PostgresStore;
-  beforeEach(async () => {
-    database = await createDatabase();
-    store = openTestStore(database);
-    await store.migrate();
-  });
-  afterEach(async () => {
-    await store.close();
-    await database.drop();
-  });
+for (const [target, createDatabase] of [
+  [pglite, createPGliteDatabase],
+  [postgres, createTestDatabase],
+] as const) {
+  describe.skipIf(target.skip)(`the schema on ${target.title}`, () => {
+    let store: PostgresTestStore;
+    beforeEach(async () => {
+      store = await openMigratedTestStore(await createDatabase());
+    });
+    afterEach(() => store.close());
 
-  it('migrating again applies nothing', async () => {
-    expect(await store.migrate()).toEqual([]);
-  });
+    it('migrating again applies nothing', async () => {
+      expect(await store.migrate()).toEqual([]);
+    });
 
-  it('keeps e-mails unique regardless of case, even when a caller forgot to lower-case', async () => {
-    const user = await store.users.insert({ name: 'Ada', email: 'Ada@Example.com', passwordHash: PHC, createdAt: T0 });
-    expect(user).not.toBeNull();
-    expect(await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).toBeNull();
-    expect((await store.users.findByEmail('ada@example.com'))?.id).toBe(user!.id);
-  });
+    it('keeps e-mails unique regardless of case, even when a caller forgot to lower-case', async () => {
+      const user = await store.users.insert({ name: 'Ada', email: 'Ada@Example.com', passwordHash: PHC, createdAt: T0 });
+      expect(user).not.toBeNull();
+      expect(await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).toBeNull();
+      expect((await store.users.findByEmail('ada@example.com'))?.id).toBe(user!.id);
+    });
 
-  it('refuses a password hash that is not a PHC string', async () => {
-    await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: 'hunter22', createdAt: T0 })).rejects.toThrow(/check constraint/);
-  });
+    it('refuses a password hash that is not a PHC string', async () => {
+      await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: 'hunter22', createdAt: T0 })).rejects.toThrow(/check constraint/);
+    });
 
-  it('refuses a session key that is not a 64-hex digest', async () => {
-    const user = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
-    const session = { userId: user!.id, createdAt: T0, expiresAt: T0 };
-    await expect(store.sessions.create({ ...session, tokenDigest: 'a-raw-token' })).rejects.toThrow(/check constraint/);
-    await expect(store.sessions.create({ ...session, tokenDigest: digestToken('a-raw-token') })).resolves.toBeUndefined();
-  });
-});
+    it('refuses a session key that is not a 64-hex digest', async () => {
+      const user = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
+      const session = { userId: user!.id, createdAt: T0, expiresAt: T0 };
+      await expect(store.sessions.create({ ...session, tokenDigest: 'a-raw-token' })).rejects.toThrow(/check constraint/);
+      await expect(store.sessions.create({ ...session, tokenDigest: digestToken('a-raw-token') })).resolves.toBeUndefined();
+    });
 
-describe.skipIf(!shared)(`on a Postgres server (${shared?.source ?? 'none found: skipped'})`, () => {
-  const databases: TestDatabase[] = [];
+    it('after a signup the tables hold the PHC hash and the token digest, never the password or token', async () => {
+      const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: systemClock, tokens: randomTokens });
+      const { session } = await accounts.signup({ name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' }, { clientIp: '203.0.113.1' });
+      const users = await store.query('select email, password_hash from users');
+      expect(users).toEqual([{ email: 'ada@example.com', password_hash: expect.stringMatching(/^\$pbkdf2-sha256\$i=1000\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/) }]);
+      expect(await store.query('select token_digest from sessions')).toEqual([{ token_digest: digestToken(session.token) }]);
+      const [dump] = await store.query<{ text: string }>('select (select json_agg(u) from users u)::text || (select json_agg(s) from sessions s)::text as text');
+      expect(dump!.text).not.toContain(session.token);
+      expect(dump!.text).not.toContain('correct horse');
+    });
+  });
+}
+
+describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () => {
+  const databases: ServerDatabase[] = [];
   afterAll(async () => {
     await Promise.all(databases.map((d) => d.drop()));
   });
 
+  // PGlite serves one store per directory, so this needs a server.
   it('five stores migrating one empty database at once: one applies, all succeed', async () => {
-    const database = await createServerDatabase(shared!);
+    const database = await createTestDatabase();
     databases.push(database);
     const stores = Array.from({ length: 5 }, () => openTestStore(database));
     try {
@@ -84,32 +92,10 @@ describe.skipIf(!shared)(`on a Postgres server (${shared?.source ?? 'none found:
       await Promise.all(stores.map((s) => s.close()));
     }
   });
-
-  it('after a signup the tables hold the PHC hash and the token digest, never the password or token', async () => {
-    const database = await createServerDatabase(shared!);
-    databases.push(database);
-    const app = await startTestServer({ env: { STORE: 'postgres', DATABASE_URL: database.url } });
-    try {
-      const res = await request(app.url, '/api/signup', { json: { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' } });
-      expect(res.status).toBe(201);
-      const token = sessionFrom(res)!;
-      await withSql(database.url, async (sql) => {
-        const { rows: users } = await sql.query('select email, password_hash from users');
-        expect(users).toEqual([{ email: 'ada@example.com', password_hash: expect.stringMatching(/^\$pbkdf2-sha256\$i=1000\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/) }]);
-        const { rows: sessions } = await sql.query('select token_digest from sessions');
-        expect(sessions).toEqual([{ token_digest: digestToken(token) }]);
-        const { rows: dump } = await sql.query('select (select json_agg(u) from users u)::text || (select json_agg(s) from sessions s)::text as text');
-        expect(dump[0]!.text).not.toContain(token);
-        expect(dump[0]!.text).not.toContain('correct horse');
-      });
-    } finally {
-      await app.close();
-    }
-  });
 });
 
-describe('a PGlite data directory', () => {
-  let database: TestDatabase & { kind: 'pglite' };
+describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () => {
+  let database: PGliteDatabase;
   beforeEach(async () => {
     database = await createPGliteDatabase();
   });
@@ -143,6 +129,7 @@ describe('a PGlite data directory', () => {
   });
 });
 
+// No database here: a port where nothing listens. These run whatever TEST_STORES says.
 describe('connection failures', () => {
   let port: number;
   beforeEach(async () => {

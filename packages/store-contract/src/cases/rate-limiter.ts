@@ -1,0 +1,75 @@
+import { expect, it } from 'vitest';
+import type { CurrentStore } from '../contract.ts';
+import { at, DAY, HOUR, MINUTE, T0 } from '../fixtures.ts';
+
+export function rateLimiterCases(current: CurrentStore): void {
+  const rule = { limit: 3, windowMs: HOUR };
+
+  it('the first request opens a window ending windowMs later', async () => {
+    expect(await current.store.rateLimiter.consume('login:203.0.113.1', rule, T0)).toEqual({ allowed: true, count: 1, resetAt: at(HOUR) });
+  });
+
+  it('counts within the window and keeps the reset time of its first request', async () => {
+    const { rateLimiter } = current.store;
+    const key = 'contact:203.0.113.1';
+    expect(await rateLimiter.consume(key, rule, T0)).toEqual({ allowed: true, count: 1, resetAt: at(HOUR) });
+    expect(await rateLimiter.consume(key, rule, at(MINUTE))).toEqual({ allowed: true, count: 2, resetAt: at(HOUR) });
+    expect(await rateLimiter.consume(key, rule, at(30 * MINUTE))).toEqual({ allowed: true, count: 3, resetAt: at(HOUR) });
+    expect(await rateLimiter.consume(key, rule, at(HOUR - 1))).toEqual({ allowed: false, count: 4, resetAt: at(HOUR) });
+    expect(await rateLimiter.consume(key, rule, at(HOUR - 1))).toEqual({ allowed: false, count: 5, resetAt: at(HOUR) });
+  });
+
+  it('with limit 1, refuses every request after the first until the window ends', async () => {
+    const { rateLimiter } = current.store;
+    const once = { limit: 1, windowMs: MINUTE };
+    expect((await rateLimiter.consume('signup:203.0.113.9', once, T0)).allowed).toBe(true);
+    for (const t of [0, 1, MINUTE / 2, MINUTE - 1]) expect((await rateLimiter.consume('signup:203.0.113.9', once, at(t))).allowed).toBe(false);
+    expect((await rateLimiter.consume('signup:203.0.113.9', once, at(MINUTE))).allowed).toBe(true);
+  });
+
+  it('starts a new window at resetAt: the count resets and the window starts at that request', async () => {
+    const { rateLimiter } = current.store;
+    const key = 'signup:203.0.113.1';
+    for (let i = 0; i < 5; i++) await rateLimiter.consume(key, rule, at(i * MINUTE));
+    expect(await rateLimiter.consume(key, rule, at(HOUR))).toEqual({ allowed: true, count: 1, resetAt: at(2 * HOUR) });
+    expect(await rateLimiter.consume(key, rule, at(HOUR + MINUTE))).toEqual({ allowed: true, count: 2, resetAt: at(2 * HOUR) });
+    // Long after the window ended, the next request opens a window from its own time.
+    expect(await rateLimiter.consume(key, rule, at(5 * DAY))).toEqual({ allowed: true, count: 1, resetAt: at(5 * DAY + HOUR) });
+  });
+
+  it('counts every key on its own', async () => {
+    const { rateLimiter } = current.store;
+    for (let i = 0; i < 4; i++) await rateLimiter.consume('login:198.51.100.1', rule, T0);
+    expect(await rateLimiter.consume('login:198.51.100.2', rule, T0)).toEqual({ allowed: true, count: 1, resetAt: at(HOUR) });
+    expect(await rateLimiter.consume('signup:198.51.100.1', rule, T0)).toEqual({ allowed: true, count: 1, resetAt: at(HOUR) });
+  });
+
+  it('of 100 concurrent requests with limit 5 exactly 5 are allowed, and each gets its own count', async () => {
+    const { rateLimiter } = current.store;
+    const hits = await Promise.all(
+      Array.from({ length: 100 }, () => rateLimiter.consume('contact:192.0.2.1', { limit: 5, windowMs: HOUR }, T0)),
+    );
+    expect(hits.filter((h) => h.allowed)).toHaveLength(5);
+    expect(hits.map((h) => h.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(new Set(hits.map((h) => h.resetAt.getTime()))).toEqual(new Set([at(HOUR).getTime()]));
+  });
+
+  it('deleteExpired(now) removes windows that ended at or before now and counts them', async () => {
+    const { rateLimiter } = current.store;
+    await rateLimiter.consume('a', { limit: 3, windowMs: MINUTE }, T0); // ends at(MINUTE)
+    await rateLimiter.consume('b', { limit: 3, windowMs: HOUR }, T0); // ends at(HOUR)
+    await rateLimiter.consume('c', { limit: 3, windowMs: HOUR }, at(-2 * HOUR)); // ended at(-HOUR)
+    expect(await rateLimiter.deleteExpired(at(MINUTE))).toBe(2);
+    expect(await rateLimiter.deleteExpired(at(MINUTE))).toBe(0);
+    // 'b' kept its count; 'a' starts over.
+    expect((await rateLimiter.consume('b', rule, at(2 * MINUTE))).count).toBe(2);
+    expect((await rateLimiter.consume('a', rule, at(2 * MINUTE))).count).toBe(1);
+  });
+
+  it('deleteExpired goes by the passed now, not the wall clock', async () => {
+    const { rateLimiter } = current.store;
+    await rateLimiter.consume('old', rule, new Date('2000-01-01T00:00:00Z'));
+    expect(await rateLimiter.deleteExpired(new Date('2000-01-01T00:30:00Z'))).toBe(0);
+    expect(await rateLimiter.deleteExpired(new Date('2000-01-01T01:00:00Z'))).toBe(1);
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * The store contract: what the use cases rely on from every store adapter. Each adapter runs it
+ * unchanged from its own tests, like Lucia's `testAdapter`. Every write is observed: through the
+ * ports where a port reads it back, else through the test-only inspection that `open` provides.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ContactMessage, Store } from '@sl/core';
+import { contactCases } from './cases/contacts.ts';
+import { rateLimiterCases } from './cases/rate-limiter.ts';
+import { roundTripCases } from './cases/round-trip.ts';
+import { sessionCases } from './cases/sessions.ts';
+import { userCases } from './cases/users.ts';
+import type { TestStore } from './test-stores.ts';
+
+/**
+ * What the contract reads of a store beyond its ports: writes that no port reads back. Test-only:
+ * the adapter's tests build it (from the store's own state, or with SQL); it is not a port, and no
+ * production code has it.
+ */
+export interface StoreInspection {
+  /** Every contact message the store keeps, as stored, in the order they were added. */
+  contactMessages(): Promise<readonly ContactMessage[]>;
+}
+
+/** A fresh store for one case, with its inspection. */
+export interface OpenedStore {
+  readonly store: Store;
+  readonly inspect: StoreInspection;
+  /** Closes the store and removes whatever it kept (its database, its directory). */
+  close(): Promise<void>;
+}
+
+/** Opens a fresh, empty, ready (migrated) store. Called before each case; closed after it. */
+export type OpenStore = () => Promise<OpenedStore>;
+
+/** The store of the running case, for the case modules (read inside a case, never while collecting). */
+export interface CurrentStore {
+  readonly store: Store;
+  readonly inspect: StoreInspection;
+}
+
+/**
+ * Registers the contract for one store. `name` is a title, or a TestStore from `testStore`, whose
+ * title and skip reason the suite then carries: a store that does not run shows as skipped, with why.
+ */
+export function testStoreContract(name: string | TestStore, open: OpenStore): void {
+  const { title, skip } = typeof name === 'string' ? { title: name, skip: undefined } : name;
+  describe.skipIf(skip !== undefined)(`store contract: ${title}`, () => {
+    let opened: OpenedStore | undefined;
+    beforeEach(async () => {
+      opened = await open();
+    });
+    afterEach(async () => {
+      await opened?.close();
+      opened = undefined;
+    });
+
+    const running = (): OpenedStore => {
+      if (!opened) throw new Error('the store is open only while a case runs');
+      return opened;
+    };
+    const current: CurrentStore = {
+      get store() {
+        return running().store;
+      },
+      get inspect() {
+        return running().inspect;
+      },
+    };
+
+    it('ping resolves', async () => {
+      await expect(current.store.ping()).resolves.toBeUndefined();
+    });
+
+    describe('users', () => userCases(current));
+    describe('sessions', () => sessionCases(current));
+    describe('contacts', () => contactCases(current));
+    describe('rate limiter', () => rateLimiterCases(current));
+    describe('every string comes back exactly as given', () => roundTripCases(current));
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Fixed values for the contract cases. Time is always passed in, so the cases use dates far from
+ * today: an adapter that read its own clock would fail them.
+ */
+import type { NewSession, Store, User } from '@sl/core';
+
+export const T0 = new Date('2031-03-01T12:00:00.000Z');
+export const at = (ms: number) => new Date(T0.getTime() + ms);
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+export const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+export const OTHER_PHC = '$pbkdf2-sha256$i=600000$b3RoZXJzYWx0b3RoZXJzYQ$b3RoZXJoYXNob3RoZXJoYXNob3RoZXJoYXNob3RoZXI';
+
+/** A 64-hex digest, as core's digestToken makes them. */
+export const digest = (n: number) => n.toString(16).padStart(64, '0');
+
+/** Inserts a user that must not be taken yet. */
+export async function addUser(store: Store, email = 'ada@example.com', name = 'Ada'): Promise<User> {
+  const user = await store.users.insert({ name, email, passwordHash: PHC, createdAt: T0 });
+  if (!user) throw new Error(`${email} was taken`);
+  return user;
+}
+
+/** Creates the session whose digest is `digest(n)`. */
+export async function addSession(store: Store, userId: number, n: number, expiresAt: Date): Promise<NewSession> {
+  const session = { tokenDigest: digest(n), userId, createdAt: T0, expiresAt };
+  await store.sessions.create(session);
+  return session;
+}

@@ -1,0 +1,86 @@
+/**
+ * Test support for the Postgres adapter (`@sl/store-postgres/testing`), for this package's tests and
+ * the service's: a real server that is never replaced by PGlite, fresh databases on it or in PGlite,
+ * and the adapter opened on one with SQL access to its rows. Production code never imports it.
+ */
+import { CompiledQuery } from 'kysely';
+import { openPGlite, openPostgres, type PostgresStore } from './postgres-store.ts';
+import type { PGliteDatabase } from './testing/pglite.ts';
+import { createServerDatabase, findPostgresServer, hostOf, postgresServer, type ServerDatabase } from './testing/server.ts';
+
+export { createPGliteDatabase, type PGliteDatabase } from './testing/pglite.ts';
+export {
+  createServerDatabase,
+  findPostgresServer,
+  LOCAL_URL,
+  postgresServer,
+  withSql,
+  type PostgresLookup,
+  type PostgresServer,
+  type ServerDatabase,
+  type SqlClient,
+} from './testing/server.ts';
+
+export type TestDatabase = ServerDatabase | PGliteDatabase;
+
+/**
+ * @deprecated The same as postgresServer: every server it finds can be shared by processes. Kept
+ * for the suites in the top-level test/ until they move to postgresServer.
+ */
+export const sharedPostgresServer = postgresServer;
+
+/** A fresh database on the test server; rejects, saying what to start, when there is none. Never PGlite. */
+export async function createTestDatabase(): Promise<ServerDatabase> {
+  const found = await findPostgresServer();
+  if ('missing' in found) throw new Error(found.missing);
+  return createServerDatabase(found.server);
+}
+
+/**
+ * Where the tests' PostgreSQL server is (for titles), or why there is none: the shape
+ * `testStore('postgres', locatePostgres)` of `@sl/store-contract` takes.
+ */
+export async function locatePostgres(): Promise<{ readonly where: string } | { readonly missing: string }> {
+  const found = await findPostgresServer();
+  if ('missing' in found) return found;
+  const { source, url } = found.server;
+  return { where: source === 'local' ? `local server ${hostOf(url)}` : `${source}, ${hostOf(url)}` };
+}
+
+/** The adapter on a test database, with SQL for what no port reads back. */
+export interface PostgresTestStore extends PostgresStore {
+  /** Runs one statement on the store's own connections (PGlite allows no other) and returns its rows. */
+  query<Row>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
+}
+
+/** Opens the Postgres adapter on a test database (not migrated yet). */
+export function openTestStore(db: TestDatabase): PostgresTestStore {
+  const { store, db: kysely } = db.kind === 'server' ? openPostgres({ connectionString: db.url, poolSize: 10 }) : openPGlite({ dataDir: db.dataDir });
+  return {
+    ...store,
+    query: async <Row>(sql: string, parameters: readonly unknown[] = []) =>
+      (await kysely.executeQuery(CompiledQuery.raw(sql, [...parameters]))).rows as Row[],
+  };
+}
+
+/**
+ * Opens and migrates the adapter on `db`, which it then owns: `close()` closes the store and drops
+ * the database, also when migrating fails.
+ */
+export async function openMigratedTestStore(db: TestDatabase): Promise<PostgresTestStore> {
+  const store = openTestStore(db);
+  const close = async () => {
+    try {
+      await store.close();
+    } finally {
+      await db.drop();
+    }
+  };
+  try {
+    await store.migrate();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { ...store, close };
+}
