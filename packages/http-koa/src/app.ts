@@ -43,12 +43,13 @@ export function serviceMiddleware({ api, mcp }: KoaServiceOptions): Middleware {
 
 /**
  * A Koa application serving only this service; errors Koa itself meets are logged, never shown: a
- * client that hung up as one short line, anything else as an error.
+ * client that hung up as one short debug line, anything else as an error.
  */
 export function createApp(options: KoaServiceOptions & { readonly logger: Logger }): Koa {
   const app = new Koa();
   app.silent = true;
-  app.on('error', (err: unknown) => logClientFault(options.logger, err, 'koa error'));
+  // A broken connection also reaches node's 'clientError', which the server logs at info.
+  app.on('error', (err: unknown) => logClientFault(options.logger, err, 'koa error', 'debug'));
   app.use(serviceMiddleware(options));
   return app;
 }

@@ -13,11 +13,11 @@ export function clientFaultCode(error: unknown): string | null {
 export const isClientFault = (error: unknown): boolean => clientFaultCode(error) !== null;
 
 /**
- * Logs a connection error: the client's own fault as one short info line (any client can cause any
+ * Logs a connection error: the client's own fault as one short line at `level` (any client can cause any
  * number of them, so they must not flood the error log with stacks), anything else as an error.
  */
-export function logClientFault(logger: Logger, error: unknown, message: string): void {
+export function logClientFault(logger: Logger, error: unknown, message: string, level: 'info' | 'debug' = 'info'): void {
   const code = clientFaultCode(error);
-  if (code) logger.info({ code }, `${message}: the client hung up or sent a malformed request`);
+  if (code) logger[level]({ code }, `${message}: the client hung up or sent a malformed request`);
   else logger.error({ err: error }, message);
 }
