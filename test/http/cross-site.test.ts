@@ -64,7 +64,7 @@ describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
 
   it('serves its own pages, requests without browser headers, and the PUBLIC_URL origin', async () => {
     server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org' } });
-    for (const headers of [{}, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, { origin: 'https://accounts.example.org' }, { origin: 'https://ACCOUNTS.example.org:443' }]) {
+    for (const headers of [{}, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, { origin: 'https://accounts.example.org' }, { origin: 'https://ACCOUNTS.example.org:443' }] as Record<string, string>[]) {
       expect((await request(server.url, '/api/login', { json: LOGIN, headers })).status, JSON.stringify(headers)).toBe(401);
     }
     // With PUBLIC_URL set, the service's origin is that one, not the address it was reached at.
