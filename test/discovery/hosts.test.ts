@@ -3,11 +3,10 @@
  * trusted and valid, what reaches Markdown is inert, and shared caches are told what varies (issue 9).
  */
 import { request as httpRequest } from 'node:http';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
 import { authMarkdown, openApiDocument } from '@sl/http';
 import type { RunningServer } from '@sl/server';
+import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 /** A GET with any Host header (fetch would not send these). */
@@ -60,8 +59,7 @@ describe.each(HOST_KINDS)('documents and the request host on the %s host', (host
   });
 
   it('with TRUST_PROXY, valid forwarded headers count, invalid ones fall back to the connection’s view with a warning; Vary names all three', async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'warn' }, new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }));
+    const { logger, lines } = capturingLogger('warn');
     server = await startTestServer({ host, logger, env: { TRUST_PROXY: '1' } });
     const hostHeader = new URL(server.url).host;
     const card = async (headers: Record<string, string>) => {

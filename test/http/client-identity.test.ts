@@ -2,11 +2,10 @@
  * Which client a limit counts, over HTTP: IPv6 networks, every spelling of one address, and
  * forwarded values that are not addresses (issue 9).
  */
-import { Writable } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
-import { pino } from 'pino';
 import type { RunningServer } from '@sl/server';
 import { request } from '../support/client.ts';
+import { capturingLogger } from '../support/logger.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 const CONTACT = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, a question.' };
@@ -44,8 +43,7 @@ describeEachServer('client identity', MATRIX, ({ host, store }) => {
   });
 
   it('a forwarded value that is not an IP address counts as the socket address, with a warning; never a 500', async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'warn' }, new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }));
+    const { logger, lines } = capturingLogger('warn');
     server = await startTestServer({ host, store, logger, env: { TRUST_PROXY: '1' } });
     // Leading zeros are not an address either: other parsers read them as octal.
     const junk = ['x'.repeat(2_700), 'not-an-ip', '<script>', '005.005.005.005', ''];

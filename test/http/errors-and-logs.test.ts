@@ -2,24 +2,12 @@
  * What never reaches a client or a log: stack traces, internal messages, passwords, tokens, cookies.
  */
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
 import type { RunningServer } from '@sl/server';
 import { createTestDatabase, postgresServer, withSql } from '@sl/store-postgres/testing';
 import { request, sessionFrom } from '../support/client.ts';
+import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
-
-function capturingLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'trace' }, stream), lines };
-}
 
 describe.each(HOST_KINDS)('logs on the %s host', (host) => {
   let server: RunningServer | undefined;
