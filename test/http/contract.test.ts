@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
-import { freshIp, request, type RequestOptions } from '../support/client.ts';
+import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 describe.each(HOST_KINDS)('the HTTP contract on the %s host', (host) => {
@@ -55,6 +55,36 @@ describe.each(HOST_KINDS)('the HTTP contract on the %s host', (host) => {
       expect(cut.status).toBe(400);
     });
 
+    it('parses every +json media type it accepts (they were once accepted and then ignored)', async () => {
+      const json = JSON.stringify({ name: 'P', email: 'p@example.com', message: 'Hello there, friend.' });
+      for (const type of ['application/problem+json', 'application/merge-patch+json', 'application/ld+json; charset=utf-8', 'Application/JSON']) {
+        const res = await api('/api/contact', { raw: json, headers: { 'content-type': type } });
+        expect(res.status, type).toBe(200);
+      }
+    });
+
+    it('reads content codings case-insensitively, and x-gzip as gzip (RFC 9110 8.4.1)', async () => {
+      const json = JSON.stringify({ name: 'G', email: 'g@example.com', message: 'Hello there, friend.' });
+      for (const encoding of ['GZIP', 'x-gzip', 'X-GZip', ' gzip ']) {
+        const res = await api('/api/contact', { raw: gzipSync(json) as unknown as string, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+        expect(res.status, encoding).toBe(200);
+      }
+    });
+
+    it('answers 400 for a body that is not UTF-8 (RFC 8259 8.1) instead of rewriting it', async () => {
+      const bodies = [
+        Buffer.concat([Buffer.from('{"email":"u@example.com","password":"'), Buffer.from([0xff, 0xfe, 0xff, 0xfe, 0xff, 0xfe, 0xff, 0xfe]), Buffer.from('"}')]),
+        Buffer.concat([Buffer.from('{"email":"u@example.com","password":"'), Buffer.from([0xc0, 0xc1, 0xc0, 0xc1, 0xc0, 0xc1, 0xc0, 0xc1]), Buffer.from('"}')]),
+        // A UTF-8 encoded surrogate (CESU-8), which a lenient decoder turns into U+FFFD.
+        Buffer.concat([Buffer.from('{"email":"u@example.com","password":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('xxxxxxx"}')]),
+      ];
+      for (const body of bodies) {
+        const res = await api('/api/login', { raw: body as unknown as string, headers: { 'content-type': 'application/json' } });
+        expect(res.status, body.toString('hex')).toBe(400);
+        expect(res.body).toEqual({ ok: false, error: 'The request body is not valid UTF-8' });
+      }
+    });
+
     it('answers 413 ErrorResponse for a body over 64 KiB, and accepts one just under', async () => {
       const big = await api('/api/contact', { json: { name: 'G', email: 'g@example.com', message: 'x'.repeat(65 * 1024) } });
       expect(big.status).toBe(413);
@@ -80,6 +110,30 @@ describe.each(HOST_KINDS)('the HTTP contract on the %s host', (host) => {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe(allow);
       expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+    });
+  });
+
+  describe('paths are exact', () => {
+    it('an API path in another case is 404, sets no cookie and answers nothing personal; every answer but a document’s says no-store', async () => {
+      const signup = await api('/api/signup', { json: { name: 'Casey', email: `casey.${Date.now()}@example.com`, password: 'long enough' } });
+      const token = sessionFrom(signup)!;
+      const checks = [
+        await api('/API/ME', { session: token }),
+        await api('/Api/Me', { session: token }),
+        await api('/API/LOGIN', { json: { email: 'casey@example.com', password: 'long enough' } }),
+        await api('/API/SIGNUP', { json: { name: 'Casey', email: 'other@example.com', password: 'long enough' } }),
+        await api('/OPENAPI.JSON'),
+      ];
+      for (const res of checks) {
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ ok: false, error: 'Not found' });
+        expect(res.setCookies).toEqual([]);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+      for (const res of [await api('/api/me', { session: token }), await api('/api/health'), await api('/api/me', { method: 'DELETE' }), await api('/nowhere')]) {
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+      expect((await api('/openapi.json')).headers.get('cache-control')).toBeNull();
     });
   });
 

@@ -1,23 +1,13 @@
 /**
  * What never reaches a client or a log: stack traces, internal messages, passwords, tokens, cookies.
  */
-import { Writable } from 'node:stream';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
 import type { RunningServer } from '@sl/server';
+import { createTestDatabase, postgresServer, withSql } from '@sl/store-postgres/testing';
 import { request, sessionFrom } from '../support/client.ts';
+import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
-
-function capturingLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'trace' }, stream), lines };
-}
 
 describe.each(HOST_KINDS)('logs on the %s host', (host) => {
   let server: RunningServer | undefined;
@@ -65,3 +55,75 @@ describe.each(HOST_KINDS)('unexpected errors on the %s host', (host) => {
     expect(lines.join('\n')).toContain('swordfish');
   });
 });
+
+/** Writes `payload` on a fresh connection, then hangs up (`destroyAfterMs`: abruptly, before reading). */
+function rawConnection(url: string, payload: string, destroyAfterMs?: number): Promise<void> {
+  return new Promise((resolve) => {
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(payload);
+      if (destroyAfterMs === undefined) socket.end();
+      else setTimeout(() => socket.destroy(), destroyAfterMs);
+    });
+    socket.on('data', () => {}).on('error', () => {}).on('close', () => resolve());
+  });
+}
+
+describe.each(HOST_KINDS)('client faults on the %s host', (host) => {
+  let server: RunningServer | undefined;
+  afterEach(() => server?.close());
+
+  it('a client that hangs up or sends garbage gets one short info line per connection: no error level, no stack', async () => {
+    const { logger, lines } = capturingLogger();
+    server = await startTestServer({ host, logger });
+    const body = '{"name":"Ada","email":"ada@example.com","message":"Hello there"}';
+    await rawConnection(server.url, `POST /api/contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n${body}`);
+    await rawConnection(server.url, 'POST /api/contact HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabcdeXX');
+    await rawConnection(server.url, 'NOT HTTP AT ALL\r\n\r\n');
+    // A large answer to a client that is already gone (EPIPE or ECONNRESET while writing it).
+    for (let i = 0; i < 3; i++) await rawConnection(server.url, 'GET /docs/api/scalar.js HTTP/1.1\r\nHost: x\r\n\r\n', 5);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const entries = lines.map((l) => JSON.parse(l) as { level: number; msg: string; code?: string; err?: unknown });
+    expect(entries.filter((e) => e.level >= 50)).toEqual([]);
+    const faults = entries.filter((e) => e.level === 30 && e.msg.includes('the client hung up or sent a malformed request'));
+    expect(faults.map((e) => e.code)).toEqual(expect.arrayContaining(['HPE_INVALID_EOF_STATE', 'HPE_STRICT', 'HPE_INVALID_METHOD']));
+    for (const e of faults) {
+      expect(e.err).toBeUndefined();
+      expect(JSON.stringify(e).length).toBeLessThan(250);
+    }
+  });
+});
+
+describe('the Postgres pool', () => {
+  it('logs an idle connection that the server dropped with its code and message only (no client object, no secret key)', async (ctx) => {
+    const pgServer = await postgresServer();
+    if (!pgServer) return ctx.skip();
+    const database = await createTestDatabase();
+    const { logger, lines } = capturingLogger();
+    const server = await startTestServer({ logger, env: { STORE: 'postgres', DATABASE_URL: database.url } });
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => request(server.url, '/api/health')));
+      const name = new URL(database.url).pathname.slice(1);
+      await withSql(pgServer.url, (sql) => sql.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]));
+      const deadline = Date.now() + 10_000;
+      let warnings: string[] = [];
+      while (warnings.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        warnings = lines.filter((l) => l.includes('idle database connection failed'));
+      }
+      expect(warnings.length).toBeGreaterThan(0);
+      for (const line of warnings) {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        expect(entry).toMatchObject({ level: 40, code: '57P01', message: expect.stringMatching(/terminating connection/) });
+        expect(Object.keys(entry).sort()).toEqual(['code', 'level', 'message', 'msg', 'pid', 'hostname', 'time'].sort());
+        expect(line).not.toMatch(/secretKey|processID|password/);
+        expect(line.length).toBeLessThan(400);
+      }
+      expect((await request(server.url, '/api/health')).status).toBe(200);
+    } finally {
+      await server.close();
+      await database.drop();
+    }
+  });
+});
+

@@ -1,8 +1,9 @@
+import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
 import { InvalidCredentials, EmailTaken, Unauthenticated, type RateLimitStatus } from './errors.ts';
 import type { LimitedOperation } from './rate-limits.ts';
-import { enforceRateLimit, RATE_LIMITS } from './rate-limits.ts';
+import { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, accountKey, countRequest, RATE_LIMITS, refundRequest } from './rate-limits.ts';
 import type { Ports, RateLimitRule, User } from './ports.ts';
-import { ContactRequest, LoginRequest, SignupRequest, parseRequest } from './schemas.ts';
+import { ContactRequest, LoginRequest, SignupRequest, parseRequest, toWellFormed } from './schemas.ts';
 import { digestToken } from './system.ts';
 
 /** Session lifetime: absolute, from issue. */
@@ -16,11 +17,16 @@ export type Body = unknown;
 
 /** What the caller knows about the request besides its body. */
 export interface RequestMeta extends SessionMeta {
+  /**
+   * The client's IP address in any spelling Node accepts; the core canonicalises it (see
+   * `canonicalIp`). Anything that is not an IP address counts as the one shared client `unknown`.
+   */
   readonly clientIp: string;
   readonly userAgent?: string | null;
   /**
-   * Called once the rate limit has counted the request, before anything else happens, whatever the
-   * outcome; HTTP uses it for the `RateLimit` headers.
+   * Called once per policy that counted the request (the per-IP limit before anything else
+   * happens, whatever the outcome; login then the per-account one), and again when a count is taken
+   * back; HTTP uses it for the `RateLimit` headers.
    */
   readonly onRateLimit?: (status: RateLimitStatus) => void;
 }
@@ -52,6 +58,10 @@ export interface AccountsOptions {
   readonly serviceName?: string;
   /** Overrides the spec's rate limits (tests, embedding hosts with their own policy). */
   readonly rateLimits?: Partial<Record<LimitedOperation, RateLimitRule>>;
+  /** Failed logins per account and window; default ACCOUNT_LOGIN_LIMIT; `null` turns the limit off. */
+  readonly accountLoginLimit?: RateLimitRule | null;
+  /** How many leading bits of an IPv6 address identify one client for the limits (1 to 128); default 56. */
+  readonly ipv6Prefix?: number;
 }
 
 /**
@@ -96,9 +106,16 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
   const { users, sessions, contacts, rateLimiter, hasher, clock, tokens } = ports;
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
+  const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
+  const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
+  if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
 
-  const limit = (operation: LimitedOperation, meta: RequestMeta) =>
-    enforceRateLimit(rateLimiter, rules, operation, meta.clientIp, clock.now(), meta.onRateLimit);
+  /** Counts the request against the operation's per-client limit; returns the canonical client address. */
+  async function limit(operation: LimitedOperation, meta: RequestMeta): Promise<string> {
+    const address = canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT;
+    await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), meta.onRateLimit);
+    return address;
+  }
 
   async function issueSession(userId: number): Promise<IssuedSession> {
     const token = tokens.generate();
@@ -121,12 +138,18 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     async login(body: Body, meta: RequestMeta): Promise<SignedIn> {
       await limit('login', meta);
       const input = parseRequest(LoginRequest, await readBody(body));
+      // Every attempt on the account is counted before the password is checked, so concurrent
+      // guesses cannot all pass one stale check; a successful login takes its count back.
+      const attempt = accountRule
+        ? await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), meta.onRateLimit)
+        : null;
       const record = await users.findByEmail(input.email);
       if (!record) {
         await hasher.verifyDummy(input.password);
         throw new InvalidCredentials();
       }
       if (!(await hasher.verify(input.password, record.passwordHash))) throw new InvalidCredentials();
+      if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), meta.onRateLimit);
       if (hasher.needsRehash(record.passwordHash)) {
         await users.updatePasswordHash(record.id, await hasher.hash(input.password));
       }
@@ -154,9 +177,11 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     },
 
     async contact(body: Body, meta: RequestMeta): Promise<void> {
-      await limit('contact', meta);
+      const clientIp = await limit('contact', meta);
       const input = parseRequest(ContactRequest, await readBody(body));
-      await contacts.add({ ...input, clientIp: meta.clientIp, userAgent: meta.userAgent ?? null, receivedAt: clock.now() });
+      // The user agent is the transport's, not the client's field: kept, with what no store can hold replaced.
+      const userAgent = meta.userAgent == null ? null : toWellFormed(meta.userAgent);
+      await contacts.add({ ...input, clientIp, userAgent, receivedAt: clock.now() });
     },
 
     async health(): Promise<Health> {

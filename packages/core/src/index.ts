@@ -30,8 +30,9 @@ export {
   type RateLimitStatus,
 } from './errors.ts';
 export { startHousekeeping } from './housekeeping.ts';
-export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher } from './password-hasher.ts';
+export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Pbkdf2 } from './password-hasher.ts';
 export type * from './ports.ts';
-export { RATE_LIMITS, type LimitedOperation } from './rate-limits.ts';
+export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, type LimitedOperation } from './rate-limits.ts';
+export { DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT, canonicalIp, clientKey } from './client-ip.ts';
 export { ContactRequest, LoginRequest, SignupRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
 export { digestToken, randomTokens, systemClock } from './system.ts';

@@ -2,7 +2,13 @@ import { pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { PasswordHasher } from './ports.ts';
 
+/** PBKDF2-HMAC-SHA256 of a password (already NFC) into `keyLength` bytes. */
+export type Pbkdf2 = (password: string, salt: Buffer, iterations: number, keyLength: number) => Promise<Buffer>;
+
 const pbkdf2Async = promisify(pbkdf2);
+const nodePbkdf2: Pbkdf2 = (password, salt, iterations, keyLength) => pbkdf2Async(password, salt, iterations, keyLength, 'sha256');
+/** Bytes of one PBKDF2-HMAC-SHA256 output block: each block costs the full iteration count. */
+const BLOCK_BYTES = 32;
 
 /** OWASP's 2023 recommendation for PBKDF2-HMAC-SHA256. */
 export const DEFAULT_PBKDF2_ITERATIONS = 600_000;
@@ -42,23 +48,39 @@ export class Pbkdf2PasswordHasher implements PasswordHasher {
   readonly iterations: number;
   /** Random salt and key at the configured cost: verifying against it costs a real verification. */
   private readonly dummy: ParsedHash;
+  private readonly pbkdf2: Pbkdf2;
 
-  constructor(options: { readonly iterations?: number } = {}) {
+  /** `pbkdf2` replaces node's `crypto.pbkdf2` (tests count the work done with it). */
+  constructor(options: { readonly iterations?: number; readonly pbkdf2?: Pbkdf2 } = {}) {
     const iterations = options.iterations ?? DEFAULT_PBKDF2_ITERATIONS;
     if (!Number.isSafeInteger(iterations) || iterations < 1) throw new RangeError('iterations must be a positive integer');
     this.iterations = iterations;
+    this.pbkdf2 = options.pbkdf2 ?? nodePbkdf2;
     this.dummy = { iterations, salt: randomBytes(SALT_BYTES), key: randomBytes(KEY_BYTES) };
   }
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(SALT_BYTES);
-    const key = await pbkdf2Async(password.normalize('NFC'), salt, this.iterations, KEY_BYTES, 'sha256');
+    const key = await this.pbkdf2(password.normalize('NFC'), salt, this.iterations, KEY_BYTES);
     return format(this.iterations, salt, key);
   }
 
+  /**
+   * Costs at least the configured work factor whatever the stored hash: a hash made with fewer
+   * iterations is padded with the difference, and a malformed one costs a full dummy verification.
+   * Otherwise a wrong password would answer faster for accounts whose hash is not upgraded yet,
+   * and anyone could list them.
+   */
   async verify(password: string, phc: string): Promise<boolean> {
     const parsed = parsePbkdf2Hash(phc);
-    return parsed ? this.check(password, parsed) : false;
+    if (!parsed) {
+      await this.verifyDummy(password);
+      return false;
+    }
+    const matches = await this.check(password, parsed);
+    const missing = this.iterations - parsed.iterations * Math.ceil(parsed.key.length / BLOCK_BYTES);
+    if (missing > 0) await this.pbkdf2(password.normalize('NFC'), this.dummy.salt, missing, BLOCK_BYTES);
+    return matches;
   }
 
   needsRehash(phc: string): boolean {
@@ -71,7 +93,7 @@ export class Pbkdf2PasswordHasher implements PasswordHasher {
   }
 
   private async check(password: string, { iterations, salt, key }: ParsedHash): Promise<boolean> {
-    const derived = await pbkdf2Async(password.normalize('NFC'), salt, iterations, key.length, 'sha256');
+    const derived = await this.pbkdf2(password.normalize('NFC'), salt, iterations, key.length);
     return timingSafeEqual(derived, key);
   }
 }

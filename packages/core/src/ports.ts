@@ -87,6 +87,12 @@ export interface RateLimitHit {
  */
 export interface RateLimiter {
   consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit>;
+  /**
+   * Takes back one request that `consume` counted in the window still open at `now` (an attempt
+   * that turned out not to count, such as a successful login). Never goes below zero, and does
+   * nothing once that window has ended. Atomic like `consume`.
+   */
+  refund(key: string, now: Date): Promise<void>;
   /** Deletes windows that ended at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
 }

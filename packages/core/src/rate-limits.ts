@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { RateLimiter, RateLimitRule } from './ports.ts';
 
@@ -11,22 +12,35 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
 };
 
 /**
- * Counts one request of `operation` from `clientIp`, reports the quota to `report`, and throws
- * `RateLimited` when it is over the limit.
- * Every request counts, valid or not: this runs before the body is even read.
+ * Failed logins per account (normalised e-mail, whether or not it is registered), beside the per-IP
+ * limits: a guess spread over many addresses still meets this one.
  */
-export async function enforceRateLimit(
+export const ACCOUNT_LOGIN_LIMIT: RateLimitRule = { limit: 20, windowMs: 15 * 60_000 };
+
+/** The policy name of ACCOUNT_LOGIN_LIMIT in RateLimit headers. */
+export const ACCOUNT_LOGIN_POLICY = 'login-account';
+
+/** One counted request: the window's key, its rule, and the quota after counting. */
+export interface Counted {
+  readonly key: string;
+  readonly status: RateLimitStatus;
+}
+
+/**
+ * Counts one request under `key`, reports the quota to `report`, and throws `RateLimited` when it
+ * is over the limit.
+ */
+export async function countRequest(
   limiter: RateLimiter,
-  rules: Readonly<Record<LimitedOperation, RateLimitRule>>,
-  operation: LimitedOperation,
-  clientIp: string,
+  policy: string,
+  key: string,
+  rule: RateLimitRule,
   now: Date,
   report?: (status: RateLimitStatus) => void,
-): Promise<void> {
-  const rule = rules[operation];
-  const hit = await limiter.consume(`${operation}:${clientIp}`, rule, now);
+): Promise<Counted> {
+  const hit = await limiter.consume(key, rule, now);
   const status: RateLimitStatus = {
-    policy: operation,
+    policy,
     limit: rule.limit,
     windowSeconds: Math.ceil(rule.windowMs / 1000),
     remaining: Math.max(0, rule.limit - hit.count),
@@ -34,4 +48,21 @@ export async function enforceRateLimit(
   };
   report?.(status);
   if (!hit.allowed) throw new RateLimited(status);
+  return { key, status };
+}
+
+/**
+ * Takes a counted request back (see RateLimiter.refund) and reports the quota it leaves.
+ */
+export async function refundRequest(limiter: RateLimiter, counted: Counted, now: Date, report?: (status: RateLimitStatus) => void): Promise<void> {
+  await limiter.refund(counted.key, now);
+  report?.({ ...counted.status, remaining: Math.min(counted.status.limit, counted.status.remaining + 1) });
+}
+
+/**
+ * The limiter key of an account: a digest of the normalised e-mail, so that keys stay short (an
+ * e-mail may be long) and the limiter's table holds no addresses.
+ */
+export function accountKey(policy: string, email: string): string {
+  return `${policy}:${createHash('sha256').update(email).digest('base64url')}`;
 }

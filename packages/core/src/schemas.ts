@@ -12,15 +12,32 @@ export function countCharacters(value: string): number {
   return n;
 }
 
+/** U+0000 and unpaired surrogates: text no store can keep as it is (Postgres refuses the one and rewrites the other). */
+const ILL_FORMED = /[\0\p{Cs}]/u;
+const ILL_FORMED_ALL = /[\0\p{Cs}]/gu;
+
+/** `text` with U+0000 and every unpaired surrogate replaced by U+FFFD. */
+export function toWellFormed(text: string): string {
+  return text.replace(ILL_FORMED_ALL, '\uFFFD');
+}
+
+/** Refuses U+0000 and unpaired surrogates, so every store keeps exactly what the core accepted. */
+function wellFormed(ctx: { value: string; issues: unknown[] }): void {
+  if (ILL_FORMED.test(ctx.value)) {
+    ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must not contain U+0000 or unpaired surrogates' });
+  }
+}
+
 /**
  * A string whose length, in characters, lies within the bounds. The bounds are written once and
  * published to JSON Schema as `minLength`/`maxLength`.
  */
 function text(bounds: { readonly min?: number; readonly max?: number }, options: { trim?: boolean } = {}) {
   const { min, max } = bounds;
-  const base = options.trim ? z.string().trim() : z.string();
+  const base = options.trim ? z.string().check(wellFormed).trim() : z.string().check(wellFormed);
   return base
     .check((ctx) => {
+      if (ctx.issues.length > 0) return;
       if (min === undefined && max === undefined) return;
       const n = countCharacters(ctx.value);
       if (min !== undefined && n < min) {
@@ -43,6 +60,7 @@ function email(bounds: { readonly max?: number } = {}) {
   const format = z.email({ message: 'must be a valid e-mail address' });
   return z
     .string()
+    .check(wellFormed)
     .trim()
     .toLowerCase()
     .pipe(bounds.max === undefined ? format : format.max(bounds.max, { message: `must be at most ${bounds.max} characters` }));

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher } from '@sl/core';
+import { pbkdf2 } from 'node:crypto';
+import { promisify } from 'node:util';
+import { Pbkdf2PasswordHasher, type Pbkdf2 } from '@sl/core';
 
 const PHC = /^\$pbkdf2-sha256\$i=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
 
@@ -60,5 +62,55 @@ describe('Pbkdf2PasswordHasher', () => {
   it('rejects a nonsensical work factor', () => {
     expect(() => new Pbkdf2PasswordHasher({ iterations: 0 })).toThrow(RangeError);
     expect(() => new Pbkdf2PasswordHasher({ iterations: 1.5 })).toThrow(RangeError);
+  });
+
+  describe('costs the configured work factor on every verification, whatever the stored hash', () => {
+    /** Node's PBKDF2, summing the work asked of it: iterations times output blocks of 32 bytes. */
+    function counting() {
+      const run = promisify(pbkdf2);
+      const counter = { work: 0 };
+      const fn: Pbkdf2 = (password, salt, iterations, keyLength) => {
+        counter.work += iterations * Math.ceil(keyLength / 32);
+        return run(password, salt, iterations, keyLength, 'sha256');
+      };
+      return { fn, counter };
+    }
+    const CONFIGURED = 20_000;
+
+    it.each([
+      ['at the configured cost', CONFIGURED],
+      ['with fewer iterations (not upgraded yet)', 1_000],
+      ['with a single iteration', 1],
+    ])('a hash %s: a wrong and a right password cost at least the configured work', async (_label, stored) => {
+      const phc = await new Pbkdf2PasswordHasher({ iterations: stored }).hash('correct horse');
+      const { fn, counter } = counting();
+      const hasher = new Pbkdf2PasswordHasher({ iterations: CONFIGURED, pbkdf2: fn });
+      expect(await hasher.verify('wrong horse', phc)).toBe(false);
+      expect(counter.work).toBe(CONFIGURED);
+      counter.work = 0;
+      expect(await hasher.verify('correct horse', phc)).toBe(true);
+      expect(counter.work).toBe(CONFIGURED);
+    });
+
+    it('a stored key of two blocks counts as twice the work', async () => {
+      const key = Buffer.alloc(64, 1).toString('base64').replace(/=+$/, '');
+      const { fn, counter } = counting();
+      const hasher = new Pbkdf2PasswordHasher({ iterations: CONFIGURED, pbkdf2: fn });
+      expect(await hasher.verify('x', `$pbkdf2-sha256$i=${CONFIGURED / 4}$c2FsdHNhbHQ$${key}`)).toBe(false);
+      expect(counter.work).toBe(CONFIGURED);
+    });
+
+    it.each(['', 'plain', '$pbkdf2-sha1$i=1$c2FsdA$AAAA', '$argon2id$v=19$m=1,t=1,p=1$c2FsdA$AAAA'])('a malformed hash %j costs a full verification', async (phc) => {
+      const { fn, counter } = counting();
+      const hasher = new Pbkdf2PasswordHasher({ iterations: CONFIGURED, pbkdf2: fn });
+      expect(await hasher.verify('password', phc)).toBe(false);
+      expect(counter.work).toBe(CONFIGURED);
+    });
+
+    it('an unknown user (verifyDummy) costs the same', async () => {
+      const { fn, counter } = counting();
+      await new Pbkdf2PasswordHasher({ iterations: CONFIGURED, pbkdf2: fn }).verifyDummy('password');
+      expect(counter.work).toBe(CONFIGURED);
+    });
   });
 });

@@ -4,7 +4,7 @@
  * contract, so a Koa host and a node:http host answer alike.
  */
 import Koa, { type Middleware } from 'koa';
-import type { HttpApi, Logger } from '@sl/http';
+import { logClientFault, type HttpApi, type Logger } from '@sl/http';
 import type { McpEndpoint } from '@sl/mcp';
 
 export interface KoaServiceOptions {
@@ -41,11 +41,15 @@ export function serviceMiddleware({ api, mcp }: KoaServiceOptions): Middleware {
   };
 }
 
-/** A Koa application serving only this service; errors Koa itself meets are logged, never shown. */
+/**
+ * A Koa application serving only this service; errors Koa itself meets are logged, never shown: a
+ * client that hung up as one short debug line, anything else as an error.
+ */
 export function createApp(options: KoaServiceOptions & { readonly logger: Logger }): Koa {
   const app = new Koa();
   app.silent = true;
-  app.on('error', (err: unknown) => options.logger.error({ err }, 'koa error'));
+  // A broken connection also reaches node's 'clientError', which the server logs at info.
+  app.on('error', (err: unknown) => logClientFault(options.logger, err, 'koa error', 'debug'));
   app.use(serviceMiddleware(options));
   return app;
 }

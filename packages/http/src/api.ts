@@ -6,10 +6,11 @@
 import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
 import { answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';
+import { refuseUncounted } from './cross-site.ts';
 import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
 import { logRequest, nextRequestId, silentLogger, type Logger } from './logger.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
-import { baseUrlOf } from './discovery/base-url.ts';
+import { originHeaders, requestOrigin } from './discovery/base-url.ts';
 import { discoveryDocuments, type DocumentRoute } from './discovery/documents.ts';
 
 export interface HttpApiOptions {
@@ -59,9 +60,18 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     found.allow = methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])).join(', ');
   }
 
+  /** The request's own origin, checked; invalid forwarded headers are logged and ignored. */
+  function originOf(request: HttpRequest, reqId: string): string | null {
+    const { origin, ignored } = requestOrigin(request, trustProxy);
+    if (ignored.length > 0) logger.warn({ reqId, ignored }, 'ignored invalid forwarded headers; using the connection’s own view');
+    return origin;
+  }
+
   async function runOperation(route: ApiRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
-    const exchange = new Exchange(request, trustProxy);
+    const exchange = new Exchange(request, trustProxy, logger);
     try {
+      // Refused before anything is counted: a foreign page must not spend its visitors' limits.
+      if (route.limited) refuseUncounted(request, () => publicUrl ?? originOf(request, reqId));
       const result = await route.run(accounts, exchange);
       return {
         status: result.status,
@@ -75,9 +85,15 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   async function serveDocument(document: DocumentRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
+    // A document written from the request's origin varies with the headers that origin came from,
+    // so no shared cache hands one client's Host to another; a Host that is not a host is refused.
+    const varies: Record<string, string> = document.usesBase && !publicUrl ? { vary: originHeaders(trustProxy) } : {};
     try {
-      const answer = await document.render(request, baseUrlOf(request, publicUrl, trustProxy));
-      return document.cors ? { ...answer, headers: { ...answer.headers, 'access-control-allow-origin': '*' } } : answer;
+      const base = publicUrl ?? (document.usesBase ? originOf(request, reqId) : 'http://localhost');
+      if (base === null) return errorAnswer(400, 'The Host header is missing or not a valid host', varies);
+      const answer = await document.render(request, base);
+      const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*' } : {};
+      return { ...answer, headers: { ...answer.headers, ...cors, ...varies } };
     } catch (error) {
       return answerError(error, logger, reqId);
     }

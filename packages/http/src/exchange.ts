@@ -2,6 +2,7 @@ import type { RateLimitStatus, RequestMeta } from '@sl/core';
 import { readJsonBody } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';
+import { silentLogger, type Logger } from './logger.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { SESSION_COOKIE } from './session-cookie.ts';
 
@@ -11,13 +12,20 @@ import { SESSION_COOKIE } from './session-cookie.ts';
  */
 export class Exchange {
   readonly request: HttpRequest;
-  /** Headers the answer carries whatever its outcome (the RateLimit headers, once counted). */
-  readonly headers: Record<string, string> = {};
   readonly #trustProxy: number;
+  readonly #logger: Logger;
+  /** The quota of each policy that counted the request, latest report per policy, in counting order. */
+  readonly #limits = new Map<string, RateLimitStatus>();
 
-  constructor(request: HttpRequest, trustProxy: number) {
+  constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger) {
     this.request = request;
     this.#trustProxy = trustProxy;
+    this.#logger = logger;
+  }
+
+  /** Headers the answer carries whatever its outcome (the RateLimit headers, once counted). */
+  get headers(): Record<string, string> {
+    return rateLimitHeaders([...this.#limits.values()]);
   }
 
   /** The `sl_session` cookie's value, or `null`. The first one wins when a client sends several. */
@@ -32,7 +40,7 @@ export class Exchange {
   }
 
   clientIp(): string {
-    return clientAddress(this.request, this.#trustProxy);
+    return clientAddress(this.request, this.#trustProxy, this.#logger);
   }
 
   /** What the limited operations need: the client, its user agent and session, and the quota report. */
@@ -41,7 +49,7 @@ export class Exchange {
       clientIp: this.clientIp(),
       userAgent: headerValue(this.request.headers, 'user-agent') || null,
       sessionToken: this.sessionToken(),
-      onRateLimit: (status: RateLimitStatus) => Object.assign(this.headers, rateLimitHeaders(status)),
+      onRateLimit: (status: RateLimitStatus) => this.#limits.set(status.policy, status),
     };
   }
 

@@ -6,13 +6,15 @@
 export { createHttpApi, type HttpApi, type HttpApiOptions } from './api.ts';
 export { BODY_LIMIT_BYTES, isJsonMediaType, readJsonBody } from './body.ts';
 export { clientAddress } from './client-address.ts';
+export { isCrossSite } from './cross-site.ts';
+export { clientFaultCode, isClientFault, logClientFault } from './client-fault.ts';
 export { STATUS_BY_CODE, HttpError, errorAnswer, type ErrorBody } from './errors.ts';
 export { headerValue, jsonAnswer, requestPath, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
 export { logRequest, nextRequestId, silentLogger, type Logger, type RequestRecord } from './logger.ts';
 export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes.ts';
 export { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';
 export { authMarkdown } from './discovery/auth-md.ts';
-export { baseUrlOf } from './discovery/base-url.ts';
+export { baseUrlOf, checkedHost, requestOrigin, type RequestOrigin } from './discovery/base-url.ts';
 export { documentAnswer, type DocumentRoute } from './discovery/documents.ts';
 export { API_VERSION, COMPONENT_SCHEMAS, openApiDocument, type JsonSchema } from './discovery/openapi.ts';
 export { Health as HealthSchema } from './discovery/response-schemas.ts';

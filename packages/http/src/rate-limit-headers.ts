@@ -1,9 +1,13 @@
 import type { RateLimitStatus } from '@sl/core';
 
-/** `RateLimit-Policy` and `RateLimit` in draft-ietf-httpapi-ratelimit-headers-10 syntax. */
-export function rateLimitHeaders(s: RateLimitStatus): Record<string, string> {
+/**
+ * `RateLimit-Policy` and `RateLimit` in draft-ietf-httpapi-ratelimit-headers-10 syntax: one list
+ * item per policy that counted the request, in the order they counted it.
+ */
+export function rateLimitHeaders(statuses: readonly RateLimitStatus[]): Record<string, string> {
+  if (statuses.length === 0) return {};
   return {
-    'ratelimit-policy': `"${s.policy}";q=${s.limit};w=${s.windowSeconds}`,
-    ratelimit: `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`,
+    'ratelimit-policy': statuses.map((s) => `"${s.policy}";q=${s.limit};w=${s.windowSeconds}`).join(', '),
+    ratelimit: statuses.map((s) => `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`).join(', '),
   };
 }

@@ -2,7 +2,7 @@
  * The route table: the one list of the API's operations. Routing in every host, the OpenAPI paths,
  * and the endpoint lists of auth.md and the agent skills are all derived from it.
  */
-import { ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
+import { ACCOUNT_LOGIN_POLICY, ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
 import type { Exchange } from './exchange.ts';
 import { clearedSessionCookie, sessionCookie } from './session-cookie.ts';
 
@@ -35,6 +35,8 @@ export interface ApiRoute {
   readonly auth: 'public' | 'session';
   /** The per-client rate limit the operation counts against, if any. */
   readonly limited?: LimitedOperation;
+  /** Further limits that may count a request after `limited` (their RateLimit policies follow its own). */
+  readonly alsoLimited?: readonly string[];
   /** The core schema of the JSON request body, if the operation takes one. */
   readonly requestBody?: typeof SignupRequest | typeof LoginRequest | typeof ContactRequest;
   /**
@@ -99,6 +101,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'public',
     limited: 'login',
+    alsoLimited: [ACCOUNT_LOGIN_POLICY],
     requestBody: LoginRequest,
     responses: {
       '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', cookie: 'set' },

@@ -94,7 +94,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       // so no Host header, however odd, can make it unparsable. Resource URIs use `baseUrl`.
       const query = view.url.indexOf('?');
       const request = toWebRequest(req, `http://localhost${MCP_PATH}${query < 0 ? '' : view.url.slice(query)}`, aborted.signal);
-      response = await fetch(request, { clientIp: clientAddress(view, trustProxy), userAgent: req.headers['user-agent'] || null, baseUrl: baseUrlOf(view, undefined, trustProxy) });
+      response = await fetch(request, { clientIp: clientAddress(view, trustProxy, logger), userAgent: req.headers['user-agent'] || null, baseUrl: baseUrlOf(view, undefined, trustProxy) });
     } catch (err) {
       logger.error({ reqId, err }, 'unhandled error');
       response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }, { status: 500 });

@@ -9,7 +9,7 @@ export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', `${MCP_PA
 
 /** `com.example/sl-accounts` for https://example.com; hosts that are not DNS names get `localhost`. */
 export function reverseDnsName(base: string, serviceName: string): string {
-  const host = new URL(base).hostname;
+  const host = URL.parse(base)?.hostname ?? '';
   const dnsName = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(host) && !/^[\d.]+$/.test(host);
   return `${dnsName ? host.split('.').reverse().join('.') : 'localhost'}/${serviceName}`;
 }
@@ -35,6 +35,7 @@ export function serverCardDocuments(serviceName: string): DocumentRoute[] {
   return SERVER_CARD_PATHS.map((path) => ({
     path,
     cors: true,
+    usesBase: true,
     render: (_, base) => documentAnswer('application/json; charset=utf-8', JSON.stringify(serverCard(base, serviceName))),
   }));
 }

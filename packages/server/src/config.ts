@@ -3,7 +3,7 @@
  * variable (its range, its default, which store it selects) is written here and nowhere else.
  */
 import { z } from 'zod';
-import { DEFAULT_PBKDF2_ITERATIONS } from '@sl/core';
+import { ACCOUNT_LOGIN_LIMIT, DEFAULT_IPV6_PREFIX, DEFAULT_PBKDF2_ITERATIONS, type RateLimitRule } from '@sl/core';
 
 export type StoreConfig =
   | { readonly kind: 'postgres'; readonly url: string }
@@ -18,6 +18,10 @@ export interface Config {
   readonly store: StoreConfig;
   /** Trusted proxy hops in front of the server; 0 ignores X-Forwarded-* headers. */
   readonly trustProxy: number;
+  /** Leading bits of an IPv6 address that make one client for the rate limits. */
+  readonly ipv6Prefix: number;
+  /** Failed logins allowed per account and window; `null` when turned off (`LOGIN_FAILURES_PER_ACCOUNT=0`). */
+  readonly accountLoginLimit: RateLimitRule | null;
   /** Work factor of new password hashes. */
   readonly pbkdf2Iterations: number;
   /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
@@ -36,6 +40,9 @@ const Env = z
     DATA_DIR: optional(z.string()).default('./.data'),
     STORE: optional(z.enum(['postgres', 'pglite', 'memory'])),
     TRUST_PROXY: optional(z.coerce.number().int().min(0).max(32)).default(0),
+    IPV6_PREFIX: optional(z.coerce.number().int().min(1).max(128)).default(DEFAULT_IPV6_PREFIX),
+    LOGIN_FAILURES_PER_ACCOUNT: optional(z.coerce.number().int().min(0).max(1_000_000)).default(ACCOUNT_LOGIN_LIMIT.limit),
+    LOGIN_FAILURE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(ACCOUNT_LOGIN_LIMIT.windowMs / 1000),
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
@@ -52,6 +59,9 @@ const Env = z
       host: env.HOST,
       store,
       trustProxy: env.TRUST_PROXY,
+      ipv6Prefix: env.IPV6_PREFIX,
+      accountLoginLimit:
+        env.LOGIN_FAILURES_PER_ACCOUNT === 0 ? null : { limit: env.LOGIN_FAILURES_PER_ACCOUNT, windowMs: env.LOGIN_FAILURE_WINDOW_SECONDS * 1000 },
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
       logLevel: env.LOG_LEVEL,

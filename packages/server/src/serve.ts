@@ -22,6 +22,7 @@ import {
 import { createHttpApi, type HttpApi } from '@sl/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
 import type { Config } from './config.ts';
+import { answerClientError } from './client-error.ts';
 import { openStore } from './open-store.ts';
 import { deprioritizeThreadPool } from './thread-priority.ts';
 
@@ -67,12 +68,13 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const store = await openStore(config.store, logger);
   const accounts = createAccounts(
     { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
-    overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {},
+    { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
   );
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
   const mcp = createMcpEndpoint(shared);
   const api = createHttpApi({ ...shared, documents: mcp.documents });
   const server = createServer(host({ accounts, api, mcp, logger }));
+  server.on('clientError', answerClientError(logger));
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

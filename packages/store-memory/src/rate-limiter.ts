@@ -15,6 +15,11 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: window.count <= rule.limit, count: window.count, resetAt: new Date(window.resetAt) };
   }
 
+  async refund(key: string, now: Date): Promise<void> {
+    const window = this.#windows.get(key);
+    if (window && window.resetAt > now.getTime() && window.count > 0) window.count--;
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     return deleteWhere(this.#windows, (w) => w.resetAt <= now.getTime());
   }

@@ -1,5 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { PRIVATE_FILE_MODE } from './private-data-dir.ts';
 
 /** Directories this process holds, so a second store on one of them is refused too. */
 const held = new Set<string>();
@@ -15,7 +16,7 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   const file = join(path, 'sl-owner.pid');
   for (;;) {
     try {
-      await writeFile(file, String(process.pid), { flag: 'wx' });
+      await writeFile(file, String(process.pid), { flag: 'wx', mode: PRIVATE_FILE_MODE });
       held.add(path);
       return async () => {
         held.delete(path);

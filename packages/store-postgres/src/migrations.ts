@@ -53,6 +53,12 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('rate_limit_windows_reset_at_idx').on('rate_limit_windows').column('reset_at').execute();
     },
   },
+  '0002_rate_limit_refund': {
+    // RateLimiter.refund takes a count back, so a window may hold zero requests (a login that succeeded).
+    async up(db) {
+      await sql`alter table rate_limit_windows drop constraint rate_limit_windows_count_check, add constraint rate_limit_windows_count_check check (count >= 0)`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

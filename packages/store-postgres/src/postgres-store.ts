@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { DEFAULT_SERVICE_NAME, type Store } from '@sl/core';
@@ -7,6 +6,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
 import { preparingPool } from './prepared-pool.ts';
+import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
 import { PostgresSessionStore } from './session-store.ts';
 import { PostgresUserStore } from './user-store.ts';
@@ -87,13 +87,14 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
   const dialect = new PGliteDialect({
     // Loaded on first use, so a server on a Postgres server never loads PGlite's WebAssembly.
     pglite: async () => {
-      const { PGlite } = await import('@electric-sql/pglite');
-      if (!dataDir || dataDir.includes('://')) return PGlite.create(dataDir);
-      // PGlite creates the directory itself, but not its parents.
-      await mkdir(dataDir, { recursive: true });
+      if (!dataDir || dataDir.includes('://')) {
+        const { PGlite } = await import('@electric-sql/pglite');
+        return PGlite.create(dataDir);
+      }
+      await privateDataDir(dataDir);
       const release = await lockDataDir(dataDir);
       try {
-        const pglite = await PGlite.create(dataDir);
+        const pglite = await openPrivatePGlite(dataDir);
         unlock = release;
         return pglite;
       } catch (error) {

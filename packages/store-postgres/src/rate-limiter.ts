@@ -12,6 +12,7 @@ export class PostgresRateLimiter implements RateLimiter {
   // each sees the count the one before it left. A window that has ended starts afresh here, which is
   // why the sweep is only housekeeping.
   readonly #consume;
+  readonly #refund;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
@@ -30,12 +31,25 @@ export class PostgresRateLimiter implements RateLimiter {
         )
         .returning(['count', 'reset_at']),
     );
+    this.#refund = compileOnce(db, 2, (key: string, now: Date) =>
+      db
+        .updateTable('rate_limit_windows')
+        .set((eb) => ({ count: eb('count', '-', 1) }))
+        .where('key', '=', key)
+        .where('reset_at', '>', now)
+        .where('count', '>', 0),
+    );
   }
 
   async consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit> {
     const [row] = await this.#consume(key, new Date(now.getTime() + rule.windowMs), now);
     if (!row) throw new Error('the limiter statement returned no row');
     return { allowed: row.count <= rule.limit, count: row.count, resetAt: row.reset_at };
+  }
+
+  async refund(key: string, now: Date): Promise<void> {
+    // One statement under the row's lock, so concurrent refunds and consumes each see the other's count.
+    await this.#refund(key, now);
   }
 
   async deleteExpired(now: Date): Promise<number> {

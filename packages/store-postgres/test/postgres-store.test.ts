@@ -3,7 +3,7 @@
  * migrations, and how connection failures surface. The contract suite covers the port behaviour.
  * TEST_STORES picks which of PGlite and a real PostgreSQL server these run on (see @sl/store-contract).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -87,7 +87,7 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
     const stores = Array.from({ length: 5 }, () => openTestStore(database));
     try {
       const applied = await Promise.all(stores.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual(['0001_initial']);
+      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund']);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -126,6 +126,45 @@ describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () =
     expect(await readFile(lock, 'utf8')).toBe(String(process.pid));
     await store.close();
     await expect(readFile(lock, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  /** Every path under `dir` (itself included) whose mode lets the group or others in, with its mode. */
+  async function sharedPaths(dir: string): Promise<string[]> {
+    const paths = [dir, ...(await readdir(dir, { recursive: true })).map((p) => join(dir, p))];
+    const modes = await Promise.all(paths.map(async (p) => [p, (await stat(p)).mode & 0o777] as const));
+    return modes.filter(([, mode]) => (mode & 0o077) !== 0).map(([p, mode]) => `${p} ${mode.toString(8)}`);
+  }
+
+  it('is the owner’s alone: directories 0700, files 0600, the lock file and the files PGlite writes later included', async () => {
+    const dataDir = join(database.dataDir, 'fresh', 'nested');
+    const store = createPGliteStore({ dataDir });
+    try {
+      await store.migrate();
+      await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
+      await store.contacts.add({ name: 'Ada', email: 'ada@example.com', message: 'Hello there, friend.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 });
+      expect((await stat(join(dataDir, 'sl-owner.pid'))).mode & 0o777).toBe(0o600);
+      expect(await sharedPaths(dataDir)).toEqual([]);
+      const modes = new Set<number>();
+      for (const p of await readdir(dataDir, { recursive: true })) modes.add((await stat(join(dataDir, p))).mode & 0o777);
+      expect([...modes].sort()).toEqual([0o600, 0o700]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('makes a directory an older version left readable private when it opens it', async () => {
+    const dir = database.dataDir;
+    // As the version before this one left it: a 0755 directory tree of 0666 files.
+    for (const p of await readdir(dir, { recursive: true })) await chmod(join(dir, p), (await stat(join(dir, p))).isDirectory() ? 0o755 : 0o666);
+    await chmod(dir, 0o755);
+    expect((await sharedPaths(dir)).length).toBeGreaterThan(100);
+    const store = createPGliteStore({ dataDir: dir });
+    try {
+      await store.ping();
+      expect(await sharedPaths(dir)).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { RATE_LIMITS, SESSION_TTL_MS } from '@sl/core';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { COMPONENT_SCHEMAS } from './openapi.ts';
-import { curl, describeDuration, describeLimit, fieldTable } from './wording.ts';
+import { curl, describeDuration, describeLimit, fieldTable, inertUrl } from './wording.ts';
 
 export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
@@ -32,9 +32,9 @@ function skill(name: string, description: string, instructions: string): Skill {
  * bytes (and digests) never depend on the request.
  */
 export function createSkills(publicUrl: string | undefined, serviceName: string): readonly Skill[] {
-  const base = publicUrl ?? '$BASE';
+  const base = publicUrl ? inertUrl(publicUrl) : '$BASE';
   const where = publicUrl
-    ? `The API is at \`${publicUrl}\`.`
+    ? `The API is at \`${base}\`.`
     : 'In the examples, `$BASE` is the origin that served this file, e.g. `BASE=https://accounts.example.com`.';
   const example = { name: 'Ada Lovelace', email: 'ada@example.com' };
 

@@ -1,16 +1,18 @@
 /**
  * `/auth.md`: how an automated agent signs in. Bounds, limits and lifetimes are generated from code.
  */
-import { SESSION_TTL_MS } from '@sl/core';
+import { ACCOUNT_LOGIN_LIMIT, SESSION_TTL_MS } from '@sl/core';
 import { SESSION_COOKIE, sessionCookie } from '../session-cookie.ts';
 import { COMPONENT_SCHEMAS } from './openapi.ts';
-import { curl, describeDuration, fieldTable, protectedOperations, rateLimitTable } from './wording.ts';
+import { curl, describeDuration, describeLimit, fieldTable, inertUrl, markdownLink, protectedOperations, rateLimitTable } from './wording.ts';
 
-export function authMarkdown(base: string, serviceName: string): string {
+/** auth.md for `base` (from the request when no PUBLIC_URL is set: it is made inert before use). */
+export function authMarkdown(requestBase: string, serviceName: string): string {
+  const base = inertUrl(requestBase);
   const ttl = describeDuration(SESSION_TTL_MS);
   return `# auth.md: signing in to ${serviceName}
 
-This guide is for automated agents. The machine-readable description is [${base}/openapi.json](${base}/openapi.json); all paths below are relative to \`${base}\`.
+This guide is for automated agents. The machine-readable description is ${markdownLink(`${base}/openapi.json`)}; all paths below are relative to \`${base}\`.
 
 ## Scheme
 
@@ -69,7 +71,9 @@ Answer: \`200\` with \`{"ok":true}\`; the session is destroyed and the cookie cl
 
 ${rateLimitTable()}
 
-Every request counts, valid or not. Every answer of a limited operation, errors included, carries \`RateLimit-Policy\` and \`RateLimit\` headers (draft-ietf-httpapi-ratelimit-headers). Over the limit the answer is \`429\` with a \`Retry-After\` header: wait that many seconds before trying again.
+Every JSON request counts, valid or not. Failed logins are also limited per account (e-mail address), from whatever address they come: ${describeLimit(ACCOUNT_LOGIN_LIMIT)} unless the operator configured otherwise; after that even the right password gets \`429\` until the window ends. Every counted answer of a limited operation, errors included, carries \`RateLimit-Policy\` and \`RateLimit\` headers (draft-ietf-httpapi-ratelimit-headers), with one list item per limit that counted it. Over a limit the answer is \`429\` with a \`Retry-After\` header: wait that many seconds before trying again.
+
+Requests whose body is not JSON (\`400\`), and browser requests from another site's page (\`403\`), are refused before they are counted.
 
 ## Errors
 

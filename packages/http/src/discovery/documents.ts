@@ -14,6 +14,12 @@ export interface DocumentRoute {
   readonly path: string;
   /** Public documents: any origin may read them from a browser (CORS `*`, preflight answered). */
   readonly cors?: boolean;
+  /**
+   * Whether the document is written from the base URL. Without `PUBLIC_URL` such a document takes
+   * it from the request (`Host`, or trusted forwarded headers), answers 400 when that is not a
+   * valid host, and sends `Vary` for those headers. Other documents get a placeholder base.
+   */
+  readonly usesBase?: boolean;
   render(request: HttpRequest, base: string): HttpAnswer | Promise<HttpAnswer>;
 }
 
@@ -30,17 +36,20 @@ export function discoveryDocuments(options: { readonly publicUrl: string | undef
     {
       path: '/openapi.json',
       cors: true,
+      usesBase: true,
       render: (_, base) => documentAnswer('application/openapi+json', JSON.stringify(openApiDocument(base, serviceName))),
     },
     {
       path: API_CATALOG_PATH,
       cors: true,
+      usesBase: true,
       render: (_, base) => documentAnswer(API_CATALOG_TYPE, JSON.stringify(apiCatalog(base)), { link: API_CATALOG_LINK }),
     },
-    { path: '/auth.md', cors: true, render: (_, base) => documentAnswer(MARKDOWN, authMarkdown(base, serviceName)) },
+    { path: '/auth.md', cors: true, usesBase: true, render: (_, base) => documentAnswer(MARKDOWN, authMarkdown(base, serviceName)) },
     {
       path: '/.well-known/agent-skills/index.json',
       cors: true,
+      usesBase: true,
       render: (_, base) => documentAnswer('application/json; charset=utf-8', JSON.stringify(skillsIndex(skills, base))),
     },
     ...skills.map((skill): DocumentRoute => ({

@@ -9,7 +9,7 @@ import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
 import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from '../session-cookie.ts';
 import { ErrorResponse, Health, Ok, User, UserResponse } from './response-schemas.ts';
-import { describeDuration, describeLimit } from './wording.ts';
+import { describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** Version of the API contract (OpenAPI `info.version`, MCP server version). */
 export const API_VERSION = '1.0.0';
@@ -43,18 +43,24 @@ export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = generateC
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const jsonBody = (id: string) => ({ 'application/json': { schema: ref(id) } });
 
-function rateLimitHeaders(operation: LimitedOperation) {
+/**
+ * The RateLimit headers of a limited route: its own policy, then any further ones (login's
+ * per-account limit) as later items of the same list. Not sent on answers given before counting.
+ */
+function rateLimitHeaders(route: ApiRoute, required: boolean) {
+  const operation = route.limited as LimitedOperation;
   const { limit, windowMs } = RATE_LIMITS[operation];
+  const list = (item: (policy: string) => string) => `^${item(operation)}${(route.alsoLimited ?? []).map((p) => `(, ${item(p)})?`).join('')}$`;
   return {
     'RateLimit-Policy': {
-      description: `The policy (draft-ietf-httpapi-ratelimit-headers-10): quota \`q\` per window \`w\` seconds.`,
-      required: true,
-      schema: { type: 'string', pattern: `^"${operation}";q=\\d+;w=\\d+$`, examples: [`"${operation}";q=${limit};w=${windowMs / 1000}`] },
+      description: `The policies (draft-ietf-httpapi-ratelimit-headers-10) that counted the request: quota \`q\` per window \`w\` seconds.`,
+      required,
+      schema: { type: 'string', pattern: list((p) => `"${p}";q=\\d+;w=\\d+`), examples: [`"${operation}";q=${limit};w=${windowMs / 1000}`] },
     },
     RateLimit: {
-      description: 'Requests remaining `r` in the current window and seconds `t` until it resets.',
-      required: true,
-      schema: { type: 'string', pattern: `^"${operation}";r=\\d+;t=\\d+$` },
+      description: 'For each of those policies, requests remaining `r` in the current window and seconds `t` until it resets.',
+      required,
+      schema: { type: 'string', pattern: list((p) => `"${p}";r=\\d+;t=\\d+`) },
     },
   };
 }
@@ -101,13 +107,18 @@ function genericResponses(route: ApiRoute): Record<string, ResponseObject> {
   return {
     ...(route.requestBody
       ? {
-          '400': error('The request is invalid: malformed JSON, not a JSON object, wrong Content-Type, or a field out of bounds (see `issues`).'),
+          '400': error(
+            'The request is invalid: malformed JSON, a body that is not UTF-8 or not a JSON object, a field out of bounds or holding U+0000 or unpaired surrogates (see `issues`), or a Content-Type other than JSON (refused before it is counted).',
+          ),
           '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
           '415': error('The request body uses an unsupported Content-Encoding.'),
         }
       : {}),
     ...(route.limited
       ? {
+          '403': error(
+            'A browser request from another site (`Sec-Fetch-Site` other than `same-origin`, or an `Origin` that is not this service), refused before it is counted.',
+          ),
           '429': error('Rate limit exceeded.', {
             'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } },
           }),
@@ -125,13 +136,17 @@ const STORE_ERRORS = {
 function operationObject(route: ApiRoute) {
   const responses: Record<string, ResponseObject> = { ...genericResponses(route) };
   for (const [status, response] of Object.entries(route.responses)) responses[status] = responseObject(response);
-  // The request is counted before anything else, so every answer but a store failure carries the quota.
+  // A JSON request from no foreign page is counted before anything else, so every answer but a
+  // store failure, a 403 and (for a wrong Content-Type) a 400 carries the quota.
   if (route.limited) {
     for (const [status, response] of Object.entries(responses)) {
-      responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route.limited) } };
+      if (status === '403') continue;
+      responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, status !== '400') } };
     }
   }
-  const limit = route.limited ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every request counts, valid or not.` : '';
+  const limit = route.limited
+    ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited ? ' Failed logins are also limited per account (e-mail address), whoever sends them.' : ''}`
+    : '';
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -161,7 +176,7 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
         'A JSON API. Request and response bodies are `application/json`.',
         `Sessions are an opaque token in the \`${SESSION_COOKIE}\` cookie (HttpOnly; Secure; SameSite=Lax), valid for ${describeDuration(SESSION_TTL_MS)} from issue.`,
         'There is no OAuth 2.0 or OpenID Connect: no bearer tokens and no token endpoint.',
-        `A guide for automated agents is at ${baseUrl}/auth.md.`,
+        `A guide for automated agents is at ${markdownLink(`${inertUrl(baseUrl)}/auth.md`)}.`,
       ].join('\n\n'),
     },
     servers: [{ url: baseUrl }],

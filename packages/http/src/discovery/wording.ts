@@ -58,13 +58,27 @@ export function rateLimitTable(): string {
   return ['| Operation | Limit per client IP |', '|---|---|', ...rows].join('\n');
 }
 
-/** A curl command line, split over lines for reading. */
 /** `POST /api/logout` and `GET /api/me`: the operations that need the session cookie, from the route table. */
 export function protectedOperations(): string {
   const names = API_ROUTES.filter((r) => r.auth === 'session').map((r) => `\`${r.method} ${r.path}\``);
   return names.join(' and ');
 }
 
+/**
+ * A URL in which every character that could end a Markdown code span, link or HTML tag, or a
+ * double-quoted shell word, is percent-encoded (the URL means the same). Documents put URLs that
+ * come from a request into Markdown, so nothing in them may be read as markup or shell.
+ */
+export function inertUrl(url: string): string {
+  return url.replace(/[^A-Za-z0-9\-._~:/?#[\]@%+,;=]/gu, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
+
+/** A Markdown link whose text is the URL itself; `url` must be an `inertUrl`. */
+export function markdownLink(url: string): string {
+  return `[${url.replace(/[\\[\]()*_!<>&#]/g, '\\$&')}](<${url}>)`;
+}
+
+/** A curl command line, split over lines for reading. */
 export function curl(method: 'GET' | 'POST', url: string, options: { body?: unknown; cookie?: boolean } = {}): string {
   return [
     `curl -i -X ${method} "${url}"`,

@@ -72,4 +72,45 @@ export function rateLimiterCases(current: CurrentStore): void {
     expect(await rateLimiter.deleteExpired(new Date('2000-01-01T00:30:00Z'))).toBe(0);
     expect(await rateLimiter.deleteExpired(new Date('2000-01-01T01:00:00Z'))).toBe(1);
   });
+
+  it('refund takes one request back from the open window, which keeps its reset time', async () => {
+    const { rateLimiter } = current.store;
+    const key = 'login-account:abc';
+    for (let i = 0; i < 4; i++) await rateLimiter.consume(key, rule, at(i));
+    await expect(rateLimiter.refund(key, at(MINUTE))).resolves.toBeUndefined();
+    await rateLimiter.refund(key, at(MINUTE));
+    expect(await rateLimiter.consume(key, rule, at(2 * MINUTE))).toEqual({ allowed: true, count: 3, resetAt: at(HOUR) });
+    // Only that key's window.
+    expect(await rateLimiter.consume('login-account:other', rule, T0)).toEqual({ allowed: true, count: 1, resetAt: at(HOUR) });
+  });
+
+  it('refund never goes below zero, and of an unknown key does nothing', async () => {
+    const { rateLimiter } = current.store;
+    await rateLimiter.consume('k', rule, T0);
+    for (let i = 0; i < 3; i++) await rateLimiter.refund('k', at(1));
+    expect(await rateLimiter.consume('k', rule, at(2))).toEqual({ allowed: true, count: 1, resetAt: at(HOUR) });
+    expect(await rateLimiter.consume('k', rule, at(3))).toEqual({ allowed: true, count: 2, resetAt: at(HOUR) });
+    await expect(rateLimiter.refund('never-seen', T0)).resolves.toBeUndefined();
+    expect(await rateLimiter.consume('never-seen', rule, at(5))).toEqual({ allowed: true, count: 1, resetAt: at(HOUR + 5) });
+  });
+
+  it('refund does nothing once the window has ended (by the passed now)', async () => {
+    const { rateLimiter } = current.store;
+    for (let i = 0; i < 2; i++) await rateLimiter.consume('k', rule, T0);
+    await rateLimiter.refund('k', at(HOUR));
+    await rateLimiter.refund('k', at(2 * HOUR));
+    expect((await rateLimiter.consume('k', rule, at(HOUR - 1))).count).toBe(3);
+  });
+
+  it('concurrent refunds and consumes on one key all count: each is one atomic step', async () => {
+    const { rateLimiter } = current.store;
+    const wide = { limit: 100, windowMs: HOUR };
+    for (let i = 0; i < 20; i++) await rateLimiter.consume('busy', wide, T0);
+    await Promise.all([
+      ...Array.from({ length: 15 }, () => rateLimiter.refund('busy', at(1))),
+      ...Array.from({ length: 10 }, () => rateLimiter.consume('busy', wide, at(1))),
+    ]);
+    // 20 - 15 + 10 = 15, whatever the interleaving (the count never reached zero).
+    expect((await rateLimiter.consume('busy', wide, at(2))).count).toBe(16);
+  });
 }

@@ -8,7 +8,8 @@ const codePoints = (text: string, n: number) => Array.from(text.repeat(Math.ceil
 
 /**
  * Text a store must keep exactly: no trimming, escaping, case folding or Unicode normalisation.
- * (No U+0000: Postgres text cannot hold it.)
+ * This is everything the core accepts: any well-formed text without U+0000 (the core refuses U+0000
+ * and unpaired surrogates with a 400, since Postgres text cannot hold the one and rewrites the other).
  */
 const TEXTS: Readonly<Record<string, string>> = {
   ascii: 'Ada Lovelace',
@@ -20,6 +21,10 @@ const TEXTS: Readonly<Record<string, string>> = {
   'combining marks (decomposed, must not be normalised)': 'Zoe\u0308 Ame\u0301lie n\u0303 A\u030A e\u0301\u0302\u0323',
   whitespace: ' \t leading, inner  \n and trailing \r\n ',
   'invisible characters': 'zero\u200Bwidth \u200D joiner \uFEFF bom \u00A0 nbsp \u2028 separator \u00AD',
+  'control characters': 'bell\u0007 backspace\u0008 escape\u001B[31m red\u001B[0m \u0001\u001F del\u007F c1\u0080\u0085\u009F',
+  'bidirectional overrides': 'abc\u202Egnp.exe\u202C \u2066isolate\u2069 \u200F',
+  'noncharacters and the ends of Unicode': '\uFFFE\uFFFF \uFDD0 \uFFFD replacement \u{10FFFF} \u{E0001} \u{1FFFE} \u0080 \u07FF \u0800',
+  'surrogate pairs only (astral characters)': '\u{10000}\u{1D11E}\u{1F600}\u{20000}\u{10FFFD}',
 };
 /** 5000 code points of all of the above, the longest a contact message may be. */
 const LONG = codePoints(Object.values(TEXTS).join(' | '), 5000);

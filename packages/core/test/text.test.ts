@@ -1,0 +1,83 @@
+/**
+ * Which strings the core accepts: any well-formed text without U+0000, in every field. What it
+ * accepts, every store keeps exactly (the store contract's round trip); what it refuses is a 400.
+ */
+import { describe, expect, it } from 'vitest';
+import { Pbkdf2PasswordHasher, ValidationError, createAccounts, randomTokens } from '@sl/core';
+import { ManualClock } from '@sl/core/testing';
+import { createMemoryStore } from '@sl/store-memory';
+
+function setup() {
+  const store = createMemoryStore();
+  const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: new ManualClock(), tokens: randomTokens });
+  return { store, accounts };
+}
+const meta = { clientIp: '192.0.2.1' };
+const SIGNUP = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse' };
+const CONTACT = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, a question.' };
+
+const BAD = {
+  NUL: 'ab\u0000cd efgh',
+  'a lone high surrogate': 'ab\ud800cd efgh',
+  'a lone low surrogate': 'ab\udfffcd efgh',
+  'surrogates in the wrong order': 'ab\udc00\ud800 efgh',
+  'a lone surrogate at the end': 'abcd efgh\ud83d',
+};
+
+describe('strings the core refuses', () => {
+  for (const [label, bad] of Object.entries(BAD)) {
+    it(`${label}: 400 in every field of signup, login and contact, the password included`, async () => {
+      const { accounts, store } = setup();
+      const cases = [
+        ['signup', 'name', () => accounts.signup({ ...SIGNUP, name: bad }, meta)],
+        ['signup', 'password', () => accounts.signup({ ...SIGNUP, password: bad }, meta)],
+        ['signup', 'email', () => accounts.signup({ ...SIGNUP, email: `a${bad}@example.com` }, meta)],
+        ['login', 'password', () => accounts.login({ email: SIGNUP.email, password: bad }, meta)],
+        ['login', 'email', () => accounts.login({ email: `a${bad}@example.com`, password: 'x' }, meta)],
+        ['contact', 'name', () => accounts.contact({ ...CONTACT, name: bad }, meta)],
+        ['contact', 'message', () => accounts.contact({ ...CONTACT, message: bad }, meta)],
+        ['contact', 'email', () => accounts.contact({ ...CONTACT, email: `a${bad}@example.com` }, meta)],
+      ] as const;
+      for (const [operation, field, call] of cases) {
+        const error = await call().catch((e: unknown) => e);
+        expect(error, `${operation} ${field}`).toBeInstanceOf(ValidationError);
+        expect((error as ValidationError).issues.map((i) => i.path), `${operation} ${field}`).toContain(field);
+      }
+      expect(store.contacts.messages).toEqual([]);
+      expect(await store.users.findByEmail(SIGNUP.email)).toBeNull();
+    });
+  }
+
+  it('says what is wrong', async () => {
+    const { accounts } = setup();
+    const error = (await accounts.contact({ ...CONTACT, message: BAD.NUL }, meta).catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues).toEqual([{ path: 'message', message: 'must not contain U+0000 or unpaired surrogates' }]);
+  });
+
+  it('a password of lone surrogates no longer logs in as another one: each is refused, not rewritten', async () => {
+    const { accounts } = setup();
+    await accounts.signup({ ...SIGNUP, password: 'a\u{1F600}'.repeat(8) }, meta);
+    for (const password of ['\ud800'.repeat(8), '\udfff'.repeat(8), '\ud83d'.repeat(8)]) {
+      await expect(accounts.signup({ ...SIGNUP, email: 'x@example.com', password }, meta)).rejects.toBeInstanceOf(ValidationError);
+    }
+    await expect(accounts.login({ email: SIGNUP.email, password: 'a\u{1F600}'.repeat(8) }, meta)).resolves.toBeTruthy();
+  });
+});
+
+describe('strings the core accepts', () => {
+  it('control characters, noncharacters, U+FFFD, bidirectional marks and astral characters, exactly as sent', async () => {
+    const { accounts, store } = setup();
+    const text = 'bell\u0007 esc\u001B[0m del\u007F c1\u0085 \uFFFE\uFFFF \uFDD0 \uFFFD \u202Eabc\u202C \u{10FFFF}\u{1F600} ';
+    await accounts.contact({ name: text.slice(0, 20), email: 'zoe@example.com', message: text }, { ...meta, userAgent: 'ua' });
+    expect(store.contacts.messages[0]).toMatchObject({ name: text.slice(0, 20).trim(), message: text, email: 'zoe@example.com' });
+    const { user } = await accounts.signup({ ...SIGNUP, name: 'Zoë \u0007\uFFFD\u{10FFFF}', password: '\u0001\uFFFF\u{1F600}\u202E-pass' }, meta);
+    expect(user.name).toBe('Zoë \u0007\uFFFD\u{10FFFF}');
+    await expect(accounts.login({ email: SIGNUP.email, password: '\u0001\uFFFF\u{1F600}\u202E-pass' }, meta)).resolves.toBeTruthy();
+  });
+
+  it('a user agent the store could not hold is kept with those characters replaced, never refused', async () => {
+    const { accounts, store } = setup();
+    await accounts.contact(CONTACT, { ...meta, userAgent: 'agent\u0000/1 \ud800' });
+    expect(store.contacts.messages[0]!.userAgent).toBe('agent\uFFFD/1 \uFFFD');
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The embedded database's files are the owner's alone: they hold e-mail addresses and password
+ * hashes. Directories are 0700 and files 0600, for a directory this version creates, one an older
+ * version left with the default modes, and every file PGlite creates later.
+ */
+import { chmod, mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+/** The permission bits of the group and of others. */
+const SHARED_BITS = 0o077;
+
+/** Creates `dir` (0700) when missing, and makes it and everything under it private. */
+export async function privateDataDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await chmod(dir, PRIVATE_DIR_MODE);
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) await chmod(path, PRIVATE_DIR_MODE);
+    else if (entry.isFile()) await chmod(path, PRIVATE_FILE_MODE);
+  }
+}
+
+/** The part of Emscripten's NODEFS that creates files and changes their modes. */
+interface NodeFsOps {
+  node_ops: { mknod(parent: unknown, name: string, mode: number, dev: number): unknown; setattr(node: unknown, attr: { mode?: number }): void };
+  stream_ops: { setattr(stream: unknown, attr: { mode?: number }): void };
+}
+
+/**
+ * Opens PGlite on `dataDir` with Node files that are never shared. PGlite's Node filesystem creates
+ * files with the modes Postgres asks for inside WebAssembly (mostly 0666, some chmodded to 0666
+ * later) and no umask; rather than change the whole process's umask, this masks the group and
+ * other bits out of every mode that this PGlite instance's own NODEFS (one per instance) creates or
+ * sets.
+ */
+export async function openPrivatePGlite(dataDir: string): Promise<PGlite> {
+  const [{ PGlite }, { NodeFS }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/nodefs')]);
+  const withoutShared = (attr: { mode?: number }) => (attr.mode === undefined ? attr : { ...attr, mode: attr.mode & ~SHARED_BITS });
+  class PrivateNodeFS extends NodeFS {
+    override init(...[pg, options]: Parameters<InstanceType<typeof NodeFS>['init']>) {
+      const mask = (mod: { NODEFS: unknown }) => {
+        const { node_ops, stream_ops } = mod.NODEFS as NodeFsOps;
+        const { mknod, setattr } = node_ops;
+        const setStreamAttr = stream_ops.setattr;
+        node_ops.mknod = (parent, name, mode, dev) => mknod(parent, name, mode & ~SHARED_BITS, dev);
+        node_ops.setattr = (node, attr) => setattr(node, withoutShared(attr));
+        stream_ops.setattr = (stream, attr) => setStreamAttr(stream, withoutShared(attr));
+      };
+      // Before NodeFS's own step, which mounts the directory.
+      return super.init(pg, { ...options, preRun: [mask, ...(options.preRun ?? [])] });
+    }
+  }
+  return PGlite.create({ fs: new PrivateNodeFS(dataDir) });
+}

@@ -1,0 +1,81 @@
+/**
+ * A page on another site cannot spend its visitors' limits: what a browser lets such a page send is
+ * refused before it is counted (issue 9).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningServer } from '@sl/server';
+import { request } from '../support/client.ts';
+import { HOST_KINDS, startTestServer } from '../support/server.ts';
+
+describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const LOGIN = { email: 'visitor@example.com', password: 'wrong password' };
+
+  it('20 no-cors form posts from a foreign page are refused uncounted; the visitor can still log in', async () => {
+    server = await startTestServer({ host });
+    for (let i = 0; i < 25; i++) {
+      const res = await request(server.url, '/api/login', {
+        raw: JSON.stringify(LOGIN),
+        headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
+      });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.headers.get('ratelimit')).toBeNull();
+    }
+    const own = await request(server.url, '/api/login', { json: LOGIN, headers: { origin: server.url, 'sec-fetch-site': 'same-origin' } });
+    expect(own.status).toBe(401);
+    expect(own.headers.get('ratelimit')).toMatch(/^"login";r=19;/);
+  });
+
+  it.each([
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site: same-site (a sibling subdomain)', { 'sec-fetch-site': 'same-site', origin: 'https://other.example.com' }],
+    ['a foreign Origin from an older browser', { origin: 'https://evil.example' }],
+    ['Origin: null (a sandboxed frame)', { origin: 'null' }],
+    ['an Origin on another port', { origin: 'http://127.0.0.1:1' }],
+  ])('%s: 403 with a JSON body too, and not counted', async (_label, headers) => {
+    server = await startTestServer({ host });
+    for (const path of ['/api/login', '/api/signup', '/api/contact']) {
+      for (let i = 0; i < 21; i++) {
+        const res = await request(server.url, path, { json: LOGIN, headers });
+        expect(res.status, path).toBe(403);
+        expect(res.headers.get('ratelimit')).toBeNull();
+      }
+    }
+    expect((await request(server.url, '/api/login', { json: LOGIN })).headers.get('ratelimit')).toMatch(/^"login";r=19;/);
+  });
+
+  it('other content types are still 400, now before counting: text/plain, forms, multipart, none', async () => {
+    server = await startTestServer({ host });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined]) {
+      for (let i = 0; i < 6; i++) {
+        const res = await request(server.url, '/api/contact', { raw: '{}', headers: type ? { 'content-type': type } : {} });
+        expect(res.status, type).toBe(400);
+        expect(res.body).toEqual({ ok: false, error: 'Content-Type must be application/json' });
+        expect(res.headers.get('ratelimit')).toBeNull();
+      }
+    }
+    expect((await request(server.url, '/api/contact', { json: {} })).headers.get('ratelimit')).toMatch(/^"contact";r=4;/);
+  });
+
+  it('serves its own pages, requests without browser headers, and the PUBLIC_URL origin', async () => {
+    server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org' } });
+    for (const headers of [{}, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }, { origin: 'https://accounts.example.org' }, { origin: 'https://ACCOUNTS.example.org:443' }] as Record<string, string>[]) {
+      expect((await request(server.url, '/api/login', { json: LOGIN, headers })).status, JSON.stringify(headers)).toBe(401);
+    }
+    // With PUBLIC_URL set, the service's origin is that one, not the address it was reached at.
+    expect((await request(server.url, '/api/login', { json: LOGIN, headers: { origin: server.url } })).status).toBe(403);
+  });
+
+  it('without PUBLIC_URL its own origin is the request’s (a trusted proxy’s forwarded one included)', async () => {
+    server = await startTestServer({ host, env: { TRUST_PROXY: '1' } });
+    expect((await request(server.url, '/api/login', { json: LOGIN, headers: { origin: server.url } })).status).toBe(401);
+    const forwarded = { 'x-forwarded-host': 'accounts.example.org', 'x-forwarded-proto': 'https' };
+    expect((await request(server.url, '/api/login', { json: LOGIN, headers: { ...forwarded, origin: 'https://accounts.example.org' } })).status).toBe(401);
+    expect((await request(server.url, '/api/login', { json: LOGIN, headers: { ...forwarded, origin: server.url } })).status).toBe(403);
+  });
+});
