@@ -16,6 +16,7 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
     case 'postgres':
       store = createPostgresStore({
         connectionString: config.url,
+        timeoutMs: config.timeoutMs,
         onError: (err) => logger.warn({ err }, 'idle database connection failed; the pool replaces it'),
       });
       break;
