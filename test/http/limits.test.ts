@@ -7,6 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
+import { poll } from '../support/poll.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 /** A connection from `localAddress` that has sent `head` and nothing more; resolves once connected. */
@@ -115,13 +116,3 @@ describe.each(HOST_KINDS)('connection limits on the %s host', (host) => {
     expect(kept).toBeGreaterThan(0);
   });
 });
-
-/** Asks until `check` passes or `ms` have passed; returns the last answer. */
-async function poll<T>(ask: () => Promise<T>, check: (value: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await ask();
-    if (check(value) || Date.now() >= deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -8,23 +8,15 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testStore } from '@sl/store-contract';
-import { createTestDatabase, locatePostgres, type ServerDatabase } from '@sl/store-postgres/testing';
+import { locatePostgres } from '@sl/store-postgres/testing';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
-import { spawnServer, type ServerProcess } from '../support/server-process.ts';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import type { ServerProcess } from '../support/server-process.ts';
+import { poll } from '../support/poll.ts';
+import { startProxiedServer } from '../support/proxied-server.ts';
+import type { TcpProxy } from '../support/tcp-proxy.ts';
 
 // A database the process reaches through a proxy: PGlite cannot stand in.
 const postgres = await testStore('postgres', locatePostgres);
-
-/** Asks until `check` passes or `ms` have passed; returns the last answer. */
-async function poll<T>(ask: () => Promise<T>, check: (res: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const res = await ask();
-    if (check(res) || Date.now() >= deadline) return res;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** A request with the time it took to answer. */
 async function timed(ask: Promise<ApiResponse>): Promise<{ readonly res: ApiResponse; readonly ms: number }> {
@@ -33,31 +25,13 @@ async function timed(ask: Promise<ApiResponse>): Promise<{ readonly res: ApiResp
   return { res, ms: performance.now() - start };
 }
 
-/** The proxied URL of `database`. */
-function through(proxy: TcpProxy, database: ServerDatabase): string {
-  const url = new URL(database.url);
-  url.hostname = '127.0.0.1';
-  url.port = String(proxy.port);
-  return url.toString();
-}
-
 describe.skipIf(postgres.skip !== undefined)(`silent and stalled databases (${postgres.title})`, () => {
   const BOUND_MS = 1_000;
-  let database: ServerDatabase;
   let proxy: TcpProxy;
   let app: ServerProcess;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    app = await spawnServer({ STORE: 'postgres', DATABASE_URL: through(proxy, database), TRUST_PROXY: '1', DB_TIMEOUT_MS: String(BOUND_MS) });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await proxy?.close();
-    await database?.drop();
-  });
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => void ({ proxy, app, close } = await startProxiedServer({ TRUST_PROXY: '1', DB_TIMEOUT_MS: String(BOUND_MS) })));
+  afterAll(() => close?.());
 
   for (const fault of ['silence', 'stall'] as const) {
     it(`${fault}: 503 within the bound while it lasts, normal answers within seconds of healing, no acknowledged account lost`, async () => {
@@ -108,35 +82,25 @@ describe.skipIf(postgres.skip !== undefined)(`silent and stalled databases (${po
 });
 
 describe.skipIf(postgres.skip !== undefined)(`SIGTERM while the database is silent (${postgres.title})`, () => {
-  let database: ServerDatabase;
-  let proxy: TcpProxy;
-  let app: ServerProcess | undefined;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await proxy?.close();
-    await database?.drop();
-  });
+  let close: (() => Promise<void>) | undefined;
+  afterAll(() => close?.());
 
   it('exits within 10 s with the default bound, answering the requests in flight with 503', async () => {
-    app = await spawnServer({ STORE: 'postgres', DATABASE_URL: through(proxy, database) });
+    // The default bound (DB_TIMEOUT_MS unset): what a deploy meets.
+    const { proxy, app, close: stop } = await startProxiedServer();
+    close = stop;
     const signup = await request(app.url, '/api/signup', { json: { name: 'Ada', email: 'ada@example.com', password: 'see you later' } });
     const token = sessionFrom(signup);
 
     proxy.silence();
-    const inFlight = Array.from({ length: 20 }, () => request(app!.url, '/api/me', { session: token }));
+    const inFlight = Array.from({ length: 20 }, () => request(app.url, '/api/me', { session: token }));
     await poll(async () => proxy.droppedBytes(), (dropped) => dropped > 0, 5_000);
     expect(proxy.droppedBytes()).toBeGreaterThan(0);
 
     const start = performance.now();
     const exited = once(app.child, 'exit');
     app.child.kill('SIGTERM');
-    const kill = setTimeout(() => app!.child.kill('SIGKILL'), 20_000);
+    const kill = setTimeout(() => app.child.kill('SIGKILL'), 20_000);
     const [code, signal] = (await exited) as [number | null, string | null];
     clearTimeout(kill);
     const ms = performance.now() - start;
