@@ -20,7 +20,7 @@ export interface MemoryStore extends Store {
 export interface MemoryStoreOptions {
   /** Contact messages kept (the most recent ones); default 10000. */
   readonly contactCapacity?: number;
-  /** Bytes of contact messages kept, as `contactBytes` counts them; default 64 MiB. */
+  /** Bytes of contact messages kept, as `contactBytes` counts them; default 32 MiB. */
   readonly contactByteCapacity?: number;
 }
 
