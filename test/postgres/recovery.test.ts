@@ -6,42 +6,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, sessionFrom } from '../support/client.ts';
 import { testStore } from '@sl/store-contract';
-import { createTestDatabase, locatePostgres, type ServerDatabase } from '@sl/store-postgres/testing';
-import { spawnServer, type ServerProcess } from '../support/server-process.ts';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { locatePostgres } from '@sl/store-postgres/testing';
+import type { ServerProcess } from '../support/server-process.ts';
+import { poll } from '../support/poll.ts';
+import { startProxiedServer } from '../support/proxied-server.ts';
+import type { TcpProxy } from '../support/tcp-proxy.ts';
 
 // Several processes on one database: PGlite (one process per directory) cannot stand in.
 const postgres = await testStore('postgres', locatePostgres);
 
-/** Asks until `check` passes or `ms` have passed; returns the last answer. */
-async function poll<T>(ask: () => Promise<T>, check: (res: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const res = await ask();
-    if (check(res) || Date.now() >= deadline) return res;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe.skipIf(postgres.skip !== undefined)(`recovery from a lost database (${postgres.title})`, () => {
-  let database: ServerDatabase;
   let proxy: TcpProxy;
   let app: ServerProcess;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const proxied = new URL(database.url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    app = await spawnServer({ STORE: 'postgres', DATABASE_URL: proxied.toString(), TRUST_PROXY: '1' });
-  });
-  afterAll(async () => {
-    await app?.stop();
-    await proxy?.close();
-    await database?.drop();
-  });
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => void ({ proxy, app, close } = await startProxiedServer({ TRUST_PROXY: '1' })));
+  afterAll(() => close?.());
 
   it('answers 503 while the database is away, stays up, and recovers within 5 s of its return', async () => {
     const signup = await request(app.url, '/api/signup', { ip: '198.51.100.20', json: { name: 'Ada', email: 'ada@example.com', password: 'come back soon' } });

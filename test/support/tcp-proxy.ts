@@ -1,8 +1,12 @@
 /**
- * A TCP proxy in this process, to fail a database without touching the real server:
+ * A TCP proxy in this process, to fail a database without touching the real server. Connections
+ * stay open through every fault below, as on a network that fails silently:
  *
- * - `hold()` keeps every connection open but stops forwarding what clients send (it is kept, and
- *   counted in `heldBytes()`), so queries are provably in flight; `release()` forwards it all.
+ * - `hold()` stops forwarding what clients send (it is kept, and counted in `heldBytes()`), so
+ *   queries are provably in flight; answers still flow.
+ * - `stall()` holds bytes both ways: nothing arrives, nothing is lost.
+ * - `silence()` drops bytes both ways (counted in `droppedBytes()`): nothing arrives, nothing is reset.
+ * - `release()` ends any of them: held bytes are delivered, and forwarding resumes.
  * - `cut()` drops every connection and refuses new ones; `restore()` listens again on the same port.
  */
 import { connect, createServer, type Socket } from 'node:net';
@@ -11,45 +15,66 @@ import type { AddressInfo } from 'node:net';
 export interface TcpProxy {
   readonly port: number;
   hold(): void;
+  stall(): void;
+  silence(): void;
   release(): void;
-  /** Bytes clients sent since `hold()` that were not forwarded. */
+  /** Bytes held since the fault began (client to server, and with `stall()` also back). */
   heldBytes(): number;
+  /** Bytes dropped since `silence()`, both ways. */
+  droppedBytes(): number;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** What happens to bytes in one direction. */
+type Flow = 'pass' | 'hold' | 'drop';
+
+/** One direction of one connection: where its bytes go, and what is held for later. */
+interface Pipe {
+  readonly to: Socket;
+  readonly held: Buffer[];
+}
+
 export async function startTcpProxy(target: { readonly host: string; readonly port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
-  const flushes = new Set<() => void>();
-  let holding = false;
+  const pipes = { up: new Set<Pipe>(), down: new Set<Pipe>() };
+  const flow: Record<keyof typeof pipes, Flow> = { up: 'pass', down: 'pass' };
   let held = 0;
+  let dropped = 0;
+
+  const forward = (direction: keyof typeof pipes, pipe: Pipe) => (chunk: Buffer) => {
+    switch (flow[direction]) {
+      case 'pass':
+        pipe.to.write(chunk);
+        return;
+      case 'hold':
+        held += chunk.length;
+        pipe.held.push(chunk);
+        return;
+      case 'drop':
+        dropped += chunk.length;
+    }
+  };
 
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
-    const pending: Buffer[] = [];
+    const up: Pipe = { to: upstream, held: [] };
+    const down: Pipe = { to: client, held: [] };
     const end = () => {
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
       sockets.delete(upstream);
-      flushes.delete(flush);
+      pipes.up.delete(up);
+      pipes.down.delete(down);
     };
-    const flush = () => {
-      for (const chunk of pending.splice(0)) upstream.write(chunk);
-    };
-    flushes.add(flush);
+    pipes.up.add(up);
+    pipes.down.add(down);
     sockets.add(client).add(upstream);
     for (const socket of [client, upstream]) socket.on('error', end).on('close', end);
-    client.on('data', (chunk: Buffer) => {
-      if (holding) {
-        held += chunk.length;
-        pending.push(chunk);
-      } else {
-        upstream.write(chunk);
-      }
-    });
-    upstream.pipe(client);
+    client.on('data', forward('up', up));
+    upstream.on('data', forward('down', down));
   });
 
   const listen = (port: number) =>
@@ -66,20 +91,28 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
     for (const socket of sockets) socket.destroy();
     await closed;
   };
+  const fault = (up: Flow, down: Flow) => {
+    flow.up = up;
+    flow.down = down;
+    held = 0;
+    dropped = 0;
+  };
 
   await listen(0);
   const { port } = server.address() as AddressInfo;
   return {
     port,
-    hold: () => {
-      holding = true;
-      held = 0;
-    },
+    hold: () => fault('hold', 'pass'),
+    stall: () => fault('hold', 'hold'),
+    silence: () => fault('drop', 'drop'),
     release: () => {
-      holding = false;
-      for (const flush of flushes) flush();
+      flow.up = flow.down = 'pass';
+      for (const pipe of [...pipes.up, ...pipes.down]) {
+        for (const chunk of pipe.held.splice(0)) pipe.to.write(chunk);
+      }
     },
     heldBytes: () => held,
+    droppedBytes: () => dropped,
     cut,
     restore: () => listen(port),
     close: cut,

@@ -82,7 +82,10 @@ export interface Accounts {
   me(meta: SessionMeta): Promise<User>;
   /** Stores a contact message. Throws ValidationError or RateLimited. */
   contact(body: Body, meta: RequestMeta): Promise<void>;
-  /** Never throws: a store that does not answer makes the status `unavailable`. */
+  /**
+   * Never throws: a store that does not answer makes the status `unavailable`. Concurrent calls
+   * share one ping of the store.
+   */
   health(): Promise<Health>;
   /** Deletes expired sessions and ended limiter windows; returns how many of each. */
   sweep(): Promise<{ readonly sessions: number; readonly rateLimitWindows: number }>;
@@ -116,6 +119,17 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), meta.onRateLimit);
     return address;
   }
+
+  // Health checks that overlap share one ping, so a flood of them (or one MCP batch) keeps at most
+  // one statement in flight; a check that arrives during a ping gets that ping's answer.
+  let pinging: Promise<boolean> | undefined;
+  const pingOnce = () =>
+    (pinging ??= ports
+      .ping()
+      .then(() => true, () => false)
+      .finally(() => {
+        pinging = undefined;
+      }));
 
   async function issueSession(userId: number): Promise<IssuedSession> {
     const token = tokens.generate();
@@ -185,7 +199,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     },
 
     async health(): Promise<Health> {
-      const ok = await ports.ping().then(() => true, () => false);
+      const ok = await pingOnce();
       return { ok, status: ok ? 'ok' : 'unavailable', service: serviceName, time: clock.now().toISOString() };
     },
 

@@ -259,4 +259,19 @@ describe('health', () => {
     const down = createAccounts({ ...store, ping: () => Promise.reject(new Error('down')), hasher: new RecordingHasher(), clock, tokens: randomTokens });
     expect(await down.health()).toMatchObject({ ok: false, status: 'unavailable' });
   });
+
+  it('overlapping checks share one ping; the next check pings again', async () => {
+    const store = createMemoryStore();
+    const answers: (() => void)[] = [];
+    const ping = () => new Promise<void>((resolve) => answers.push(resolve));
+    const accounts = createAccounts({ ...store, ping, hasher: new RecordingHasher(), clock: new ManualClock(), tokens: randomTokens });
+    const checks = Array.from({ length: 100 }, () => accounts.health());
+    expect(answers).toHaveLength(1);
+    answers[0]!();
+    expect((await Promise.all(checks)).every((h) => h.ok)).toBe(true);
+    const next = accounts.health();
+    expect(answers).toHaveLength(2);
+    answers[1]!();
+    expect(await next).toMatchObject({ ok: true });
+  });
 });

@@ -10,16 +10,20 @@ import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } f
 import { DEFAULT_SERVICE_NAME, type Accounts, type RequestMeta } from '@sl/core';
 import {
   BODY_LIMIT_BYTES,
+  HttpError,
   baseUrlOf,
   clientAddress,
+  isJsonMediaType,
   logRequest,
   nextRequestId,
+  readJsonBody,
   requestPath,
   silentLogger,
   type DocumentRoute,
   type HttpRequest,
   type Logger,
 } from '@sl/http';
+import { batchRefusal } from './batch.ts';
 import { MCP_PATH, createMcpServer } from './mcp-server.ts';
 import { serverCardDocuments } from './server-card.ts';
 
@@ -67,6 +71,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   async function fetch(request: Request, caller: McpCaller): Promise<Response> {
     const rejected = originValidationResponse(request, allowedOrigins);
     if (rejected) return rejected;
+    const body = await readBody(request);
+    if (body instanceof Response) return body;
     const meta: RequestMeta = { clientIp: caller.clientIp, userAgent: caller.userAgent ?? null };
     const base = publicUrl ?? caller.baseUrl;
     const handler = createMcpHandler(() => createMcpServer(accounts, serviceName, base, meta), {
@@ -74,7 +80,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       onerror: (err) => logger.debug({ err }, 'mcp request rejected'),
     });
     try {
-      return await handler.fetch(request);
+      return await handler.fetch(request, body);
     } finally {
       await handler.close();
     }
@@ -104,6 +110,30 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   return { path: MCP_PATH, handles: (url) => requestPath(url) === MCP_PATH, documents: serverCardDocuments(serviceName), fetch, handleNode };
+}
+
+/**
+ * Reads a JSON POST body under the JSON API's rules (64 KiB after gzip, deflate or br; UTF-8) and
+ * applies the batch rules, for the SDK to take as `parsedBody`; or the error answer. Other requests
+ * go to the SDK as they are: it answers a wrong media type itself.
+ */
+async function readBody(request: Request): Promise<{ parsedBody?: unknown } | Response> {
+  if (request.method !== 'POST' || !isJsonMediaType(request.headers.get('content-type') ?? undefined)) return {};
+  let parsedBody: unknown;
+  try {
+    const headers = Object.fromEntries(request.headers);
+    parsedBody = await readJsonBody({ method: request.method, url: MCP_PATH, headers, remoteAddress: undefined, body: request.body });
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return jsonRpcError(error.status, error.status === 400 ? -32700 : -32000, error.message);
+  }
+  const refusal = batchRefusal(parsedBody, request.headers.get('mcp-protocol-version'));
+  return refusal ? jsonRpcError(refusal.status, -32600, refusal.message) : { parsedBody };
+}
+
+/** A JSON-RPC error answer to no request in particular, as the SDK writes its own. */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
 function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal): Request {

@@ -4,9 +4,11 @@
  */
 import { z } from 'zod';
 import { ACCOUNT_LOGIN_LIMIT, DEFAULT_IPV6_PREFIX, DEFAULT_PBKDF2_ITERATIONS, type RateLimitRule } from '@sl/core';
+import { DEFAULT_DB_TIMEOUT_MS } from '@sl/store-postgres';
 
 export type StoreConfig =
-  | { readonly kind: 'postgres'; readonly url: string }
+  /** `timeoutMs`: bound on each statement, from asking for a connection to its answer. */
+  | { readonly kind: 'postgres'; readonly url: string; readonly timeoutMs: number }
   | { readonly kind: 'pglite'; readonly dataDir: string }
   | { readonly kind: 'memory' };
 
@@ -27,10 +29,30 @@ export interface Config {
   /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
   readonly publicUrl: string | undefined;
   readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly http: HttpLimits;
 }
+
+/** What one client may hold of the HTTP server; see the README's "Running on the internet". */
+export interface HttpLimits {
+  /** From a connection's start (or the end of its last request) until its request headers are in. */
+  readonly headersTimeoutMs: number;
+  /** From a connection's start (or the end of its last request) until the whole request is in. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** Most open connections; `undefined`: derived from the process's descriptor limit at start. */
+  readonly maxConnections: number | undefined;
+  /** Most open connections from one peer address; 0: no cap (the default behind trusted proxies). */
+  readonly maxConnectionsPerAddress: number;
+}
+
+/** Connections one peer address may hold when no proxy is trusted (see the README for why). */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
 /** Treats `VAR=` like an unset variable. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+/** A whole number of milliseconds, at least 1 (a bound that is off is not offered). */
+const milliseconds = (fallback: number) => optional(z.coerce.number().int().min(1).max(3_600_000)).default(fallback);
 
 const Env = z
   .object({
@@ -46,14 +68,24 @@ const Env = z
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
+    DB_TIMEOUT_MS: milliseconds(DEFAULT_DB_TIMEOUT_MS),
+    HEADERS_TIMEOUT_MS: milliseconds(10_000),
+    REQUEST_TIMEOUT_MS: milliseconds(30_000),
+    KEEP_ALIVE_TIMEOUT_MS: milliseconds(5_000),
+    MAX_CONNECTIONS: optional(z.coerce.number().int().min(1)),
+    MAX_CONNECTIONS_PER_ADDRESS: optional(z.coerce.number().int().min(0)),
   })
   .superRefine((env, ctx) => {
     if (env.STORE === 'postgres' && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['STORE'], message: 'STORE=postgres needs DATABASE_URL' });
+    // The headers are part of the request, and Node refuses the opposite.
+    if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not exceed REQUEST_TIMEOUT_MS' });
+    }
   })
   .transform((env): Config => {
     const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
     const store: StoreConfig =
-      kind === 'postgres' ? { kind, url: env.DATABASE_URL! } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR } : { kind };
+      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR } : { kind };
     return {
       port: env.PORT,
       host: env.HOST,
@@ -65,6 +97,14 @@ const Env = z
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
       logLevel: env.LOG_LEVEL,
+      http: {
+        headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+        keepAliveTimeoutMs: env.KEEP_ALIVE_TIMEOUT_MS,
+        maxConnections: env.MAX_CONNECTIONS,
+        // Behind trusted proxies every connection comes from a proxy: the proxy's limits apply.
+        maxConnectionsPerAddress: env.MAX_CONNECTIONS_PER_ADDRESS ?? (env.TRUST_PROXY > 0 ? 0 : DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
+      },
     };
   });
 

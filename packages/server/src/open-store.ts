@@ -16,6 +16,7 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
     case 'postgres':
       store = createPostgresStore({
         connectionString: config.url,
+        timeoutMs: config.timeoutMs,
         // The code and message only: the error carries the pg client, whose fields include the
         // server's query-cancel key, and kilobytes of it per dropped connection.
         onError: (err) => logger.warn({ code: (err as { code?: unknown }).code, message: err.message }, 'idle database connection failed; the pool replaces it'),

@@ -1,9 +1,12 @@
 /**
  * `runMain(host)`: what an entry script does. Reads the environment, starts the server under `host`,
- * and stops it on SIGTERM or SIGINT.
+ * and stops it on SIGTERM or SIGINT, exiting within 10 s.
  */
 import { loadConfig, type Config } from './config.ts';
 import { startServer, type Host } from './serve.ts';
+
+/** After a stop signal, the process exits by this time, finished or not. */
+const EXIT_DEADLINE_MS = 9_500;
 
 export async function runMain(host: Host): Promise<void> {
   let config: Config;
@@ -19,6 +22,11 @@ export async function runMain(host: Host): Promise<void> {
   });
   const stop = (signal: string) => {
     running.logger.info({ signal }, 'shutting down');
+    // close() is bounded by itself; this only guarantees the 10 s a deploy may count on.
+    setTimeout(() => {
+      running.logger.error('shutdown did not finish in time');
+      process.exit(1);
+    }, EXIT_DEADLINE_MS).unref();
     running.close().then(
       () => process.exit(0),
       (err: unknown) => {

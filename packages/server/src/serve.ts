@@ -4,7 +4,7 @@
  * (the Koa adapter for `pnpm start`, plain node:http in examples/node-http), with housekeeping and a
  * graceful stop. Hosts are request listeners; nothing here knows a framework.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import {
@@ -23,6 +23,7 @@ import { createHttpApi, type HttpApi } from '@sl/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
 import type { Config } from './config.ts';
 import { answerClientError } from './client-error.ts';
+import { limitConnections, serverOptions } from './http-limits.ts';
 import { openStore } from './open-store.ts';
 import { deprioritizeThreadPool } from './thread-priority.ts';
 
@@ -45,13 +46,23 @@ export interface ServerOverrides {
   readonly sweepIntervalMs?: number;
 }
 
+/**
+ * On stop, how long requests in flight may take to finish; connections still open then are closed.
+ * Longer than the default database bound, so a request waiting on a silent database gets its 503;
+ * short enough that, with the store's own bounded close, the process is gone within 10 s.
+ */
+const DRAIN_MS = 7_000;
+
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
   readonly url: string;
   readonly server: Server;
   readonly accounts: Accounts;
   readonly logger: Logger;
-  /** Stops accepting, lets in-flight requests finish, then closes the store. */
+  /**
+   * Stops accepting, lets in-flight requests finish (closing connections still open after 7 s),
+   * then closes the store. Resolves within about 9 s, whatever the database does.
+   */
   close(): Promise<void>;
 }
 
@@ -73,7 +84,17 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
   const mcp = createMcpEndpoint(shared);
   const api = createHttpApi({ ...shared, documents: mcp.documents });
-  const server = createServer(host({ accounts, api, mcp, logger }));
+  const server = createServer(serverOptions(config.http));
+  const maxConnections = limitConnections(server, config.http, logger, config.ipv6Prefix);
+  // Registered before the host's listener, so it sees each response before the host writes it.
+  const inFlight = new Set<ServerResponse>();
+  let stopping = false;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (stopping) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+  server.on('request', host({ accounts, api, mcp, logger }));
   server.on('clientError', answerClientError(logger));
   try {
     await new Promise<void>((resolve, reject) => {
@@ -93,7 +114,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   });
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-  logger.info({ url, store: config.store.kind }, 'listening');
+  logger.info({ url, store: config.store.kind, maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress }, 'listening');
 
   let closing: Promise<void> | undefined;
   return {
@@ -103,11 +124,14 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     logger,
     close: () =>
       (closing ??= (async () => {
-        const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+        // Keep-alive clients leave once their answer is written, instead of holding the stop up.
+        stopping = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+        const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(force);
-        await housekeeping.stop();
-        await store.close();
+        // Together: closing a database that does not answer also ends a sweep waiting on it.
+        await Promise.all([housekeeping.stop(), store.close()]);
       })()),
   };
 }

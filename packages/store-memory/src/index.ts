@@ -1,5 +1,5 @@
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
 export { MemoryUserStore } from './user-store.ts';
 export { MemorySessionStore } from './session-store.ts';
-export { MemoryContactStore } from './contact-store.ts';
+export { DEFAULT_CONTACT_BYTE_CAPACITY, DEFAULT_CONTACT_CAPACITY, MemoryContactStore, contactBytes } from './contact-store.ts';
 export { MemoryRateLimiter } from './rate-limiter.ts';

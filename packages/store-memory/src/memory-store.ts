@@ -20,6 +20,8 @@ export interface MemoryStore extends Store {
 export interface MemoryStoreOptions {
   /** Contact messages kept (the most recent ones); default 10000. */
   readonly contactCapacity?: number;
+  /** Bytes of contact messages kept, as `contactBytes` counts them; default 32 MiB. */
+  readonly contactByteCapacity?: number;
 }
 
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
@@ -29,7 +31,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   return {
     users: new MemoryUserStore(users),
     sessions: new MemorySessionStore(users),
-    contacts: new MemoryContactStore(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
+    contacts: new MemoryContactStore({
+      ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
+      ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
+    }),
     rateLimiter: new MemoryRateLimiter(),
     ping: async () => {},
     close: async () => {},

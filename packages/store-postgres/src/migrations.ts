@@ -69,10 +69,13 @@ const MIGRATION_LOCK_KEY = 0x736c_6d67;
 /**
  * Applies pending migrations and returns their names. Everything, the bookkeeping tables included,
  * runs in one transaction under a transaction-scoped advisory lock: processes that start at once
- * queue up, and each later one finds nothing left to do.
+ * queue up, and each later one finds nothing left to do. No statement timeout applies.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
   return db.transaction().execute(async (trx) => {
+    // A migration may run long, or wait here for another process's: the connections' statement
+    // timeout is for requests, not for this.
+    await sql`set local statement_timeout = 0`.execute(trx);
     await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
     const { error, results = [] } = await new Migrator({ db: trx, provider }).migrateToLatest();
     if (error) throw error;

@@ -23,11 +23,23 @@ export interface PostgresStoreOptions {
   /** Most connections the pool opens. Default 10: plenty for a 2-core machine, whose CPU is the limit. */
   readonly poolSize?: number;
   /**
+   * Bound on each statement, in milliseconds, from asking for a pooled connection to its answer:
+   * past it the statement fails with StoreUnavailable (HTTP 503). Default `DEFAULT_DB_TIMEOUT_MS`.
+   * Migrations are not bounded: one may take long, or wait for another process's migration.
+   */
+  readonly timeoutMs?: number;
+  /**
    * Receives errors of idle pooled connections (the server restarted, the network dropped). The
    * pool discards such connections and opens new ones on demand, so these need no handling beyond a log.
    */
   readonly onError?: (error: Error) => void;
 }
+
+/** Default bound on each statement (see `PostgresStoreOptions.timeoutMs`). */
+export const DEFAULT_DB_TIMEOUT_MS = 5_000;
+
+/** How long `close()` waits for statements still running before it drops their connections. */
+const END_TIMEOUT_MS = 1_000;
 
 /**
  * The store on a Postgres server through a pg pool. Queries that cannot reach the server reject with
@@ -49,13 +61,20 @@ export interface OpenedStore {
 
 /** createPostgresStore, with the Kysely instance. */
 export function openPostgres(options: PostgresStoreOptions): OpenedStore {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DB_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
-    // A request fails (503) after 5 s rather than wait without end for a server that does not answer.
-    connectionTimeoutMillis: 5_000,
+    // Waiting for a pooled connection, or for a new one to be ready, fails after the bound (503).
+    connectionTimeoutMillis: timeoutMs,
+    // The server gives up on a statement at the bound too, so a statement the client abandoned
+    // (its connection dropped) holds no locks and burns no CPU for longer than the bound.
+    statement_timeout: timeoutMs,
     idleTimeoutMillis: 30_000,
+    // Idle connections to a peer that vanished (a silent partition, a crashed host) are noticed after
+    // 5 s of quiet plus 10 unanswered probes 1 s apart (Node sets the probe interval and count).
     keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
     application_name: DEFAULT_SERVICE_NAME,
   });
   // Without these listeners a dropped connection would be an unhandled 'error' event: the process
@@ -63,8 +82,12 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   // also rejects its query, where the caller sees it, so its own listener only has to exist.
   pool.on('error', (error) => options.onError?.(error));
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-  return { store: storeOn(db), db };
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: preparingPool(pool, { statementTimeoutMs: timeoutMs, endTimeoutMs: END_TIMEOUT_MS }) }),
+  });
+  // Migrations share the pool but not the statement bound (see `timeoutMs`); only `db` ends the pool.
+  const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  return { store: { ...storeOn(db), migrate: () => migrateToLatest(unbounded) }, db };
 }
 
 export interface PGliteStoreOptions {

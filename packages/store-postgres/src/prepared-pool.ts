@@ -1,22 +1,40 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import { StoreUnavailable } from '@sl/core';
 import { toStoreError } from './unavailable.ts';
 
+export interface PoolBounds {
+  /**
+   * Most milliseconds one statement may take, counted from when it asks for a connection (the pool
+   * bounds that wait by its own `connectionTimeoutMillis`) to its answer. Omitted: no bound.
+   */
+  readonly statementTimeoutMs?: number;
+  /** How long `end()` waits for statements still running before it drops their connections. */
+  readonly endTimeoutMs?: number;
+}
+
 /**
- * pg's Pool as Kysely's PostgresDialect sees it, with two changes:
+ * pg's Pool as Kysely's PostgresDialect sees it, with these changes:
  *
  * - A statement with parameters goes out as a named prepared statement, so each connection parses
  *   and plans it once and afterwards only binds and executes. Kysely compiles a query to the same
  *   text every time and the adapters build no SQL from values, so the set of names stays small.
  * - Connection failures come out as core's StoreUnavailable, whichever query met them.
+ * - With `statementTimeoutMs`, a statement that gets no answer in time fails with StoreUnavailable,
+ *   and its connection is destroyed, never returned to the pool: the answer it still owes would
+ *   otherwise be read as the next statement's.
+ * - `end()` is bounded by `endTimeoutMs`: connections still checked out after it are destroyed.
  */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): PostgresPool {
   // Kysely keys its connection objects by client; keep one wrapper per pg client to match.
   const wrappers = new WeakMap<pg.PoolClient, PreparingClient>();
+  const checkedOut = new Set<PreparingClient>();
+  const { statementTimeoutMs, endTimeoutMs } = bounds;
   return {
     options: pool.options,
     async connect() {
+      const asked = performance.now();
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
@@ -25,25 +43,62 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       }
       let wrapper = wrappers.get(client);
       if (!wrapper) {
-        wrapper = new PreparingClient(client);
+        wrapper = new PreparingClient(client, () => checkedOut.delete(wrapper!));
         wrappers.set(client, wrapper);
       }
+      checkedOut.add(wrapper);
+      wrapper.checkOut(statementTimeoutMs === undefined ? undefined : { firstMs: statementTimeoutMs - (performance.now() - asked), nextMs: statementTimeoutMs });
       return wrapper;
     },
-    end: () => pool.end(),
+    async end() {
+      const ended = pool.end();
+      if (endTimeoutMs === undefined || (await settlesWithin(ended, endTimeoutMs))) return ended;
+      // Their statements fail at once (the pool sees them released and finishes ending), whatever
+      // the database does.
+      for (const client of checkedOut) client.destroy();
+      await settlesWithin(ended, endTimeoutMs);
+    },
   };
+}
+
+/** Whether `promise` settles within `ms`; a rejection still rejects. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Time left for this checkout's statements: the first one counts its wait for the connection. */
+interface StatementBudget {
+  readonly firstMs: number;
+  readonly nextMs: number;
 }
 
 class PreparingClient implements PostgresPoolClient {
   readonly #client: pg.PoolClient;
+  readonly #onRelease: () => void;
+  #budget: StatementBudget | undefined;
+  #first = true;
+  /** Set when a statement timed out: the connection still owes its answer, so it must not be reused. */
+  #broken = false;
 
-  constructor(client: pg.PoolClient) {
+  constructor(client: pg.PoolClient, onRelease: () => void) {
     this.#client = client;
+    this.#onRelease = onRelease;
   }
 
   /** Lets Kysely cancel a running query by backend pid. */
   get processID(): number | undefined {
     return (this.#client as { processID?: number }).processID;
+  }
+
+  checkOut(budget: StatementBudget | undefined): void {
+    this.#budget = budget;
+    this.#first = true;
   }
 
   query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
@@ -54,20 +109,45 @@ class PreparingClient implements PostgresPoolClient {
   }
 
   release(destroy?: boolean): void {
-    // pg-pool replaces `release` on every checkout, so look it up each time.
-    this.#client.release(destroy);
+    this.#onRelease();
+    // pg-pool replaces `release` on every checkout, so look it up each time. A truthy argument makes
+    // it end the client (destroying the socket when a query is still active) instead of keeping it.
+    this.#client.release(destroy || this.#broken);
+  }
+
+  /** Ends the connection now; a statement running on it fails with a connection error. */
+  destroy(): void {
+    this.#broken = true;
+    // pg's end() destroys the socket when a query is active, else says goodbye.
+    void this.#client.end().catch(() => {});
   }
 
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>> {
+    if (this.#broken) throw new StoreUnavailable();
     const values = [...parameters];
     // Parameterless statements (BEGIN, DDL, `select 1`) gain nothing from preparing.
-    const query: pg.QueryConfig = values.length > 0 ? { name: statementName(text), text, values } : { text, values };
+    const query: pg.QueryConfig & { query_timeout?: number } = values.length > 0 ? { name: statementName(text), text, values } : { text, values };
+    if (this.#budget) {
+      const ms = this.#first ? this.#budget.firstMs : this.#budget.nextMs;
+      // pg reads 0 as "no timeout"; a wait that used up the budget still leaves the statement 1 ms.
+      query.query_timeout = Math.max(1, Math.ceil(ms));
+    }
+    this.#first = false;
     try {
       return (await this.#client.query(query)) as unknown as PostgresQueryResult<R>;
     } catch (error) {
+      if (isReadTimeout(error)) {
+        this.#broken = true;
+        throw new StoreUnavailable({ cause: error });
+      }
       throw toStoreError(error);
     }
   }
+}
+
+/** pg's client-side `query_timeout` fired: the query was sent and its answer is still owed. */
+function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
 }
 
 const names = new Map<string, string>();

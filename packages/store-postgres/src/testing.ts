@@ -53,9 +53,9 @@ export interface PostgresTestStore extends PostgresStore {
   query<Row>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
 }
 
-/** Opens the Postgres adapter on a test database (not migrated yet). */
-export function openTestStore(db: TestDatabase): PostgresTestStore {
-  const { store, db: kysely } = db.kind === 'server' ? openPostgres({ connectionString: db.url, poolSize: 10 }) : openPGlite({ dataDir: db.dataDir });
+/** Opens the Postgres adapter on a test database (not migrated yet); `timeoutMs` as for a server's pool. */
+export function openTestStore(db: TestDatabase, options: { readonly timeoutMs?: number } = {}): PostgresTestStore {
+  const { store, db: kysely } = db.kind === 'server' ? openPostgres({ connectionString: db.url, poolSize: 10, ...options }) : openPGlite({ dataDir: db.dataDir });
   return {
     ...store,
     query: async <Row>(sql: string, parameters: readonly unknown[] = []) =>
@@ -67,8 +67,8 @@ export function openTestStore(db: TestDatabase): PostgresTestStore {
  * Opens and migrates the adapter on `db`, which it then owns: `close()` closes the store and drops
  * the database, also when migrating fails.
  */
-export async function openMigratedTestStore(db: TestDatabase): Promise<PostgresTestStore> {
-  const store = openTestStore(db);
+export async function openMigratedTestStore(db: TestDatabase, options: { readonly timeoutMs?: number } = {}): Promise<PostgresTestStore> {
+  const store = openTestStore(db, options);
   const close = async () => {
     try {
       await store.close();

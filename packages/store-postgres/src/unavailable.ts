@@ -14,10 +14,15 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: starting up or shutting down
   '53300', // too_many_connections
+  '57014', // query_canceled: statement_timeout ended a statement the server could not finish in time
 ]);
 
-/** pg reports a lost or timed-out connection with a plain Error and no code. */
-const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+/**
+ * pg reports a lost or timed-out connection, a statement past its `query_timeout` and a pool that
+ * is closing with a plain Error and no code.
+ */
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/;
 
 /** Whether `error` says the database could not be reached, as opposed to a bug or a refused statement. */
 export function isConnectionError(error: unknown): boolean {

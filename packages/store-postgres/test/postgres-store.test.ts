@@ -168,6 +168,58 @@ describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () =
   });
 });
 
+describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => {
+  let store: PostgresTestStore;
+  afterEach(() => store?.close());
+
+  /** Runs `work`; returns what it settled with and how long it took. */
+  async function timed(work: Promise<unknown>): Promise<{ readonly error: unknown; readonly ms: number }> {
+    const start = performance.now();
+    const error = await work.then(() => undefined, (e: unknown) => e);
+    return { error, ms: performance.now() - start };
+  }
+
+  it('a statement past the bound fails with StoreUnavailable, and no connection is left unusable', async () => {
+    store = await openMigratedTestStore(await createTestDatabase(), { timeoutMs: 300 });
+    // Twice the pool: every connection meets a timeout, and each must still serve (or be replaced).
+    const slow = await Promise.all(Array.from({ length: 20 }, () => timed(store.query('select pg_sleep(3)'))));
+    for (const { error, ms } of slow) {
+      expect(error).toBeInstanceOf(StoreUnavailable);
+      expect(ms).toBeLessThan(2_500); // bound 300 ms; generous for a busy machine
+    }
+    const answers = await Promise.all(Array.from({ length: 20 }, () => store.query<{ n: number }>('select 1 as n')));
+    expect(answers).toEqual(answers.map(() => [{ n: 1 }]));
+    expect(await store.users.findByEmail('nobody@example.com')).toBeNull();
+  });
+
+  it('migrations are not bounded: a migration may wait for another process longer than a statement may', async () => {
+    const database = await createTestDatabase();
+    store = await openMigratedTestStore(database, { timeoutMs: 300 });
+    // Another session holds the migration lock (the key migrations.ts takes) for a second; migrating
+    // waits for it, then finds nothing to do.
+    const other = openTestStore(database);
+    try {
+      const held = other.query('select pg_advisory_lock($1), pg_sleep(1), pg_advisory_unlock($1)', [0x736c_6d67]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(store.migrate()).resolves.toEqual([]);
+      await held;
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('close() waits at most about a second for statements still running, which then fail', async () => {
+    store = await openMigratedTestStore(await createTestDatabase(), { timeoutMs: 60_000 });
+    const running = timed(store.query('select pg_sleep(30)'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const closed = await timed(store.close());
+    expect(closed.error).toBeUndefined();
+    expect(closed.ms).toBeLessThan(5_000);
+    const { error } = await running;
+    expect(error).toBeInstanceOf(StoreUnavailable);
+  });
+});
+
 // No database here: a port where nothing listens. These run whatever TEST_STORES says.
 describe('connection failures', () => {
   let port: number;
@@ -201,6 +253,9 @@ describe('connection failures', () => {
     ['all addresses refused', true, new AggregateError([Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })])],
     ['connection lost', true, new Error('Connection terminated unexpectedly')],
     ['pool timeout', true, new Error('timeout exceeded when trying to connect')],
+    ['query_timeout', true, new Error('Query read timeout')],
+    ['57014 statement_timeout', true, Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })],
+    ['the pool is closing', true, new Error('Cannot use a pool after calling end on the pool')],
     ['57P01 admin_shutdown', true, Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
     ['08006 connection_failure', true, Object.assign(new Error('connection failure'), { code: '08006' })],
     ['23505 unique_violation', false, Object.assign(new Error('duplicate key'), { code: '23505' })],
