@@ -8,9 +8,10 @@ import { answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';
 import { refuseUncounted } from './cross-site.ts';
 import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
-import { logRequest, nextRequestId, silentLogger, type Logger } from './logger.ts';
+import { logRequest, requestIdOf, silentLogger, type Logger } from './logger.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
 import { originHeaders, requestOrigin } from './discovery/base-url.ts';
+import { withValidators } from './discovery/caching.ts';
 import { discoveryDocuments, type DocumentRoute } from './discovery/documents.ts';
 
 export interface HttpApiOptions {
@@ -28,6 +29,8 @@ export interface HttpApiOptions {
 export interface HttpApi {
   /** Answers one request. Never throws: failures are answers (500 with the details in the log). */
   handle(request: HttpRequest): Promise<HttpAnswer>;
+  /** Every path it serves (operations and documents), e.g. to count requests by route. */
+  readonly paths: readonly string[];
 }
 
 /** Every answer but a document's: API answers are personal, and 404s and 405s are not worth keeping. */
@@ -54,7 +57,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return found;
   };
   for (const route of API_ROUTES) entry(route.path).operations.set(route.method, route);
-  for (const document of [...discoveryDocuments({ publicUrl, serviceName }), ...(options.documents ?? [])]) entry(document.path).document = document;
+  for (const document of discoveryDocuments({ publicUrl, serviceName, extra: options.documents })) entry(document.path).document = document;
   for (const found of paths.values()) {
     const methods = found.document ? ['GET'] : [...found.operations.keys()];
     found.allow = methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])).join(', ');
@@ -93,7 +96,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       if (base === null) return errorAnswer(400, 'The Host header is missing or not a valid host', varies);
       const answer = await document.render(request, base);
       const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*' } : {};
-      return { ...answer, headers: { ...answer.headers, ...cors, ...varies } };
+      const vary = [answer.headers.vary, varies.vary].filter(Boolean).join(', ');
+      return withValidators(request, { ...answer, headers: { ...answer.headers, ...cors, ...(vary ? { vary } : {}) } });
     } catch (error) {
       return answerError(error, logger, reqId);
     }
@@ -113,7 +117,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   return {
     async handle(request) {
       const start = performance.now();
-      const reqId = nextRequestId();
+      const reqId = requestIdOf(request, trustProxy);
       const path = requestPath(request.url);
       const found = paths.get(path);
       const answer = await route(found, request, reqId);
@@ -125,6 +129,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
       return { ...answer, headers };
     },
+    paths: [...paths.keys()],
   };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { headerValue, type HttpRequest } from './http-types.ts';
 
 /**
  * The part of a pino-style logger the contract uses: an object of fields, then a message. A
@@ -18,6 +19,25 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 const bootId = randomBytes(6).toString('base64url');
 let requestCounter = 0;
 export const nextRequestId = (): string => `${bootId}-${(++requestCounter).toString(36)}`;
+
+/**
+ * What an incoming `X-Request-Id` may hold to be kept: up to 128 characters that can go into a log
+ * line and a header as they are (UUIDs, ULIDs, base64, `Root=1-…` trace ids).
+ */
+const REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/;
+
+/**
+ * The request's id: with trusted proxies (`trustProxy` > 0), the `X-Request-Id` they sent when it is
+ * well-formed, so one request can be followed through every hop; else a fresh one. A client that
+ * talks to the server directly cannot choose the id its log lines carry.
+ */
+export function requestIdOf(request: HttpRequest, trustProxy: number): string {
+  if (trustProxy > 0) {
+    const given = headerValue(request.headers, 'x-request-id');
+    if (given !== undefined && REQUEST_ID.test(given)) return given;
+  }
+  return nextRequestId();
+}
 
 /** What one request log line holds: no headers, bodies, cookies or query strings, so nothing secret. */
 export interface RequestRecord {

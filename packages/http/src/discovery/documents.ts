@@ -3,11 +3,13 @@
  * The route handler of `createHttpApi` serves them like the API operations, for every host alike.
  */
 import type { HttpAnswer, HttpRequest } from '../http-types.ts';
+import { API_ROUTES } from '../routes.ts';
 import { createSkills, skillsIndex } from './agent-skills.ts';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
 import { apiReferenceDocuments } from './api-reference.ts';
 import { authMarkdown } from './auth-md.ts';
 import { openApiDocument } from './openapi.ts';
+import { SERVICE_INDEX_PATH, serviceIndexAnswer } from './service-index.ts';
 
 /** A read-only resource served with GET and HEAD. */
 export interface DocumentRoute {
@@ -20,6 +22,12 @@ export interface DocumentRoute {
    * valid host, and sends `Vary` for those headers. Other documents get a placeholder base.
    */
   readonly usesBase?: boolean;
+  /** The name under which `GET /` links the document, if it does. */
+  readonly indexAs?: string;
+  /**
+   * The answer; a 200 gets an `ETag` and a `Cache-Control` unless it sets its own (see
+   * `withValidators`), and its own `Vary` is kept beside the origin's.
+   */
   render(request: HttpRequest, base: string): HttpAnswer | Promise<HttpAnswer>;
 }
 
@@ -28,28 +36,40 @@ export function documentAnswer(type: string, body: string | Uint8Array, headers:
   return { status: 200, headers: { 'content-type': type, ...headers }, body };
 }
 
-export function discoveryDocuments(options: { readonly publicUrl: string | undefined; readonly serviceName: string }): DocumentRoute[] {
+export interface DiscoveryOptions {
+  readonly publicUrl: string | undefined;
+  readonly serviceName: string;
+  /** Further documents (the MCP server card); `GET /` links those with `indexAs` too. */
+  readonly extra?: readonly DocumentRoute[];
+}
+
+/** Every document: the discovery resources, the API reference, `extra`, and `GET /` linking them. */
+export function discoveryDocuments(options: DiscoveryOptions): DocumentRoute[] {
   const { publicUrl, serviceName } = options;
   const skills = createSkills(publicUrl, serviceName);
   const MARKDOWN = 'text/markdown; charset=utf-8';
-  return [
+  const documents: DocumentRoute[] = [
     {
       path: '/openapi.json',
       cors: true,
       usesBase: true,
+      indexAs: 'openapi',
       render: (_, base) => documentAnswer('application/openapi+json', JSON.stringify(openApiDocument(base, serviceName))),
     },
+    ...apiReferenceDocuments(serviceName).map((document, i) => (i === 0 ? { ...document, indexAs: 'docs' } : document)),
     {
       path: API_CATALOG_PATH,
       cors: true,
       usesBase: true,
+      indexAs: 'apiCatalog',
       render: (_, base) => documentAnswer(API_CATALOG_TYPE, JSON.stringify(apiCatalog(base)), { link: API_CATALOG_LINK }),
     },
-    { path: '/auth.md', cors: true, usesBase: true, render: (_, base) => documentAnswer(MARKDOWN, authMarkdown(base, serviceName)) },
+    { path: '/auth.md', cors: true, usesBase: true, indexAs: 'authGuide', render: (_, base) => documentAnswer(MARKDOWN, authMarkdown(base, serviceName)) },
     {
       path: '/.well-known/agent-skills/index.json',
       cors: true,
       usesBase: true,
+      indexAs: 'agentSkills',
       render: (_, base) => documentAnswer('application/json; charset=utf-8', JSON.stringify(skillsIndex(skills, base))),
     },
     ...skills.map((skill): DocumentRoute => ({
@@ -57,6 +77,12 @@ export function discoveryDocuments(options: { readonly publicUrl: string | undef
       cors: true,
       render: () => documentAnswer(MARKDOWN, skill.body),
     })),
-    ...apiReferenceDocuments(serviceName),
+    ...(options.extra ?? []),
+  ];
+  const health = API_ROUTES.find((route) => route.operationId === 'getHealth')!.path;
+  const links = Object.fromEntries([...documents.flatMap((d) => (d.indexAs ? [[d.indexAs, d.path]] : [])), ['health', health]]);
+  return [
+    { path: SERVICE_INDEX_PATH, cors: true, usesBase: true, render: (request, base) => serviceIndexAnswer(request, base, serviceName, links) },
+    ...documents,
   ];
 }

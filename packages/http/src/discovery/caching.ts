@@ -1,0 +1,52 @@
+/**
+ * Validators and lifetimes of the documents: every document answer carries an `ETag` and a
+ * `Cache-Control`, and a client whose copy is current gets 304 with no body.
+ */
+import { createHash } from 'node:crypto';
+import { headerValue, type HttpAnswer, type HttpRequest } from '../http-types.ts';
+
+/**
+ * How long caches may keep a discovery document: an hour, in any cache. The Agent Skills discovery
+ * (0.2.0) and MCP server-card drafts ask servers for caching headers; an hour keeps crawlers from
+ * polling while a changed deployment shows within the hour.
+ */
+export const DOCUMENT_CACHE_CONTROL = 'public, max-age=3600';
+
+/** For resources whose URL names their content (a hash): a year, never revalidated. */
+export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/** The first 27 base64url characters (162 bits) of the SHA-256 of `body`. */
+export function contentHash(body: string | Uint8Array): string {
+  return createHash('sha256').update(body).digest('base64url').slice(0, 27);
+}
+
+/**
+ * A strong entity tag of a representation: its content type and its bytes, so the same bytes sent
+ * as another type (content negotiation) are another entity.
+ */
+function representationTag(type: string, body: string | Uint8Array): string {
+  return `"${createHash('sha256').update(type).update('\n').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Whether the client's `If-None-Match` names `etag` (weak comparison, RFC 9110 13.1.2). */
+export function isFresh(request: HttpRequest, etag: string): boolean {
+  const match = headerValue(request.headers, 'if-none-match');
+  if (!match) return false;
+  if (match.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
+}
+
+/**
+ * A document's 200 answer with an `ETag` (its own, else one from the body) and a `Cache-Control`
+ * (its own, else `DOCUMENT_CACHE_CONTROL`); 304 with the same headers and no body when the
+ * client's copy is current. Other answers pass as they are.
+ */
+export function withValidators(request: HttpRequest, answer: HttpAnswer): HttpAnswer {
+  if (answer.status !== 200 || answer.body === null) return answer;
+  const own = answer.headers.etag;
+  const type = answer.headers['content-type'];
+  const etag = typeof own === 'string' ? own : representationTag(typeof type === 'string' ? type : '', answer.body);
+  const headers = { 'cache-control': DOCUMENT_CACHE_CONTROL, ...answer.headers, etag };
+  return isFresh(request, etag) ? { status: 304, headers, body: null } : { ...answer, headers };
+}
