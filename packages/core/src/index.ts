@@ -34,5 +34,5 @@ export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Pbkdf2 } from './
 export type * from './ports.ts';
 export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, type LimitedOperation } from './rate-limits.ts';
 export { DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT, canonicalIp, clientKey } from './client-ip.ts';
-export { ContactRequest, LoginRequest, SignupRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
+export { ContactRequest, LoginRequest, SignupRequest, parseRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
 export { digestToken, randomTokens, systemClock } from './system.ts';

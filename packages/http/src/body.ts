@@ -56,7 +56,7 @@ async function readBytes(request: HttpRequest, limit: number): Promise<Uint8Arra
   const source = pull(request.body ?? [], limit);
   if (coding === 'identity' || coding === '') return collect(source, limit);
   const makeDecoder = DECODERS[coding];
-  if (!makeDecoder) throw new HttpError(415, 'Unsupported content encoding');
+  if (!makeDecoder) throw new HttpError(415, UNSUPPORTED_ENCODING);
   const decoder = makeDecoder();
   const feeding = (async () => {
     for await (const chunk of source) {
@@ -122,7 +122,10 @@ async function collect(chunks: AsyncIterable<Uint8Array>, limit: number): Promis
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
 }
 
-const tooLarge = (limit: number) => new HttpError(413, `Request body too large (the limit is ${limit / 1024} KiB)`);
+/** The 413 for a body over `limit` bytes. */
+export const tooLarge = (limit: number) => new HttpError(413, `Request body too large (the limit is ${limit / 1024} KiB)`);
+
+export const UNSUPPORTED_ENCODING = 'Unsupported content encoding';
 
 /** zlib's and brotli's errors carry codes such as Z_DATA_ERROR or ERR__ERROR_FORMAT_PADDING_1. */
 function isZlibError(error: unknown): boolean {

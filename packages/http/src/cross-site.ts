@@ -35,11 +35,13 @@ function normalisedOrigin(value: string): string | null {
   }
 }
 
+export const CROSS_SITE_REFUSED = 'Cross-site requests are not accepted';
+
 /**
  * Throws what a limited operation answers before counting: 403 for a cross-site browser request,
  * 400 for a body that is not JSON (the same answer it always was, now not counted).
  */
 export function refuseUncounted(request: HttpRequest, ownOrigin: () => string | null): void {
-  if (isCrossSite(request, ownOrigin)) throw new HttpError(403, 'Cross-site requests are not accepted');
+  if (isCrossSite(request, ownOrigin)) throw new HttpError(403, CROSS_SITE_REFUSED);
   if (!isJsonMediaType(headerValue(request.headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json');
 }

@@ -4,6 +4,7 @@
  */
 import { ACCOUNT_LOGIN_POLICY, ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
 import type { Exchange } from './exchange.ts';
+import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './discovery/examples.ts';
 import { clearedSessionCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
@@ -13,8 +14,12 @@ export type ResponseSchemaName = 'UserResponse' | 'Ok' | 'Health' | 'ErrorRespon
 export interface DocumentedResponse {
   readonly description: string;
   readonly body: ResponseSchemaName;
+  /** A body of that schema, as the operation answers it (the OpenAPI document shows it). */
+  readonly example: unknown;
   /** Whether the answer sets a fresh session cookie or clears it. */
   readonly cookie?: 'set' | 'clear';
+  /** Further headers of the answer, as OpenAPI header objects by name. */
+  readonly headers?: Readonly<Record<string, unknown>>;
 }
 
 /** What an operation produces when it succeeds; failures are thrown and mapped in one place. */
@@ -65,8 +70,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'system',
     auth: 'public',
     responses: {
-      '200': { description: 'The service and its store answer.', body: 'Health' },
-      '503': { description: 'The store does not answer (`ok` false, `status` "unavailable").', body: 'Health' },
+      '200': { description: 'The service and its store answer.', body: 'Health', example: EXAMPLE_HEALTH },
+      '503': { description: 'The store does not answer (`ok` false, `status` "unavailable").', body: 'Health', example: EXAMPLE_UNHEALTHY },
     },
     run: async (accounts) => {
       const health = await accounts.health();
@@ -84,8 +89,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     limited: 'signup',
     requestBody: SignupRequest,
     responses: {
-      '201': { description: 'Account created and signed in.', body: 'UserResponse', cookie: 'set' },
-      '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse' },
+      '201': { description: 'Account created and signed in.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
+      '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
     },
     run: async (accounts, exchange) => {
       const { user, session } = await accounts.signup(exchange.body(), exchange.meta());
@@ -104,8 +109,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     alsoLimited: [ACCOUNT_LOGIN_POLICY],
     requestBody: LoginRequest,
     responses: {
-      '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', cookie: 'set' },
-      '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse' },
+      '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
+      '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
     },
     run: async (accounts, exchange) => {
       const { user, session } = await accounts.login(exchange.body(), exchange.meta());
@@ -121,8 +126,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     responses: {
-      '200': { description: 'Session ended.', body: 'Ok', cookie: 'clear' },
-      '401': { description: 'No valid session; the cookie is cleared anyway.', body: 'ErrorResponse', cookie: 'clear' },
+      '200': { description: 'Session ended.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
+      '401': { description: 'No valid session; the cookie is cleared anyway.', body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
     run: async (accounts, exchange) => {
       await accounts.logout({ sessionToken: exchange.sessionToken() });
@@ -138,8 +143,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     responses: {
-      '200': { description: 'The signed-in user.', body: 'UserResponse' },
-      '401': { description: SESSION_ENDED, body: 'ErrorResponse', cookie: 'clear' },
+      '200': { description: 'The signed-in user.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
     run: async (accounts, exchange) => userResponse(200, await accounts.me({ sessionToken: exchange.sessionToken() })),
   },
@@ -153,7 +158,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     limited: 'contact',
     requestBody: ContactRequest,
-    responses: { '200': { description: 'Message received.', body: 'Ok' } },
+    responses: { '200': { description: 'Message received.', body: 'Ok', example: EXAMPLE_OK } },
     run: async (accounts, exchange) => {
       await accounts.contact(exchange.body(), exchange.meta());
       return { status: 200, body: { ok: true } };

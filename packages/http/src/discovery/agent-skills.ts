@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { RATE_LIMITS, SESSION_TTL_MS } from '@sl/core';
 import { SESSION_COOKIE } from '../session-cookie.ts';
+import { EXAMPLE_CONTACT, EXAMPLE_SIGNUP } from './examples.ts';
 import { COMPONENT_SCHEMAS } from './openapi.ts';
 import { curl, describeDuration, describeLimit, fieldTable, inertUrl } from './wording.ts';
 
@@ -36,7 +37,6 @@ export function createSkills(publicUrl: string | undefined, serviceName: string)
   const where = publicUrl
     ? `The API is at \`${base}\`.`
     : 'In the examples, `$BASE` is the origin that served this file, e.g. `BASE=https://accounts.example.com`.';
-  const example = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
   const accountApi = skill(
     'account-api',
@@ -52,7 +52,7 @@ ${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session co
 ${fieldTable(COMPONENT_SCHEMAS.SignupRequest ?? {})}
 
 \`\`\`sh
-${curl('POST', `${base}/api/signup`, { body: { ...example, password: 'correct horse battery staple' } })}
+${curl('POST', `${base}/api/signup`, { body: EXAMPLE_SIGNUP })}
 \`\`\`
 
 \`201\` returns \`{"ok":true,"user":{"id","name","email"}}\` and sets the cookie. \`409\`: the address is taken; log in instead.
@@ -88,7 +88,7 @@ ${where} No authentication is needed.
 ${fieldTable(COMPONENT_SCHEMAS.ContactRequest ?? {})}
 
 \`\`\`sh
-${curl('POST', `${base}/api/contact`, { body: { ...example, message: 'Hello, I have a question about hosting.' } })}
+${curl('POST', `${base}/api/contact`, { body: EXAMPLE_CONTACT })}
 \`\`\`
 
 \`200\` with \`{"ok":true}\`: the message was received.

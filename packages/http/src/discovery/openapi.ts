@@ -9,6 +9,7 @@ import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
 import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from '../session-cookie.ts';
 import { ErrorResponse, Health, Ok, User, UserResponse } from './response-schemas.ts';
+import { ERROR_EXAMPLES, EXAMPLE_CONTACT, EXAMPLE_LOGIN, EXAMPLE_SIGNUP, rateLimitedExample, validationExample } from './examples.ts';
 import { describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** Version of the API contract (OpenAPI `info.version`, MCP server version). */
@@ -41,7 +42,11 @@ function generateComponentSchemas(): Record<string, JsonSchema> {
 export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = generateComponentSchemas();
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const jsonBody = (id: string) => ({ 'application/json': { schema: ref(id) } });
+/** A JSON media type object with its example (tools such as the docs' "Test Request" send it as it is). */
+const jsonBody = (id: string, example: unknown) => ({ 'application/json': { schema: ref(id), example } });
+
+/** The request body examples: one account throughout, so signup then login work in that order. */
+const REQUEST_EXAMPLES: Readonly<Record<string, unknown>> = { SignupRequest: EXAMPLE_SIGNUP, LoginRequest: EXAMPLE_LOGIN, ContactRequest: EXAMPLE_CONTACT };
 
 /**
  * The RateLimit headers of a limited route: its own policy, then any further ones (login's
@@ -89,58 +94,75 @@ interface ResponseObject {
 }
 
 function responseObject(response: DocumentedResponse): ResponseObject {
+  const headers = { ...(response.cookie ? COOKIE_HEADERS[response.cookie] : {}), ...response.headers };
   return {
     description: response.description,
-    ...(response.cookie ? { headers: COOKIE_HEADERS[response.cookie] } : {}),
-    content: jsonBody(response.body),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: jsonBody(response.body, response.example),
   };
 }
 
-const error = (description: string, headers?: Record<string, unknown>): ResponseObject => ({
+const error = (description: string, example: unknown, headers?: Record<string, unknown>): DocumentedResponse => ({
   description,
+  body: 'ErrorResponse',
+  example,
   ...(headers ? { headers } : {}),
-  content: jsonBody('ErrorResponse'),
 });
 
 /** What any operation may answer besides its own responses: the generic errors its traits imply. */
-function genericResponses(route: ApiRoute): Record<string, ResponseObject> {
+function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
   return {
+    '500': error('An unexpected error; the details go to the server log, never to the client.', ERROR_EXAMPLES.internal),
+    '503': error('The store does not answer; try again later.', ERROR_EXAMPLES.unavailable),
     ...(route.requestBody
       ? {
           '400': error(
             'The request is invalid: malformed JSON, a body that is not UTF-8 or not a JSON object, a field out of bounds or holding U+0000 or unpaired surrogates (see `issues`), or a Content-Type other than JSON (refused before it is counted).',
+            validationExample(route),
           ),
-          '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB.`),
-          '415': error('The request body uses an unsupported Content-Encoding.'),
+          '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (after decompression).`, ERROR_EXAMPLES.tooLarge),
+          '415': error('The request body uses a Content-Encoding other than gzip, deflate or br.', ERROR_EXAMPLES.unsupportedEncoding),
         }
       : {}),
     ...(route.limited
       ? {
           '403': error(
             'A browser request from another site (`Sec-Fetch-Site` other than `same-origin`, or an `Origin` that is not this service), refused before it is counted.',
+            ERROR_EXAMPLES.crossSite,
           ),
-          '429': error('Rate limit exceeded.', {
-            'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } },
-          }),
+          '429': error(
+            route.alsoLimited
+              ? 'Rate limit exceeded: the per-client-IP limit, or the per-account limit on failed logins (then even the right password, until the window ends).'
+              : 'Rate limit exceeded: the per-client-IP limit.',
+            rateLimitedExample(route),
+            { 'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } } },
+          ),
         }
       : {}),
   };
 }
 
-const STORE_ERRORS = {
-  '500': error('An unexpected error; the details go to the server log, never to the client.'),
-  '503': error('The store does not answer; try again later.'),
-};
+/**
+ * Every response of a route, by status in ascending order: its own and the generic ones its traits
+ * imply. The OpenAPI document and auth.md both list these.
+ */
+export function routeResponses(route: ApiRoute): [status: string, response: DocumentedResponse][] {
+  const all: Record<string, DocumentedResponse> = { ...genericResponses(route), ...route.responses };
+  return Object.entries(all).sort(([a], [b]) => Number(a) - Number(b));
+}
+
+/** Answers that may come before the request is counted, or without a limiter that answered: no RateLimit headers are described. */
+const UNCOUNTED_STATUSES = new Set(['403', '500', '503']);
 
 /** One operation object of the document, from its route. */
 function operationObject(route: ApiRoute) {
-  const responses: Record<string, ResponseObject> = { ...genericResponses(route) };
-  for (const [status, response] of Object.entries(route.responses)) responses[status] = responseObject(response);
+  const responses: Record<string, ResponseObject> = {};
+  for (const [status, response] of routeResponses(route)) responses[status] = responseObject(response);
   // A JSON request from no foreign page is counted before anything else, so every answer but a
   // store failure, a 403 and (for a wrong Content-Type) a 400 carries the quota.
   if (route.limited) {
     for (const [status, response] of Object.entries(responses)) {
-      if (status === '403') continue;
+      if (UNCOUNTED_STATUSES.has(status)) continue;
       responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, status !== '400') } };
     }
   }
@@ -153,8 +175,8 @@ function operationObject(route: ApiRoute) {
     description: `${route.description}${limit}`,
     tags: [route.tag],
     security: route.auth === 'session' ? [{ sessionCookie: [] }] : [],
-    ...(route.requestBody ? { requestBody: { required: true, content: jsonBody(idOf(route.requestBody)) } } : {}),
-    responses: { ...STORE_ERRORS, ...responses },
+    ...(route.requestBody ? { requestBody: { required: true, content: jsonBody(idOf(route.requestBody), REQUEST_EXAMPLES[idOf(route.requestBody)]) } } : {}),
+    responses,
   };
 }
 

@@ -3,6 +3,7 @@
  * no number is typed twice.
  */
 import { RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl/core';
+import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES } from '../routes.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 
@@ -37,7 +38,7 @@ function bounds(field: JsonSchema): string {
     : max !== undefined ? `at most ${max} characters`
     : '';
   const format = field.format === 'email' ? 'an e-mail address' : '';
-  return [format, length].filter(Boolean).join(', ') || 'any';
+  return [format, length].filter(Boolean).join(', ') || `any length (the whole body is at most ${BODY_LIMIT_BYTES / 1024} KiB)`;
 }
 
 /** A Markdown table of an object schema's fields: name, type, whether required, bounds. */

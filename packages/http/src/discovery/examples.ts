@@ -1,0 +1,68 @@
+/**
+ * The example values of the documents. Every example describes one account, so the signup example
+ * and then the login example, sent as they are, sign that account up and in (the docs' "Test
+ * Request" does exactly that). Error bodies are made by the code that answers them.
+ */
+import {
+  DEFAULT_SERVICE_NAME,
+  EmailTaken,
+  InvalidCredentials,
+  RATE_LIMITS,
+  RateLimited,
+  StoreUnavailable,
+  Unauthenticated,
+  parseRequest,
+  type ContactInput,
+  type LoginInput,
+  type SignupInput,
+} from '@sl/core';
+import { BODY_LIMIT_BYTES, UNSUPPORTED_ENCODING, tooLarge } from '../body.ts';
+import { CROSS_SITE_REFUSED } from '../cross-site.ts';
+import { HttpError, answerError } from '../errors.ts';
+import { silentLogger } from '../logger.ts';
+import type { ApiRoute } from '../routes.ts';
+
+export const EXAMPLE_SIGNUP: SignupInput = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse battery staple' };
+export const EXAMPLE_LOGIN: LoginInput = { email: EXAMPLE_SIGNUP.email, password: EXAMPLE_SIGNUP.password };
+export const EXAMPLE_CONTACT: ContactInput = { name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email, message: 'Hello, I have a question about hosting.' };
+
+/** The user the examples sign up: the first account of a fresh database. */
+export const EXAMPLE_USER_RESPONSE = { ok: true, user: { id: 1, name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email } } as const;
+export const EXAMPLE_OK = { ok: true } as const;
+
+const EXAMPLE_TIME = '2026-01-01T12:00:00.000Z';
+export const EXAMPLE_HEALTH = { ok: true, status: 'ok', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
+export const EXAMPLE_UNHEALTHY = { ok: false, status: 'unavailable', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
+
+/** The body the API answers for `error`. */
+export function errorExample(error: unknown): unknown {
+  return JSON.parse(answerError(error, silentLogger, 'example').body as string);
+}
+
+/** The 400 of an operation sent an empty object: one issue per required field. */
+export function validationExample(route: ApiRoute): unknown {
+  try {
+    parseRequest(route.requestBody!, {});
+  } catch (error) {
+    return errorExample(error);
+  }
+  throw new Error(`${route.operationId} accepts an empty body; it needs another 400 example`);
+}
+
+/** The 429 of a limited operation, a minute into a window the client has used up. */
+export function rateLimitedExample(route: ApiRoute): unknown {
+  const { limit, windowMs } = RATE_LIMITS[route.limited!];
+  const windowSeconds = windowMs / 1000;
+  return errorExample(new RateLimited({ policy: route.limited!, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds - 60 }));
+}
+
+export const ERROR_EXAMPLES = {
+  emailTaken: errorExample(new EmailTaken()),
+  invalidCredentials: errorExample(new InvalidCredentials()),
+  unauthenticated: errorExample(new Unauthenticated()),
+  crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED)),
+  tooLarge: errorExample(tooLarge(BODY_LIMIT_BYTES)),
+  unsupportedEncoding: errorExample(new HttpError(415, UNSUPPORTED_ENCODING)),
+  internal: errorExample(new Error('an example of a bug')),
+  unavailable: errorExample(new StoreUnavailable()),
+} as const;
