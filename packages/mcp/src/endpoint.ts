@@ -15,8 +15,8 @@ import {
   clientAddress,
   isJsonMediaType,
   logRequest,
-  nextRequestId,
   readJsonBody,
+  requestIdOf,
   requestPath,
   silentLogger,
   type DocumentRoute,
@@ -24,6 +24,7 @@ import {
   type Logger,
 } from '@sl/http';
 import { batchRefusal } from './batch.ts';
+import { optionsResponse, withCors } from './cors.ts';
 import { MCP_PATH, createMcpServer } from './mcp-server.ts';
 import { serverCardDocuments } from './server-card.ts';
 
@@ -71,6 +72,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   async function fetch(request: Request, caller: McpCaller): Promise<Response> {
     const rejected = originValidationResponse(request, allowedOrigins);
     if (rejected) return rejected;
+    // From here the origin is allowed (or absent): its pages may read the answer.
+    const origin = request.headers.get('origin');
+    if (request.method === 'OPTIONS') return optionsResponse(origin);
+    return withCors(await answer(request, caller), origin);
+  }
+
+  async function answer(request: Request, caller: McpCaller): Promise<Response> {
     const body = await readBody(request);
     if (body instanceof Response) return body;
     const meta: RequestMeta = { clientIp: caller.clientIp, userAgent: caller.userAgent ?? null };
@@ -88,8 +96,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const start = performance.now();
-    const reqId = nextRequestId();
     const view: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? MCP_PATH, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null };
+    const reqId = requestIdOf(view, trustProxy);
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('x-request-id', reqId);
     let response: Response;

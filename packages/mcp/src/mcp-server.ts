@@ -12,12 +12,27 @@ import {
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
 import { isDomainError, type Accounts, type RequestMeta } from '@sl/core';
-import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument } from '@sl/http';
+import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument, type ErrorBody } from '@sl/http';
 
 export const MCP_PATH = '/mcp';
 
-/** The modern revision the SDK's handler serves, then the 2025-era ones its stateless fallback answers. */
-export const MCP_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS];
+/** The revision the SDK's modern handler serves (stateless, a `_meta` envelope on every request). */
+const MODERN_REVISION = '2026-07-28';
+/** The first revision with the Streamable HTTP transport; 2024-11-05 had HTTP+SSE, which /mcp does not offer. */
+const FIRST_STREAMABLE_HTTP_REVISION = '2025-03-26';
+
+/**
+ * The protocol revisions /mcp serves, newest first: the modern one, then the 2025 revisions the SDK's
+ * stateless fallback answers over Streamable HTTP. The SDK's own list also names `2024-11-05`
+ * (another transport) and `2024-10-07` (never a published revision); neither is offered. The server
+ * card lists exactly these; `initialize` and the version errors use them too (a client asking for
+ * another 2025-era or older revision is offered the newest 2025 one), and `server/discover` lists
+ * the modern ones among them (older ones are negotiated by `initialize`).
+ */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
+  MODERN_REVISION,
+  ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= FIRST_STREAMABLE_HTTP_REVISION && v < MODERN_REVISION),
+];
 
 /**
  * Publishes the ContactRequest schema of the OpenAPI document but leaves validation to the use case,
@@ -30,11 +45,24 @@ const validatedByUseCase: jsonSchemaValidator = {
 };
 const contactInput = fromJsonSchema<Record<string, unknown>>(COMPONENT_SCHEMAS.ContactRequest as JsonSchemaType, validatedByUseCase);
 
-/** Domain errors a tool reports as a tool error (the caller can act on them); anything else is a bug. */
+/**
+ * Domain errors a tool reports as a tool error (the caller can act on them); anything else is a bug.
+ * The structured content is the body `POST /api/contact` answers (every field issue of a 400), plus
+ * `retryAfterSeconds` when rate limited; the text says the same in one line.
+ */
 function toolError(error: unknown): CallToolResult {
   if (!isDomainError(error)) throw error;
-  const text = error.code === 'rate_limited' ? `${error.message} (Retry-After: ${error.retryAfterSeconds})` : error.message;
-  return { isError: true, content: [{ type: 'text', text }] };
+  const body: ErrorBody & { retryAfterSeconds?: number } = {
+    ok: false,
+    error: error.message,
+    ...(error.code === 'validation' ? { issues: error.issues } : {}),
+    ...(error.code === 'rate_limited' ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+  };
+  const text =
+    error.code === 'validation' ? `Invalid request: ${error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`
+    : error.code === 'rate_limited' ? `${error.message} (Retry-After: ${error.retryAfterSeconds})`
+    : error.message;
+  return { isError: true, content: [{ type: 'text', text }], structuredContent: { ...body } };
 }
 
 /** One server per request: the SDK's handler is stateless, and each server knows its caller's IP. */
@@ -43,6 +71,9 @@ export function createMcpServer(accounts: Accounts, serviceName: string, base: s
     { name: serviceName, version: API_VERSION },
     {
       instructions: `Tools of the ${serviceName} account and contact service. send-contact-message is rate limited per client IP. The OpenAPI description and the auth guide are resources.`,
+      supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
+      // The tools and resources are fixed: no list ever changes, so no client should wait for a notice.
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     },
   );
 

@@ -1,11 +1,13 @@
 /**
- * The MCP server card: what an MCP client needs to know before it connects to `/mcp`.
+ * The MCP server card (SEP-2127 draft): what an MCP client needs to know before it connects to `/mcp`.
  */
-import { API_VERSION, documentAnswer, type DocumentRoute } from '@sl/http';
+import { API_VERSION, documentAnswer, headerValue, preferredType, type DocumentRoute } from '@sl/http';
 import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './mcp-server.ts';
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', `${MCP_PATH}/server-card`] as const;
+/** The card's own media type, served to a client that asks for it (the draft says servers SHOULD). */
+export const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
 
 /** `com.example/sl-accounts` for https://example.com; hosts that are not DNS names get `localhost`. */
 export function reverseDnsName(base: string, serviceName: string): string {
@@ -30,12 +32,20 @@ export function serverCard(base: string, serviceName: string) {
   };
 }
 
-/** The card at both of its paths, public (CORS) like the other discovery documents. */
+/**
+ * The card at both of its paths, public (CORS) like the other discovery documents: as
+ * `application/mcp-server-card+json` when the client's `Accept` prefers that, else as
+ * `application/json`. Caching headers and the entity tag come with every document.
+ */
 export function serverCardDocuments(serviceName: string): DocumentRoute[] {
   return SERVER_CARD_PATHS.map((path) => ({
     path,
     cors: true,
     usesBase: true,
-    render: (_, base) => documentAnswer('application/json; charset=utf-8', JSON.stringify(serverCard(base, serviceName))),
+    ...(path === `${MCP_PATH}/server-card` ? { indexAs: 'mcpServerCard' } : {}),
+    render: (request, base) => {
+      const asked = preferredType(headerValue(request.headers, 'accept'), ['application/json', SERVER_CARD_TYPE]) === SERVER_CARD_TYPE;
+      return documentAnswer(asked ? SERVER_CARD_TYPE : 'application/json; charset=utf-8', JSON.stringify(serverCard(base, serviceName)), { vary: 'Accept' });
+    },
   }));
 }
