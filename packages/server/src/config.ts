@@ -13,6 +13,15 @@ export type StoreConfig =
   | { readonly kind: 'memory' };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** `pretty`: one readable line per entry, for a person at a terminal; `json`: one JSON object per line. */
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** Where the Prometheus metrics are served; only when METRICS_PORT is set. */
+export interface MetricsConfig {
+  readonly port: number;
+  readonly host: string;
+}
 
 export interface Config {
   readonly port: number;
@@ -29,6 +38,10 @@ export interface Config {
   /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
   readonly publicUrl: string | undefined;
   readonly logLevel: (typeof LOG_LEVELS)[number];
+  /** `undefined`: pretty when standard output is a terminal, else JSON. */
+  readonly logFormat: LogFormat | undefined;
+  /** `undefined`: no metrics (METRICS_PORT unset). */
+  readonly metrics: MetricsConfig | undefined;
   readonly http: HttpLimits;
 }
 
@@ -68,6 +81,10 @@ const Env = z
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
+    LOG_FORMAT: optional(z.enum(LOG_FORMATS)),
+    METRICS_PORT: optional(z.coerce.number().int().min(0).max(65_535)),
+    // Loopback by default: the metrics describe the service to its operators, not to its users.
+    METRICS_HOST: optional(z.string()).default('127.0.0.1'),
     DB_TIMEOUT_MS: milliseconds(DEFAULT_DB_TIMEOUT_MS),
     HEADERS_TIMEOUT_MS: milliseconds(10_000),
     REQUEST_TIMEOUT_MS: milliseconds(30_000),
@@ -97,6 +114,8 @@ const Env = z
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
       logLevel: env.LOG_LEVEL,
+      logFormat: env.LOG_FORMAT,
+      metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
       http: {
         headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
         requestTimeoutMs: env.REQUEST_TIMEOUT_MS,

@@ -1,11 +1,15 @@
+import { resolve } from 'node:path';
 import type { Store } from '@sl/core';
 import { createMemoryStore } from '@sl/store-memory';
-import { createPGliteStore, createPostgresStore, describeDatabaseError, type PostgresStore } from '@sl/store-postgres';
+import { createPGliteStore, createPostgresStore, describeDatabaseError, type PoolStats, type PostgresStore } from '@sl/store-postgres';
 import type { Logger } from 'pino';
 import type { StoreConfig } from './config.ts';
 
+/** A store, and for a Postgres server the use of its connection pool. */
+export type OpenedStore = Store & { readonly poolStats?: () => PoolStats };
+
 /** The one place that picks a store: opens it and, for the SQL stores, migrates it. */
-export async function openStore(config: StoreConfig, logger: Logger): Promise<Store> {
+export async function openStore(config: StoreConfig, logger: Logger): Promise<OpenedStore> {
   let store: PostgresStore;
   switch (config.kind) {
     case 'memory':
@@ -32,4 +36,25 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<St
     await store.close();
     throw new Error(`Could not open the database: ${describeDatabaseError(error)}`, { cause: error });
   }
+}
+
+/** Where the store keeps its data, for the start-up line: a directory, or a server's host and database; never a credential. */
+export function storeSummary(config: StoreConfig): { readonly store: StoreConfig['kind']; readonly dataDir?: string; readonly database?: string } {
+  switch (config.kind) {
+    case 'memory':
+      return { store: 'memory' };
+    case 'pglite':
+      return { store: 'pglite', dataDir: config.dataDir.includes('://') ? config.dataDir : resolve(config.dataDir) };
+    case 'postgres':
+      return { store: 'postgres', database: databaseOf(config.url) };
+  }
+}
+
+/** `host:port/name` of a connection string; its user and password are left out. */
+function databaseOf(connectionString: string): string {
+  const url = URL.parse(connectionString);
+  if (!url) return 'DATABASE_URL'; // not parsable as a URL: it is not echoed, it may hold a password
+  const host = url.host || url.searchParams.get('host') || 'localhost';
+  const name = url.pathname.length > 1 ? decodeURIComponent(url.pathname.slice(1)) : '(default database)';
+  return `${host}/${name}`;
 }

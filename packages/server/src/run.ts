@@ -21,7 +21,8 @@ export async function runMain(host: Host): Promise<void> {
     process.exit(1);
   });
   const stop = (signal: string) => {
-    running.logger.info({ signal }, 'shutting down');
+    // One line, and then the process exits 0: a stop that went well reads as one.
+    running.logger.info({ signal }, `${signal} received: stopping`);
     // close() is bounded by itself; this only guarantees the 10 s a deploy may count on.
     setTimeout(() => {
       running.logger.error('shutdown did not finish in time');

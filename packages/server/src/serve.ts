@@ -6,10 +6,9 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import {
   DEFAULT_PBKDF2_ITERATIONS,
-  DEFAULT_SERVICE_NAME,
   Pbkdf2PasswordHasher,
   createAccounts,
   randomTokens,
@@ -24,7 +23,9 @@ import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
 import type { Config } from './config.ts';
 import { answerClientError } from './client-error.ts';
 import { limitConnections, serverOptions } from './http-limits.ts';
-import { openStore } from './open-store.ts';
+import { createLogger } from './logger.ts';
+import { createServiceMetrics } from './metrics.ts';
+import { openStore, storeSummary } from './open-store.ts';
 import { deprioritizeThreadPool } from './thread-priority.ts';
 
 /** What a host serves: the use cases, the HTTP contract over them, and the MCP endpoint. */
@@ -56,6 +57,8 @@ const DRAIN_MS = 7_000;
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
   readonly url: string;
+  /** `http://host:port/metrics` when METRICS_PORT is set. */
+  readonly metricsUrl: string | undefined;
   readonly server: Server;
   readonly accounts: Accounts;
   readonly logger: Logger;
@@ -67,20 +70,19 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, host: Host, overrides: ServerOverrides = {}): Promise<RunningServer> {
-  // Asynchronous writes coalesce log lines under load instead of one write(2) per request; pino
-  // flushes them synchronously when the process exits.
-  const logger =
-    overrides.logger ?? pino({ level: config.logLevel, base: { service: DEFAULT_SERVICE_NAME } }, pino.destination({ dest: 1, sync: false }));
+  const logger = overrides.logger ?? createLogger(config);
   if (config.pbkdf2Iterations < DEFAULT_PBKDF2_ITERATIONS) {
     logger.warn({ iterations: config.pbkdf2Iterations }, `PBKDF2_ITERATIONS is below the recommended ${DEFAULT_PBKDF2_ITERATIONS}`);
   }
   const niced = await deprioritizeThreadPool();
   logger.debug({ threads: niced }, 'thread pool runs below the event loop');
   const store = await openStore(config.store, logger);
-  const accounts = createAccounts(
+  const metrics = config.metrics ? createServiceMetrics() : undefined;
+  const created = createAccounts(
     { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
     { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
   );
+  const accounts = metrics ? metrics.observeAccounts(created) : created;
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
   const mcp = createMcpEndpoint(shared);
   const api = createHttpApi({ ...shared, documents: mcp.documents });
@@ -96,6 +98,11 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   });
   server.on('request', host({ accounts, api, mcp, logger }));
   server.on('clientError', answerClientError(logger));
+  if (metrics) {
+    metrics.observeRequests(server, [...api.paths, mcp.path]);
+    if (store.poolStats) metrics.observePool(store.poolStats);
+  }
+  let metricsUrl: string | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -104,8 +111,10 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
         resolve();
       });
     });
+    if (metrics && config.metrics) metricsUrl = await metrics.listen(config.metrics);
   } catch (error) {
-    await store.close();
+    server.close();
+    await Promise.all([store.close(), metrics?.close()]);
     throw error;
   }
   const housekeeping = startHousekeeping(() => accounts.sweep(), {
@@ -114,11 +123,15 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   });
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-  logger.info({ url, store: config.store.kind, maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress }, 'listening');
+  logger.info(
+    { url, ...storeSummary(config.store), docs: `${url}/docs/api`, ...(metricsUrl ? { metrics: metricsUrl } : {}), maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress },
+    'listening',
+  );
 
   let closing: Promise<void> | undefined;
   return {
     url,
+    metricsUrl,
     server,
     accounts,
     logger,
@@ -131,7 +144,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(force);
         // Together: closing a database that does not answer also ends a sweep waiting on it.
-        await Promise.all([housekeeping.stop(), store.close()]);
+        await Promise.all([housekeeping.stop(), store.close(), metrics?.close()]);
       })()),
   };
 }

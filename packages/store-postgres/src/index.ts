@@ -1,2 +1,2 @@
-export { DEFAULT_DB_TIMEOUT_MS, createPGliteStore, createPostgresStore, type PGliteStoreOptions, type PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
+export { DEFAULT_DB_TIMEOUT_MS, createPGliteStore, createPostgresStore, type PGliteStoreOptions, type PoolStats, type PostgresStore, type PostgresStoreOptions } from './postgres-store.ts';
 export { describeDatabaseError, isConnectionError } from './unavailable.ts';

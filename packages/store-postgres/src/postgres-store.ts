@@ -15,6 +15,17 @@ import { PostgresUserStore } from './user-store.ts';
 export interface PostgresStore extends Store {
   /** Applies pending migrations and returns their names; safe when several processes run it at once. */
   migrate(): Promise<readonly string[]>;
+  /** The connection pool's use now (a Postgres server only; PGlite has one connection and no pool). */
+  poolStats?(): PoolStats;
+}
+
+/** How a pool is used at one moment. */
+export interface PoolStats {
+  /** Connections open, idle or busy. */
+  readonly total: number;
+  readonly idle: number;
+  /** Statements waiting for a connection. */
+  readonly waiting: number;
 }
 
 export interface PostgresStoreOptions {
@@ -87,7 +98,8 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   });
   // Migrations share the pool but not the statement bound (see `timeoutMs`); only `db` ends the pool.
   const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-  return { store: { ...storeOn(db), migrate: () => migrateToLatest(unbounded) }, db };
+  const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { store: { ...storeOn(db), migrate: () => migrateToLatest(unbounded), poolStats }, db };
 }
 
 export interface PGliteStoreOptions {

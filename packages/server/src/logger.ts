@@ -1,0 +1,54 @@
+/**
+ * The server's log: one JSON object per line for machines (pino's own format, written
+ * asynchronously), or one readable line per entry for a person at a terminal (pino-pretty, in this
+ * process and synchronously, so no line is lost when the process exits). `LOG_FORMAT` chooses;
+ * without it, a terminal gets readable lines and anything else JSON.
+ */
+import { isColorSupported, prettyFactory } from 'pino-pretty';
+import { pino, type Logger } from 'pino';
+import { DEFAULT_SERVICE_NAME } from '@sl/core';
+import type { Config, LogFormat } from './config.ts';
+
+/** The format for `stdout` when none is configured: readable on a terminal, JSON elsewhere. */
+export function logFormatFor(configured: LogFormat | undefined, stdout: { readonly isTTY?: boolean } = process.stdout): LogFormat {
+  return configured ?? (stdout.isTTY ? 'pretty' : 'json');
+}
+
+export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, stdout: NodeJS.WriteStream = process.stdout): Logger {
+  const options = { level: config.logLevel, base: { service: DEFAULT_SERVICE_NAME } };
+  // Asynchronous writes coalesce JSON lines under load instead of one write(2) per request; pino
+  // flushes them synchronously when the process exits.
+  if (logFormatFor(config.logFormat, stdout) === 'json') return pino(options, pino.destination({ dest: 1, sync: false }));
+  const prettify = readableLines(Boolean(stdout.isTTY) && isColorSupported);
+  return pino(options, { write: (line: string) => void stdout.write(prettify(line)) });
+}
+
+/** Fields that the readable lines put into their message (so they are not repeated after it). */
+const IN_MESSAGE = ['method', 'path', 'status', 'ms', 'url', 'store', 'dataDir', 'database', 'docs', 'metrics', 'signal'];
+
+/**
+ * The readable line of an entry: time, level, a sentence for the request and start-up lines, and
+ * the remaining fields (a request id, an error's code) as JSON on the same line.
+ */
+export function readableLines(colorize: boolean): (line: string) => string {
+  return prettyFactory({
+    colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: ['pid', 'hostname', 'service', ...IN_MESSAGE].join(','),
+    singleLine: true,
+    messageFormat: (log, messageKey) => {
+      const message = String(log[messageKey] ?? '');
+      if (message === 'request') return `${String(log.method)} ${String(log.path)} ${String(log.status)} ${String(log.ms)} ms`;
+      if (message === 'listening') return startupLine(log);
+      return message;
+    },
+  });
+}
+
+/** `listening on http://127.0.0.1:3000; store: pglite in /srv/data; API docs: http://…/docs/api`. */
+function startupLine(log: Record<string, unknown>): string {
+  const where = log.dataDir ? ` in ${String(log.dataDir)}` : log.database ? ` at ${String(log.database)}` : '';
+  const store = log.store === 'memory' ? 'memory (nothing survives a restart)' : `${String(log.store)}${where}`;
+  const metrics = log.metrics ? `; metrics: ${String(log.metrics)}` : '';
+  return `listening on ${String(log.url)}; store: ${store}; API docs: ${String(log.docs)}${metrics}`;
+}

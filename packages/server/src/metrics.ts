@@ -1,0 +1,179 @@
+/**
+ * Prometheus metrics (prom-client) on a port of their own, for the operators: requests by route and
+ * status, their latency, refusals by the rate limits, failed logins, a store that does not answer,
+ * the database pool, and the process. Off unless METRICS_PORT is set; when off, nothing here runs.
+ * The core and the HTTP contract know nothing of it: it watches the node:http server and wraps the
+ * use cases from outside.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ACCOUNT_LOGIN_POLICY, isDomainError, type Accounts } from '@sl/core';
+import { requestPath } from '@sl/http';
+import type { PoolStats } from '@sl/store-postgres';
+import type { MetricsConfig } from './config.ts';
+
+/** Every metric's name starts with this. */
+export const METRICS_PREFIX = 'sl_accounts_';
+
+/** Methods counted by name; anything else (node accepts a few dozen more) is `other`. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The label of a request to a path the service does not serve: unknown paths never become labels. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export interface ServiceMetrics {
+  /** `accounts`, reporting rate-limit refusals, failed logins and a store that did not answer. */
+  observeAccounts(accounts: Accounts): Accounts;
+  /** Counts and times every response of `server`, labelled by `routes` (others: `unmatched`). */
+  observeRequests(server: Server, routes: Iterable<string>): void;
+  /** Reports the database pool's use at each scrape. */
+  observePool(stats: () => PoolStats): void;
+  /** Serves `GET /metrics` on `config`'s address; resolves with the metrics URL. */
+  listen(config: MetricsConfig): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function createServiceMetrics(): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const requests = new Counter({
+    name: `${METRICS_PREFIX}http_requests_total`,
+    help: 'HTTP responses sent, by route (the path the service serves, or "unmatched"), method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers,
+  });
+  const latency = new Histogram({
+    name: `${METRICS_PREFIX}http_request_duration_seconds`,
+    help: 'Time from a request to its response being written, by route and method.',
+    labelNames: ['route', 'method'],
+    // From a cached document (well under a millisecond) to a login at the default work factor (~0.4 s) and a 503 at the database bound (5 s).
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: `${METRICS_PREFIX}rate_limited_total`,
+    help: 'Requests refused by a rate limit (429, or an MCP tool error), by operation and by limit: "ip" (per client) or "account" (failed logins per e-mail address).',
+    labelNames: ['operation', 'limit'],
+    registers,
+  });
+  const loginFailures = new Counter({
+    name: `${METRICS_PREFIX}login_failures_total`,
+    help: 'Logins refused for a wrong e-mail address or password (401).',
+    registers,
+  });
+  const storeUnavailable = new Counter({
+    name: `${METRICS_PREFIX}store_unavailable_total`,
+    help: 'Use cases that failed because the store did not answer (a 503, or a health check answering "unavailable"), by use case.',
+    labelNames: ['use_case'],
+    registers,
+  });
+
+  function noteFailure(useCase: string, error: unknown): void {
+    if (!isDomainError(error)) return;
+    switch (error.code) {
+      case 'rate_limited': {
+        const perAccount = error.rateLimit.policy === ACCOUNT_LOGIN_POLICY;
+        rateLimited.inc({ operation: useCase, limit: perAccount ? 'account' : 'ip' });
+        return;
+      }
+      case 'invalid_credentials':
+        loginFailures.inc();
+        return;
+      case 'store_unavailable':
+        storeUnavailable.inc({ use_case: useCase });
+        return;
+      default:
+    }
+  }
+
+  /** A use case that reports its failures and rethrows them. */
+  function watched<A extends unknown[], R>(useCase: string, run: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return async (...args) => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        noteFailure(useCase, error);
+        throw error;
+      }
+    };
+  }
+
+  let server: Server | undefined;
+  return {
+    observeAccounts(accounts) {
+      return {
+        ...accounts,
+        signup: watched('signup', accounts.signup),
+        login: watched('login', accounts.login),
+        logout: watched('logout', accounts.logout),
+        me: watched('me', accounts.me),
+        contact: watched('contact', accounts.contact),
+        sweep: watched('sweep', accounts.sweep),
+        // Health never throws: a store that does not answer makes it report "unavailable".
+        health: async () => {
+          const health = await accounts.health();
+          if (!health.ok) storeUnavailable.inc({ use_case: 'health' });
+          return health;
+        },
+      };
+    },
+
+    observeRequests(http, routes) {
+      const known = new Set(routes);
+      http.on('request', (req, res) => {
+        const start = performance.now();
+        res.once('finish', () => {
+          const path = requestPath(req.url ?? '/');
+          const route = known.has(path) ? path : UNMATCHED_ROUTE;
+          const method = METHODS.has(req.method ?? '') ? req.method! : 'other';
+          requests.inc({ route, method, status: String(res.statusCode) });
+          latency.observe({ route, method }, (performance.now() - start) / 1000);
+        });
+      });
+    },
+
+    observePool(stats) {
+      // Read at each scrape; only a store with a pool (a Postgres server) has these.
+      const gauge = (key: keyof PoolStats, name: string, help: string) =>
+        new Gauge({
+          name: `${METRICS_PREFIX}${name}`,
+          help,
+          registers,
+          collect() {
+            this.set(stats()[key]);
+          },
+        });
+      gauge('total', 'db_pool_connections', 'Connections the database pool holds open, idle or busy.');
+      gauge('idle', 'db_pool_idle_connections', 'Open pool connections not in use.');
+      gauge('waiting', 'db_pool_waiting_requests', 'Statements waiting for a pool connection.');
+    },
+
+    async listen(config) {
+      server = createServer((req, res) => {
+        if (requestPath(req.url ?? '/') !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found; the metrics are at /metrics\n');
+          return;
+        }
+        registry.metrics().then(
+          (text) => res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(text),
+          () => res.writeHead(500).end(),
+        );
+      });
+      server.listen(config.port, config.host);
+      await once(server, 'listening');
+      const { address, port } = server.address() as AddressInfo;
+      return `http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics`;
+    },
+
+    async close() {
+      if (!server?.listening) return;
+      const closed = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
