@@ -16,11 +16,24 @@ export async function runMain(host: Host): Promise<void> {
     console.error((error as Error).message);
     process.exit(1);
   }
+  // Listening from the start, and never unlistening: a signal that arrives while the server starts
+  // (even just after its start-up line) stops it once it has started. (Removing Node's last listener
+  // drops a signal it has caught but not yet dispatched.)
+  let stopSignal: string | undefined;
+  let onSignal = (signal: string): void => void (stopSignal ??= signal);
+  const dispatch = (signal: string) => onSignal(signal);
+  process.on('SIGTERM', dispatch);
+  process.on('SIGINT', dispatch);
   const running = await startServer(config, host).catch((error: unknown) => {
     console.error(`Failed to start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   });
   const stop = (signal: string) => {
+    // A second signal (Ctrl-C pressed again) means now.
+    onSignal = (again) => {
+      running.logger.warn({ signal: again }, `${again} received again: exiting without waiting`);
+      process.exit(1);
+    };
     // One line, and then the process exits 0: a stop that went well reads as one.
     running.logger.info({ signal }, `${signal} received: stopping`);
     // close() is bounded by itself; this only guarantees the 10 s a deploy may count on.
@@ -36,6 +49,6 @@ export async function runMain(host: Host): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  onSignal = stop;
+  if (stopSignal) stop(stopSignal);
 }
