@@ -1,34 +1,60 @@
 /**
- * /docs/api in a real browser: headless Chromium (playwright-core drives the system's chromium)
- * renders the Scalar reference from the package's own files, with nothing blocked or missing.
+ * /docs/api: over HTTP (its policy, and the Scalar bundle compressed once, with validators and a
+ * year-long lifetime under a content-hashed URL), then in a real browser: headless Chromium
+ * (playwright-core drives a Chromium found on this machine, see test/support/chromium.ts) renders
+ * the Scalar reference from the package's own files, with nothing blocked or missing, and a page on
+ * an allowed origin calls /mcp across origins.
+ *
+ * Without Chromium the browser tests are skipped, and say why; under CI=true they fail instead.
  */
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { chromium as playwright, type Browser } from 'playwright-core';
 import type { RunningServer } from '@sl/server';
+import { INSTALL_CHROMIUM, browserRequired, findChromium } from '../support/chromium.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
-describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
-  const CHROMIUM = '/usr/bin/chromium';
+const chromium = findChromium();
+const required = browserRequired();
+if ('missing' in chromium && !required) {
+  // Shown by the default reporter, so a green run says plainly that the browser tests did not run.
+  console.warn(`Skipping the /docs/api browser tests: ${chromium.missing}. To run them, ${INSTALL_CHROMIUM}.`);
+}
 
-  let server: RunningServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing; the /docs/api test needs it: apt-get install -y chromium`);
-    }
-    server = await startTestServer({ host });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+/** A GET whose body arrives as sent: fetch would ask for a coding and decode it itself. */
+function rawGet(url: string, headers: Record<string, string> = {}, method = 'GET') {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
     });
+    req.on('error', reject).end();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+}
 
-  describe('/docs/api', () => {
+/** A page of its own origin (`http://<address>:<port>`), as another site would serve an MCP client. */
+async function servePage(address: string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>an MCP client page</title>'));
+  server.listen(0, address);
+  await once(server, 'listening');
+  return { origin: `http://${address}:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
+  let server: RunningServer;
+  let scripts: string[];
+  beforeAll(async () => {
+    server = await startTestServer({ host });
+    const html = await (await fetch(`${server.url}/docs/api`)).text();
+    scripts = [...html.matchAll(/<script src="([^"]+)"><\/script>/g)].map((m) => m[1]!);
+  });
+  afterAll(() => server?.close());
+
+  describe('/docs/api over HTTP', () => {
     it('is HTML with a Content-Security-Policy that allows no other origin and no inline script', async () => {
       const res = await fetch(`${server.url}/docs/api`);
       expect(res.status).toBe(200);
@@ -40,13 +66,76 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
       expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
     });
 
-    it('lists every operation, with no failed request and no CSP violation', async () => {
-      const operations = Object.values(
-        ((await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> }).paths,
-      ).flatMap((methods) => Object.values(methods).map((op) => op.summary));
+    it('is revalidated on every visit (304 when unchanged) and names its scripts by content hash', async () => {
+      const res = await fetch(`${server.url}/docs/api`);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      const etag = res.headers.get('etag')!;
+      expect(etag).toMatch(/^"[\w-]{27}"$/);
+      expect((await fetch(`${server.url}/docs/api`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+      expect(scripts).toHaveLength(2);
+      for (const src of scripts) expect(src).toMatch(/^\/docs\/api\/(init|scalar)\.[\w-]{27}\.js$/);
+    });
+
+    it('sends the 4 MB Scalar bundle compressed (br, else gzip), with a tag per coding, a year-long immutable lifetime and 304 when current', async () => {
+      const bundle = `${server.url}${scripts.find((s) => s.includes('/scalar.'))!}`;
+      const plain = await rawGet(bundle);
+      expect(plain.status).toBe(200);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body.length).toBeGreaterThan(4_000_000);
+      const decoders = { br: brotliDecompressSync, gzip: gunzipSync };
+      const tags = new Set([plain.headers.etag]);
+      for (const [acceptEncoding, coding] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['br;q=0.5, gzip', 'gzip'], ['x-gzip', 'gzip']] as const) {
+        const res = await rawGet(bundle, { 'accept-encoding': acceptEncoding });
+        expect(res.headers['content-encoding'], acceptEncoding).toBe(coding);
+        expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+        expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(res.headers.vary).toBe('Accept-Encoding');
+        expect(Number(res.headers['content-length'])).toBe(res.body.length);
+        expect(res.body.length).toBeLessThan(plain.body.length / 3);
+        expect(decoders[coding](res.body).equals(plain.body)).toBe(true);
+        tags.add(res.headers.etag);
+        const again = await rawGet(bundle, { 'accept-encoding': acceptEncoding, 'if-none-match': res.headers.etag as string });
+        expect(again.status).toBe(304);
+        expect(again.body.length).toBe(0);
+      }
+      expect(tags.size).toBe(3);
+      const head = await rawGet(bundle, { 'accept-encoding': 'br' }, 'HEAD');
+      expect(head.headers['content-encoding']).toBe('br');
+      expect(Number(head.headers['content-length'])).toBeLessThan(plain.body.length / 3);
+      expect(head.body.length).toBe(0);
+    });
+
+    it('answers 404 for a script hash it does not serve', async () => {
+      expect((await fetch(`${server.url}/docs/api/scalar.0000000000000000000000000000.js`)).status).toBe(404);
+    });
+  });
+
+  describe(`/docs/api in headless Chromium${'missing' in chromium ? ` (${required ? 'required: CI=true' : `skipped: ${chromium.missing}`})` : ''}`, () => {
+    let browser: Browser | undefined;
+    beforeAll(async () => {
+      if ('missing' in chromium) {
+        if (required) throw new Error(`CI=true requires the /docs/api browser tests, but ${chromium.missing}: ${INSTALL_CHROMIUM}.`);
+        return;
+      }
+      browser = await playwright.launch({
+        executablePath: chromium.path,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      });
+    });
+    afterAll(() => browser?.close());
+
+    /** The browser, or the test is skipped with the reason in its report. */
+    const launched = (ctx: TestContext): Browser => {
+      if (!browser) ctx.skip(`${'missing' in chromium ? chromium.missing : 'no browser'}; to run it, ${INSTALL_CHROMIUM}`);
+      return browser!;
+    };
+
+    it('lists every operation and the request examples, with no failed request and no CSP violation', async (ctx) => {
+      const page = await launched(ctx).newPage();
+      const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
+      const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.summary));
       expect(operations).toHaveLength(6);
 
-      const page = await browser.newPage();
       const failures: string[] = [];
       const foreign: string[] = [];
       page.on('requestfailed', (r) => failures.push(`${r.url()}: ${r.failure()?.errorText}`));
@@ -66,7 +155,9 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
             globalThis.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sourceFile + ':' + e.lineNumber));`,
       });
 
-      await page.goto(`${server.url}/docs/api`, { waitUntil: 'networkidle' });
+      // A browser landing on / is sent to the reference.
+      await page.goto(`${server.url}/`, { waitUntil: 'networkidle' });
+      expect(page.url()).toBe(`${server.url}/docs/api`);
       await page.waitForFunction(
         (summaries) => {
           const { document } = globalThis as unknown as { document: { body: { innerText: string } } };
@@ -78,10 +169,43 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
       const text = (await page.evaluate('document.body.innerText')) as string;
       for (const summary of operations) expect(text).toContain(summary);
       expect(text).toContain('sl-accounts API');
+      // The request samples carry the documented examples, not empty strings.
+      expect(text).toContain('correct horse battery staple');
 
       expect(await page.evaluate('globalThis.cspViolations')).toEqual([]);
       expect(failures).toEqual([]);
       expect(foreign).toEqual([]);
+      await page.close();
+    });
+
+    it('lets a page on an allowed origin call /mcp across origins (preflight and answer), and a foreign page not', async (ctx) => {
+      const page = await launched(ctx).newPage();
+      // Pages on other origins, on loopback like the server (a browser refuses a public page's calls
+      // to loopback addresses by itself): 127.0.0.1 is allowed to call /mcp, 127.0.0.2 is not.
+      const pages = await Promise.all([servePage('127.0.0.1'), servePage('127.0.0.2')]);
+      ctx.onTestFinished(() => Promise.all(pages.map(({ server }) => new Promise((resolve) => server.close(resolve)))).then(() => undefined));
+      const [allowedPage, foreignPage] = pages;
+      const call = (url: string) =>
+        page.evaluate(async (target) => {
+          try {
+            const res = await fetch(target, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } }),
+            });
+            return { status: res.status, requestId: res.headers.get('x-request-id'), text: await res.text() };
+          } catch (error) {
+            return { failed: String(error) };
+          }
+        }, url);
+
+      await page.goto(allowedPage!.origin);
+      const allowed = await call(`${server.url}/mcp`);
+      expect(allowed).toMatchObject({ status: 200, requestId: expect.stringMatching(/\S/) });
+      expect((allowed as { text: string }).text).toContain('"protocolVersion":"2025-06-18"');
+
+      await page.goto(foreignPage!.origin);
+      expect(await call(`${server.url}/mcp`)).toEqual({ failed: expect.stringMatching(/Failed to fetch/) });
       await page.close();
     });
   });
