@@ -2,7 +2,8 @@
  * /auth.md: the authentication guide for agents, with its numbers taken from code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RATE_LIMITS } from '@sl/core';
+import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS } from '@sl/core';
+import { API_ROUTES, routeResponses } from '@sl/http';
 import type { RunningServer } from '@sl/server';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
@@ -43,6 +44,30 @@ describe.each(HOST_KINDS)('auth.md on the %s host', (host) => {
       expect(text).toContain(`| \`POST /api/signup\` | ${RATE_LIMITS.signup.limit} requests per hour |`);
       expect(text).toContain(`| \`POST /api/contact\` | ${RATE_LIMITS.contact.limit} requests per hour |`);
       expect(text).toContain('Retry-After');
+    });
+
+    it('lists every status of every operation, from the same route table as the OpenAPI document', () => {
+      const table = text.slice(text.indexOf('## Answers'));
+      for (const route of API_ROUTES) {
+        for (const [status, response] of routeResponses(route)) {
+          const row = table.split('\n').find((line) => line.startsWith(`| \`${status}\` |`) && line.endsWith(` | ${response.description} |`));
+          expect(row, `${route.operationId} ${status}`).toBeDefined();
+          expect(row).toContain(`\`${route.method} ${route.path}\``);
+        }
+      }
+      for (const status of ['400', '401', '403', '409', '413', '415', '429', '500', '503']) expect(table).toContain(`| \`${status}\` |`);
+    });
+
+    it('states the body rules, the per-account limit and what the field rules do', () => {
+      expect(text).toContain('at most 64 KiB (65536 bytes) after decompression');
+      expect(text).toMatch(/gzip, deflate or br; another encoding gets `415`/);
+      expect(text).toContain(`${ACCOUNT_LOGIN_LIMIT.limit} failed logins per 15 minutes`);
+      expect(text).toContain('the per-account limit on failed logins');
+      // The login password has no bound of its own; the body's is the one there is.
+      expect(text).toContain('| `password` | string | yes | any length (the whole body is at most 64 KiB) |');
+      expect(text).toContain('| `password` | string | yes | 8 to 200 characters |');
+      expect(text).toContain('the name is trimmed');
+      expect(text).toMatch(/A login sent without the old cookie leaves that session alive until it expires or is logged out/);
     });
 
     it('says there is no OAuth, no bearer token and no token endpoint', () => {

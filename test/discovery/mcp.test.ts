@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { RATE_LIMITS } from '@sl/core';
+import { MCP_PROTOCOL_VERSIONS } from '@sl/mcp';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 import type { RunningServer } from '@sl/server';
 
@@ -94,6 +95,34 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
       expect(res.headers.get('access-control-allow-methods')).toContain('GET');
     });
 
+    it('is application/mcp-server-card+json when asked for, else application/json; each with its own tag', async () => {
+      server = await startTestServer({ host });
+      const tags = new Set<string | null>();
+      for (const [accept, type] of [
+        ['application/mcp-server-card+json', 'application/mcp-server-card+json'],
+        ['application/mcp-server-card+json, application/json;q=0.9', 'application/mcp-server-card+json'],
+        ['application/json', 'application/json; charset=utf-8'],
+        ['*/*', 'application/json; charset=utf-8'],
+        ['text/html', 'application/json; charset=utf-8'],
+      ] as const) {
+        const res = await fetch(`${server.url}/mcp/server-card`, { headers: { accept } });
+        expect(res.status, accept).toBe(200);
+        expect(res.headers.get('content-type'), accept).toBe(type);
+        expect(res.headers.get('vary')).toBe('Accept, Host');
+        expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+        expect(validCard(await res.json())).toBe(true);
+        tags.add(res.headers.get('etag'));
+      }
+      expect(tags.size).toBe(2);
+    });
+
+    it('lists only the revisions /mcp serves over Streamable HTTP', async () => {
+      server = await startTestServer({ host });
+      const card = (await (await fetch(`${server.url}/mcp/server-card`)).json()) as { remotes: { supportedProtocolVersions: string[] }[] };
+      expect(card.remotes[0]!.supportedProtocolVersions).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
+      expect(card.remotes[0]!.supportedProtocolVersions).toEqual(MCP_PROTOCOL_VERSIONS);
+    });
+
     it('uses PUBLIC_URL for the remote and a reverse-DNS name', async () => {
       server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org/' } });
       const card = (await (await fetch(`${server.url}/mcp/server-card`)).json()) as { name: string; remotes: { url: string }[] };
@@ -153,6 +182,23 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
       }
     });
 
+    it('reports every invalid argument of the contact tool, as text and as the body POST /api/contact answers', async () => {
+      server = await startTestServer({ host });
+      const client = await connect(server.url, 'auto');
+      try {
+        const bad = { email: 'not an address', message: 'short' };
+        const result = await client.callTool({ name: 'send-contact-message', arguments: bad });
+        expect(result.isError).toBe(true);
+        expect(text(result)).toBe('Invalid request: name: is required; email: must be a valid e-mail address; message: must be at least 10 characters');
+        const http = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(bad) });
+        expect(http.status).toBe(400);
+        expect(result.structuredContent).toEqual(await http.json());
+        expect((result.structuredContent as { issues: unknown[] }).issues).toHaveLength(3);
+      } finally {
+        await client.close();
+      }
+    });
+
     it('offers the OpenAPI document and auth.md as resources', async () => {
       server = await startTestServer({ host });
       const client = await connect(server.url, 'auto');
@@ -184,6 +230,111 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
       } finally {
         await client.close();
       }
+    });
+
+    describe('protocol revisions: the card, server/discover, initialize and the version errors agree', () => {
+      const post = (body: object, headers: Record<string, string> = {}) =>
+        fetch(`${server!.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: JSON.stringify(body),
+        });
+      /** The JSON-RPC message of an answer sent as JSON or as one server-sent event. */
+      const message = async (res: Response) => {
+        const raw = await res.text();
+        const data = raw.split('\n').find((line) => line.startsWith('data: '));
+        return JSON.parse(data ? data.slice('data: '.length) : raw) as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: { supported?: string[] } } };
+      };
+      const initialize = (protocolVersion: string) =>
+        post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const modern = (revision: string, method: string) =>
+        post(
+          { jsonrpc: '2.0', id: 2, method, params: { _meta: { 'io.modelcontextprotocol/protocolVersion': revision, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } },
+          { 'mcp-protocol-version': revision, 'mcp-method': method },
+        );
+
+      it('server/discover names the modern revisions of the card, and no list that changes', async () => {
+        server = await startTestServer({ host });
+        const client = await connect(server.url, 'auto');
+        try {
+          const discovered = client.getDiscoverResult()!;
+          expect(discovered.supportedVersions).toEqual(MCP_PROTOCOL_VERSIONS.filter((v) => v >= '2026-07-28'));
+          expect(discovered.capabilities).toEqual({ tools: { listChanged: false }, resources: { listChanged: false } });
+        } finally {
+          await client.close();
+        }
+        const direct = await message(await modern('2026-07-28', 'server/discover'));
+        expect(direct.result).toMatchObject({ supportedVersions: ['2026-07-28'] });
+      });
+
+      it('initialize accepts each 2025 revision of the card and offers the newest one for any other, with no list that changes', async () => {
+        server = await startTestServer({ host });
+        for (const version of MCP_PROTOCOL_VERSIONS.filter((v) => v < '2026-07-28')) {
+          expect((await message(await initialize(version))).result, version).toMatchObject({ protocolVersion: version });
+        }
+        for (const version of ['2024-11-05', '2024-10-07', '2025-01-01']) {
+          const { result } = await message(await initialize(version));
+          expect(result, version).toMatchObject({ protocolVersion: '2025-11-25', capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } });
+          expect(MCP_PROTOCOL_VERSIONS).toContain(result!.protocolVersion);
+        }
+      });
+
+      it('a request under a revision it does not serve is refused, naming what the card names', async () => {
+        server = await startTestServer({ host });
+        for (const version of ['2024-11-05', '2024-10-07']) {
+          const res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, { 'mcp-protocol-version': version });
+          expect(res.status, version).toBe(400);
+          const { error } = await message(res);
+          expect(error!.message).toContain(`Unsupported protocol version: ${version} (supported versions: ${MCP_PROTOCOL_VERSIONS.join(', ')})`);
+        }
+        const res = await modern('2099-01-01', 'tools/list');
+        expect(res.status).toBe(400);
+        const { error } = await message(res);
+        // The modern path names the modern revisions, as server/discover does.
+        expect(error!.data!.supported).toEqual(MCP_PROTOCOL_VERSIONS.filter((v) => v >= '2026-07-28'));
+      });
+    });
+
+    describe('CORS for pages on allowed origins', () => {
+      const initializeBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+
+      it('answers the preflight of an allowed origin with the MCP headers, and refuses a foreign one', async () => {
+        server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org' } });
+        for (const origin of ['http://localhost:5173', 'https://accounts.example.org']) {
+          const res = await fetch(`${server.url}/mcp`, {
+            method: 'OPTIONS',
+            headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version, mcp-method' },
+          });
+          expect(res.status, origin).toBe(204);
+          expect(res.headers.get('access-control-allow-origin')).toBe(origin);
+          expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+          const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/);
+          expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-session-id', 'last-event-id']));
+          expect(res.headers.get('vary')).toContain('Origin');
+        }
+        const foreign = await fetch(`${server.url}/mcp`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+        expect(foreign.status).toBe(403);
+        expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+        const plain = await fetch(`${server.url}/mcp`, { method: 'OPTIONS' });
+        expect(plain.status).toBe(204);
+        expect(plain.headers.get('allow')).toBe('POST, OPTIONS');
+      });
+
+      it('lets an allowed page read the answer and its MCP headers; an answer to no page carries no CORS grant', async () => {
+        server = await startTestServer({ host });
+        const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const fromPage = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, origin: 'http://127.0.0.1:5173' }, body: initializeBody });
+        expect(fromPage.status).toBe(200);
+        expect(fromPage.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:5173');
+        expect(fromPage.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
+        expect(fromPage.headers.get('vary')).toContain('Origin');
+        await fromPage.body?.cancel();
+        const direct = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: initializeBody });
+        expect(direct.status).toBe(200);
+        expect(direct.headers.get('access-control-allow-origin')).toBeNull();
+        expect(direct.headers.get('vary')).toContain('Origin');
+        await direct.body?.cancel();
+      });
     });
 
     describe('Origin validation', () => {

@@ -5,19 +5,23 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { z } from 'zod';
 import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest } from '@sl/core';
 import { openApiDocument } from '@sl/http';
 import type { RunningServer } from '@sl/server';
+import { request, sessionFrom } from '../support/client.ts';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
   type Doc = ReturnType<typeof openApiDocument>;
+  type Media = { schema: { $ref: string }; example?: unknown };
   type Operation = {
     security: unknown[];
-    requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
-    responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema: { $ref: string } }> }>;
+    requestBody?: { required: boolean; content: Record<string, Media> };
+    responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: Record<string, Media> }>;
   };
 
   let server: RunningServer;
@@ -137,6 +141,56 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         expect(await servers(server.url, forwarded)).toEqual([{ url: server.url }]);
       } finally {
         await Promise.all([configured.close(), proxied.close()]);
+      }
+    });
+
+    it('gives every request body and every response an example that is valid against its schema', () => {
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      addFormats.default(ajv);
+      ajv.addSchema(doc, 'doc');
+      let examples = 0;
+      for (const [path, methods] of Object.entries(doc.paths as unknown as Record<string, Record<string, Operation>>)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const media: [string, Media | undefined][] = [
+            ['request body', op.requestBody?.content['application/json']],
+            ...Object.entries(op.responses).map(([status, r]): [string, Media | undefined] => [status, r.content?.['application/json']]),
+          ];
+          for (const [what, content] of media) {
+            if (what === 'request body' && !op.requestBody) continue;
+            const where = `${method.toUpperCase()} ${path} ${what}`;
+            expect(content, where).toBeDefined();
+            expect(content!.example, where).toBeDefined();
+            const valid = ajv.validate({ $ref: `doc${content!.schema.$ref}` }, content!.example);
+            expect(valid, `${where}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+            examples++;
+          }
+        }
+      }
+      // Six operations: 37 responses and 3 request bodies, so the loop above cannot pass by checking nothing.
+      expect(examples).toBe(40);
+      // The 400 examples show every issue, and the 429 ones a real wait.
+      const signup = operation('/api/signup', 'post').responses;
+      expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });
+      expect(signup['429']!.content!['application/json']!.example).toMatchObject({ ok: false, error: expect.stringMatching(/try again in \d+ seconds/) });
+    });
+
+    it('the signup and login examples describe one account: sent as they are, they sign it up (201) and in (200), as the docs\' Test Request sends them', async () => {
+      const fresh = await startTestServer({ host });
+      try {
+        const live = (await (await fetch(`${fresh.url}/openapi.json`)).json()) as Doc;
+        const op = (path: string) => (live.paths as unknown as Record<string, Record<string, Operation>>)[path]!.post!;
+        const example = (path: string) => op(path).requestBody!.content['application/json']!.example;
+        const signup = await request(fresh.url, '/api/signup', { json: example('/api/signup') });
+        expect(signup.status).toBe(201);
+        // A fresh database's first account is the one the response example shows.
+        expect(signup.body).toEqual(op('/api/signup').responses['201']!.content!['application/json']!.example);
+        const login = await request(fresh.url, '/api/login', { json: example('/api/login') });
+        expect(login.status).toBe(200);
+        expect(login.body).toEqual(op('/api/login').responses['200']!.content!['application/json']!.example);
+        expect((await request(fresh.url, '/api/me', { session: sessionFrom(login)! })).status).toBe(200);
+        expect((await request(fresh.url, '/api/contact', { json: example('/api/contact') })).status).toBe(200);
+      } finally {
+        await fresh.close();
       }
     });
 

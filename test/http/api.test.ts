@@ -119,6 +119,16 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
       expect((await api('/api/me', { session: fresh })).status).toBe(200);
     });
 
+    it('leaves a session the login was not sent with alive, until it is logged out (as auth.md says)', async () => {
+      const email = uniqueEmail();
+      const old = sessionFrom(await signup({ email }))!;
+      const fresh = sessionFrom(await api('/api/login', { json: { email, password: 'analytical engine' } }))!;
+      expect((await api('/api/me', { session: old })).status).toBe(200);
+      expect((await api('/api/logout', { session: old })).status).toBe(200);
+      expect((await api('/api/me', { session: old })).status).toBe(401);
+      expect((await api('/api/me', { session: fresh })).status).toBe(200);
+    });
+
     it.each([
       ['no password', { email: 'ada@example.com' }],
       ['a bad e-mail', { email: 'ada', password: 'x' }],

@@ -72,3 +72,13 @@ describe('the default total cap', () => {
     if (process.platform === 'linux') expect(openFilesLimit()).toBeGreaterThan(0);
   });
 });
+
+describe('metrics in the configuration', () => {
+  it('are off unless METRICS_PORT is set, and on loopback unless METRICS_HOST says otherwise', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '' }).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ port: 9464, host: '0.0.0.0' });
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/^Invalid configuration: METRICS_PORT/);
+  });
+});

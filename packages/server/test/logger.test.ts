@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '@sl/server';
+import { logFormatFor, readableLines } from '../src/logger.ts';
+
+describe('the log format', () => {
+  it('is readable on a terminal and JSON elsewhere, unless LOG_FORMAT says', () => {
+    expect(logFormatFor(undefined, { isTTY: true })).toBe('pretty');
+    expect(logFormatFor(undefined, { isTTY: false })).toBe('json');
+    expect(logFormatFor(undefined, {})).toBe('json');
+    expect(logFormatFor('json', { isTTY: true })).toBe('json');
+    expect(logFormatFor('pretty', {})).toBe('pretty');
+  });
+
+  it('LOG_FORMAT takes pretty or json, and nothing else', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(() => loadConfig({ LOG_FORMAT: 'yaml' })).toThrow(/^Invalid configuration: LOG_FORMAT/);
+  });
+});
+
+describe('readable lines', () => {
+  const line = readableLines(false);
+  const entry = (fields: object) => JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 1, 12), pid: 1, hostname: 'h', service: 'sl-accounts', ...fields });
+
+  it('write a request as one sentence, keeping its id', () => {
+    const text = line(entry({ msg: 'request', reqId: 'abc-1', method: 'GET', path: '/api/health', status: 200, ms: 1.2 }));
+    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/health 200 1\.2 ms \{"reqId":"abc-1"\}\n$/);
+  });
+
+  it('write the start-up line with the URL, the store and where its data is, and the docs', () => {
+    const pglite = line(entry({ msg: 'listening', url: 'http://127.0.0.1:3000', store: 'pglite', dataDir: '/srv/data', docs: 'http://127.0.0.1:3000/docs/api', maxConnections: 10 }));
+    expect(pglite).toContain('INFO: listening on http://127.0.0.1:3000; store: pglite in /srv/data; API docs: http://127.0.0.1:3000/docs/api {"maxConnections":10}');
+    const postgres = line(entry({ msg: 'listening', url: 'http://127.0.0.1:3000', store: 'postgres', database: 'db.example:5432/accounts', docs: 'http://127.0.0.1:3000/docs/api', metrics: 'http://127.0.0.1:9464/metrics' }));
+    expect(postgres).toContain('store: postgres at db.example:5432/accounts; API docs: http://127.0.0.1:3000/docs/api; metrics: http://127.0.0.1:9464/metrics');
+    const memory = line(entry({ msg: 'listening', url: 'http://127.0.0.1:3000', store: 'memory', docs: 'http://127.0.0.1:3000/docs/api' }));
+    expect(memory).toContain('store: memory (nothing survives a restart)');
+  });
+
+  it('write other entries with their fields on the same line, and errors with their stack', () => {
+    expect(line(entry({ level: 40, msg: 'store unavailable', reqId: 'abc-2', cause: 'Connection terminated' }))).toContain('WARN: store unavailable {"reqId":"abc-2","cause":"Connection terminated"}');
+    const error = line(entry({ level: 50, msg: 'unhandled error', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at here' } }));
+    expect(error).toContain('ERROR: unhandled error');
+    expect(error).toContain('at here');
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * What `pnpm start` prints: a start-up line that names the URL, the store and where its data is
+ * (a directory, or a database's host and name, never a password) and the docs; readable lines on a
+ * terminal or with LOG_FORMAT=pretty, JSON otherwise; and one line for a stop.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { testStore } from '@sl/store-contract';
+import { createTestDatabase, locatePostgres } from '@sl/store-postgres/testing';
+import { spawnServer } from '../support/server-process.ts';
+
+const postgres = await testStore('postgres', locatePostgres);
+type Entry = { msg: string; url?: string; store?: string; dataDir?: string; database?: string; docs?: string; signal?: string };
+const entries = (output: string): Entry[] => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Entry);
+
+describe('the start-up line', () => {
+  it('names the URL, PGlite and its data directory, and the docs; a stop is one line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'first-startup-'));
+    try {
+      const app = await spawnServer({ STORE: 'pglite', DATA_DIR: join(dir, 'data') });
+      await app.stop();
+      const lines = entries(app.output());
+      const listening = lines.find((e) => e.msg === 'listening')!;
+      expect(listening).toMatchObject({ url: app.url, store: 'pglite', dataDir: resolve(dir, 'data'), docs: `${app.url}/docs/api` });
+      expect(lines.filter((e) => e.signal)).toEqual([expect.objectContaining({ msg: 'SIGTERM received: stopping', signal: 'SIGTERM' })]);
+      expect(app.child.exitCode).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(postgres.skip !== undefined)(`names the database's host and name, never its password (${postgres.title})`, async () => {
+    const database = await createTestDatabase();
+    try {
+      const url = new URL(database.url);
+      url.password = 'not-for-the-log-7f3a';
+      const app = await spawnServer({ STORE: 'postgres', DATABASE_URL: url.toString() });
+      await app.stop();
+      const listening = entries(app.output()).find((e) => e.msg === 'listening')!;
+      expect(listening).toMatchObject({ store: 'postgres', database: `${url.host}${url.pathname}` });
+      expect(app.output()).not.toContain('not-for-the-log-7f3a');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('is a readable line with LOG_FORMAT=pretty, as on a terminal', async () => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url))], {
+      env: { PATH: process.env.PATH ?? '', STORE: 'memory', PORT: '0', LOG_FORMAT: 'pretty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let pressed = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // Ctrl-C as soon as the start-up line shows: the stop must still be a clean one.
+      if (!pressed && output.includes('listening on')) pressed = child.kill('SIGINT');
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    const lines = output.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening on http:\/\/127\.0\.0\.1:\d+; store: memory \(nothing survives a restart\); API docs: http:\/\/127\.0\.0\.1:\d+\/docs\/api \{/);
+    expect(lines[1]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: SIGINT received: stopping$/);
+    expect(lines).toHaveLength(2);
+  });
+});
