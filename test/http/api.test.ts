@@ -124,7 +124,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
       const old = sessionFrom(await signup({ email }))!;
       const fresh = sessionFrom(await api('/api/login', { json: { email, password: 'analytical engine' } }))!;
       expect((await api('/api/me', { session: old })).status).toBe(200);
-      expect((await api('/api/logout', { session: old })).status).toBe(200);
+      expect((await api('/api/logout', { method: 'POST', session: old })).status).toBe(200);
       expect((await api('/api/me', { session: old })).status).toBe(401);
       expect((await api('/api/me', { session: fresh })).status).toBe(200);
     });
