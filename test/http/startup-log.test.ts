@@ -49,11 +49,13 @@ describe('the start-up line', () => {
     }
   });
 
-  it('is a readable line with LOG_FORMAT=pretty, as on a terminal', async () => {
+  it('is a readable line with LOG_FORMAT=pretty, as on a terminal', async (ctx) => {
     const child = spawn(process.execPath, [fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url))], {
       env: { PATH: process.env.PATH ?? '', STORE: 'memory', PORT: '0', LOG_FORMAT: 'pretty' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // A server that did not stop must not outlive the test.
+    ctx.onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
     let output = '';
     let pressed = false;
     child.stdout.on('data', (chunk: Buffer) => {
