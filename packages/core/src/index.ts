@@ -35,4 +35,5 @@ export type * from './ports.ts';
 export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, type LimitedOperation } from './rate-limits.ts';
 export { DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT, canonicalIp, clientKey } from './client-ip.ts';
 export { ContactRequest, LoginRequest, SignupRequest, parseRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
+export { InProcessRevocations } from './revocations.ts';
 export { digestToken, randomTokens, systemClock } from './system.ts';

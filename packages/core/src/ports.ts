@@ -130,8 +130,36 @@ export interface Ports {
   readonly ping: () => Promise<void>;
 }
 
-/** What a store adapter provides: the store ports, the health probe, and its lifecycle. */
+/** Hears which sessions stopped being valid (see `SessionRevocations`). */
+export interface RevocationListener {
+  /**
+   * These sessions (token digests) were deleted, or their rows changed; `'all'` when any session may
+   * have been (a user's row changed, a bulk delete, a feed that reconnected and may have missed some).
+   */
+  revoked(digests: readonly string[] | 'all'): void;
+}
+
+/**
+ * Sessions that stopped being valid, wherever that happened: through this process's store, in
+ * another process on the same database, in the sweep, or in a statement typed by hand. A session
+ * cache lives on it: it may answer from memory only while the feed is caught up.
+ */
+export interface SessionRevocations {
+  /** Delivers every revocation from now on to `listener`; returns the unsubscribe function. */
+  subscribe(listener: RevocationListener): () => void;
+  /**
+   * A `performance.now()` time up to which every revocation has been delivered: whatever was
+   * committed before it has reached the listeners. A feed inside this process answers "now"; a feed
+   * from a database answers the send time of its last confirmed heartbeat, and `-Infinity` while it
+   * is not connected (or has not yet been confirmed since it connected).
+   */
+  caughtUpTo(): number;
+}
+
+/** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */
 export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'rateLimiter' | 'ping'> {
+  /** Every revocation of a session in this store's data (see `SessionRevocations`). */
+  readonly revocations: SessionRevocations;
   /** Releases connections and files; the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -28,9 +28,11 @@ export interface MemoryStoreOptions {
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   // One table for both: the session store joins on the users the user store writes.
   const users = new UserTable();
+  const sessions = new MemorySessionStore(users);
   return {
     users: new MemoryUserStore(users),
-    sessions: new MemorySessionStore(users),
+    sessions,
+    revocations: sessions.revocations,
     contacts: new MemoryContactStore({
       ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),

@@ -1,4 +1,4 @@
-import type { NewSession, SessionStore, SessionWithUser } from '@sl/core';
+import { InProcessRevocations, type NewSession, type SessionStore, type SessionWithUser } from '@sl/core';
 import { deleteWhere } from './delete-where.ts';
 import type { UserTable } from './user-store.ts';
 
@@ -6,6 +6,8 @@ export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, { readonly userId: number; readonly expiresAt: Date }>();
   /** Read only, for the join that findWithUser makes. */
   readonly #users: UserTable;
+  /** Every deletion, for the session caches in front of this store. */
+  readonly revocations = new InProcessRevocations();
 
   constructor(users: UserTable) {
     this.#users = users;
@@ -26,11 +28,19 @@ export class MemorySessionStore implements SessionStore {
     const session = this.#sessions.get(tokenDigest);
     if (!session) return null;
     this.#sessions.delete(tokenDigest);
+    this.revocations.publish([tokenDigest]);
     return { expiresAt: session.expiresAt };
   }
 
   async deleteExpired(now: Date): Promise<number> {
-    return deleteWhere(this.#sessions, (s) => s.expiresAt.getTime() <= now.getTime());
+    const gone: string[] = [];
+    const count = deleteWhere(this.#sessions, (s, digest) => {
+      const expired = s.expiresAt.getTime() <= now.getTime();
+      if (expired) gone.push(digest);
+      return expired;
+    });
+    this.revocations.publish(gone);
+    return count;
   }
 
   /** How many sessions are kept, expired ones included (for tests of the sweep). */

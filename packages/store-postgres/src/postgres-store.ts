@@ -161,6 +161,8 @@ function storeOn(db: Kysely<Database>): PostgresStore {
     sessions: new PostgresSessionStore(db),
     contacts: new PostgresContactStore(db),
     rateLimiter: new PostgresRateLimiter(db),
+    // Until the database's own feed exists: never caught up, so a session cache is never used.
+    revocations: { subscribe: () => () => {}, caughtUpTo: () => Number.NEGATIVE_INFINITY },
     ping: async () => {
       await sql`select 1`.execute(db);
     },
