@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { DEFAULT_SERVICE_NAME, type Store } from '@sl/core';
+import { throughKysely, type RunStatement } from './compiled.ts';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
@@ -93,13 +94,12 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   // also rejects its query, where the caller sees it, so its own listener only has to exist.
   pool.on('error', (error) => options.onError?.(error));
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: preparingPool(pool, { statementTimeoutMs: timeoutMs, endTimeoutMs: END_TIMEOUT_MS }) }),
-  });
+  const bounded = preparingPool(pool, { statementTimeoutMs: timeoutMs, endTimeoutMs: END_TIMEOUT_MS });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded }) });
   // Migrations share the pool but not the statement bound (see `timeoutMs`); only `db` ends the pool.
   const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { store: { ...storeOn(db), migrate: () => migrateToLatest(unbounded), poolStats }, db };
+  return { store: { ...storeOn(db, bounded.rows), migrate: () => migrateToLatest(unbounded), poolStats }, db };
 }
 
 export interface PGliteStoreOptions {
@@ -139,7 +139,7 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
     },
   });
   const db = new Kysely<Database>({ dialect });
-  const store = storeOn(db);
+  const store = storeOn(db, throughKysely(db));
   return {
     store: {
       ...store,
@@ -155,12 +155,13 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
   };
 }
 
-function storeOn(db: Kysely<Database>): PostgresStore {
+/** `run` runs the hot statements: straight on the pool on a Postgres server, through `db` on PGlite. */
+function storeOn(db: Kysely<Database>, run: RunStatement): PostgresStore {
   return {
-    users: new PostgresUserStore(db),
-    sessions: new PostgresSessionStore(db),
+    users: new PostgresUserStore(db, run),
+    sessions: new PostgresSessionStore(db, run),
     contacts: new PostgresContactStore(db),
-    rateLimiter: new PostgresRateLimiter(db),
+    rateLimiter: new PostgresRateLimiter(db, run),
     // Until the database's own feed exists: never caught up, so a session cache is never used.
     revocations: { subscribe: () => () => {}, caughtUpTo: () => Number.NEGATIVE_INFINITY },
     ping: async () => {

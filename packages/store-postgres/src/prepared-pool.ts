@@ -14,6 +14,16 @@ export interface PoolBounds {
   readonly endTimeoutMs?: number;
 }
 
+/** The pool Kysely runs on, which also runs compiled statements itself. */
+export interface PreparingPool extends PostgresPool {
+  /**
+   * Runs one statement on a pooled connection and returns its rows, without Kysely's executor (its
+   * connection providers, wrappers and result plugins cost more than the rest of a hot request). The
+   * same connections, with every guarantee below.
+   */
+  rows(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
+}
+
 /**
  * pg's Pool as Kysely's PostgresDialect sees it, with these changes:
  *
@@ -26,29 +36,38 @@ export interface PoolBounds {
  *   otherwise be read as the next statement's.
  * - `end()` is bounded by `endTimeoutMs`: connections still checked out after it are destroyed.
  */
-export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): PostgresPool {
+export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): PreparingPool {
   // Kysely keys its connection objects by client; keep one wrapper per pg client to match.
   const wrappers = new WeakMap<pg.PoolClient, PreparingClient>();
   const checkedOut = new Set<PreparingClient>();
   const { statementTimeoutMs, endTimeoutMs } = bounds;
+  async function connect(): Promise<PreparingClient> {
+    const asked = performance.now();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw toStoreError(error);
+    }
+    let wrapper = wrappers.get(client);
+    if (!wrapper) {
+      wrapper = new PreparingClient(client, () => checkedOut.delete(wrapper!));
+      wrappers.set(client, wrapper);
+    }
+    checkedOut.add(wrapper);
+    wrapper.checkOut(statementTimeoutMs === undefined ? undefined : { firstMs: statementTimeoutMs - (performance.now() - asked), nextMs: statementTimeoutMs });
+    return wrapper;
+  }
   return {
     options: pool.options,
-    async connect() {
-      const asked = performance.now();
-      let client: pg.PoolClient;
+    connect,
+    async rows(sql, parameters) {
+      const client = await connect();
       try {
-        client = await pool.connect();
-      } catch (error) {
-        throw toStoreError(error);
+        return (await client.run(sql, parameters)).rows;
+      } finally {
+        client.release();
       }
-      let wrapper = wrappers.get(client);
-      if (!wrapper) {
-        wrapper = new PreparingClient(client, () => checkedOut.delete(wrapper!));
-        wrappers.set(client, wrapper);
-      }
-      checkedOut.add(wrapper);
-      wrapper.checkOut(statementTimeoutMs === undefined ? undefined : { firstMs: statementTimeoutMs - (performance.now() - asked), nextMs: statementTimeoutMs });
-      return wrapper;
     },
     async end() {
       const ended = pool.end();
@@ -105,7 +124,7 @@ class PreparingClient implements PostgresPoolClient {
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   query<R>(sql: string | PostgresCursor<R>, parameters: readonly unknown[] = []): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     if (typeof sql !== 'string') throw new Error('Cursors are not configured for this pool');
-    return this.#run(sql, parameters);
+    return this.run(sql, parameters);
   }
 
   release(destroy?: boolean): void {
@@ -122,9 +141,11 @@ class PreparingClient implements PostgresPoolClient {
     void this.#client.end().catch(() => {});
   }
 
-  async #run<R>(text: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>> {
+  /** Runs one statement within this checkout's budget. */
+  async run<R>(text: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>> {
     if (this.#broken) throw new StoreUnavailable();
-    const values = [...parameters];
+    // pg only reads the values (it serialises them into a new message).
+    const values = parameters as unknown[];
     // Parameterless statements (BEGIN, DDL, `select 1`) gain nothing from preparing.
     const query: pg.QueryConfig & { query_timeout?: number } = values.length > 0 ? { name: statementName(text), text, values } : { text, values };
     if (this.#budget) {

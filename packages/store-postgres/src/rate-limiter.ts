@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { RateLimitHit, RateLimiter, RateLimitRule } from '@sl/core';
-import { compileOnce } from './compiled.ts';
+import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 
 /**
@@ -14,9 +14,10 @@ export class PostgresRateLimiter implements RateLimiter {
   readonly #consume;
   readonly #refund;
 
-  constructor(db: Kysely<Database>) {
+  /** `run` runs the hot statements (see compileOnce); the rest go through `db`. */
+  constructor(db: Kysely<Database>, run: RunStatement) {
     this.#db = db;
-    this.#consume = compileOnce(db, 3, (key: string, resetAt: Date, now: Date) =>
+    this.#consume = compileOnce(run, 3, (key: string, resetAt: Date, now: Date) =>
       db
         .insertInto('rate_limit_windows')
         .values({ key, count: 1, reset_at: resetAt })
@@ -31,7 +32,7 @@ export class PostgresRateLimiter implements RateLimiter {
         )
         .returning(['count', 'reset_at']),
     );
-    this.#refund = compileOnce(db, 2, (key: string, now: Date) =>
+    this.#refund = compileOnce(run, 2, (key: string, now: Date) =>
       db
         .updateTable('rate_limit_windows')
         .set((eb) => ({ count: eb('count', '-', 1) }))

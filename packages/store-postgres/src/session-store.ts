@@ -1,29 +1,35 @@
 import type { Kysely } from 'kysely';
 import type { NewSession, SessionStore, SessionWithUser } from '@sl/core';
-import { compileOnce } from './compiled.ts';
+import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 
 export class PostgresSessionStore implements SessionStore {
   readonly #db: Kysely<Database>;
   // One round trip per /api/me: the session and its user in a single join, compiled once.
   readonly #findWithUser;
+  readonly #create;
+  // RETURNING reports the row only to the statement that removed it, so of two concurrent
+  // deletes exactly one sees it.
+  readonly #delete;
 
-  constructor(db: Kysely<Database>) {
+  /** `run` runs the hot statements (see compileOnce); the rest go through `db`. */
+  constructor(db: Kysely<Database>, run: RunStatement) {
     this.#db = db;
-    this.#findWithUser = compileOnce(db, 1, (digest: string) =>
+    this.#findWithUser = compileOnce(run, 1, (digest: string) =>
       db
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
         .select(['users.id', 'users.name', 'users.email', 'sessions.expires_at'])
         .where('sessions.token_digest', '=', digest),
     );
+    this.#create = compileOnce(run, 4, (tokenDigest: string, userId: number, createdAt: Date, expiresAt: Date) =>
+      db.insertInto('sessions').values({ token_digest: tokenDigest, user_id: userId, created_at: createdAt, expires_at: expiresAt }),
+    );
+    this.#delete = compileOnce(run, 1, (digest: string) => db.deleteFrom('sessions').where('token_digest', '=', digest).returning('expires_at'));
   }
 
   async create(session: NewSession): Promise<void> {
-    await this.#db
-      .insertInto('sessions')
-      .values({ token_digest: session.tokenDigest, user_id: session.userId, created_at: session.createdAt, expires_at: session.expiresAt })
-      .execute();
+    await this.#create(session.tokenDigest, session.userId, session.createdAt, session.expiresAt);
   }
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
@@ -32,9 +38,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null> {
-    // RETURNING reports the row only to the statement that removed it, so of two concurrent
-    // deletes exactly one sees it.
-    const row = await this.#db.deleteFrom('sessions').where('token_digest', '=', tokenDigest).returning('expires_at').executeTakeFirst();
+    const [row] = await this.#delete(tokenDigest);
     return row ? { expiresAt: row.expires_at } : null;
   }
 

@@ -1,15 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { NewUser, User, UserRecord, UserStore } from '@sl/core';
-import { compileOnce } from './compiled.ts';
+import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 
 export class PostgresUserStore implements UserStore {
   readonly #db: Kysely<Database>;
   readonly #findByEmail;
 
-  constructor(db: Kysely<Database>) {
+  /** `run` runs the hot statements (see compileOnce); the rest go through `db`. */
+  constructor(db: Kysely<Database>, run: RunStatement) {
     this.#db = db;
-    this.#findByEmail = compileOnce(db, 1, (email: string) =>
+    this.#findByEmail = compileOnce(run, 1, (email: string) =>
       db
         .selectFrom('users')
         .select(['id', 'name', 'email', 'password_hash'])

@@ -20,6 +20,7 @@ import {
   type PGliteDatabase,
   type PostgresTestStore,
   type ServerDatabase,
+  withSql,
 } from '@sl/store-postgres/testing';
 
 const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
@@ -192,6 +193,45 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
     expect(await store.users.findByEmail('nobody@example.com')).toBeNull();
   });
 
+  // The hot statements run straight on the pool, not through Kysely: the same guarantees hold there.
+  it('a hot statement (the session lookup) past the bound fails with StoreUnavailable, and its connection is dropped, not reused', async () => {
+    const database = await createTestDatabase();
+    store = await openMigratedTestStore(database, { timeoutMs: 300 });
+    const digest = digestToken('held');
+    await withSql(database.url, async (sql) => {
+      // Another session holds the table, so every lookup waits past the bound.
+      await sql.query('begin');
+      await sql.query('lock table sessions in access exclusive mode');
+      const slow = await Promise.all(Array.from({ length: 20 }, () => timed(store.sessions.findWithUser(digest))));
+      for (const { error, ms } of slow) {
+        expect(error).toBeInstanceOf(StoreUnavailable);
+        expect(ms).toBeLessThan(2_500); // bound 300 ms; generous for a busy machine
+      }
+      // Each connection still owes its answer: none went back to the pool.
+      expect(store.poolStats!().total).toBe(0);
+      await sql.query('rollback');
+    });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => store.sessions.findWithUser(digest)));
+    expect(answers).toEqual(answers.map(() => null));
+  });
+
+  it('close() bounds hot statements too: one still waiting fails with StoreUnavailable', async () => {
+    const database = await createTestDatabase();
+    store = await openMigratedTestStore(database, { timeoutMs: 60_000 });
+    await withSql(database.url, async (sql) => {
+      await sql.query('begin');
+      await sql.query('lock table rate_limit_windows in access exclusive mode');
+      const running = timed(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const closed = await timed(store.close());
+      expect(closed.error).toBeUndefined();
+      expect(closed.ms).toBeLessThan(5_000);
+      const { error } = await running;
+      expect(error).toBeInstanceOf(StoreUnavailable);
+      // The lock goes with this connection: closing the test store dropped the database.
+    });
+  });
+
   it('migrations are not bounded: a migration may wait for another process longer than a statement may', async () => {
     const database = await createTestDatabase();
     store = await openMigratedTestStore(database, { timeoutMs: 300 });
@@ -238,7 +278,10 @@ describe('connection failures', () => {
       await expect(store.users.findByEmail('ada@example.com')).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.sessions.findWithUser(digestToken('x'))).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.sessions.create({ tokenDigest: digestToken('x'), userId: 1, createdAt: T0, expiresAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.sessions.delete(digestToken('x'))).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0)).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.rateLimiter.refund('k', T0)).rejects.toBeInstanceOf(StoreUnavailable);
       const error = await store.migrate().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailable);
       // Clients see a generic text; operators get the cause.
