@@ -19,22 +19,26 @@ export interface KoaServiceOptions {
  */
 export function serviceMiddleware({ api, mcp }: KoaServiceOptions): Middleware {
   return async (ctx) => {
-    if (mcp?.handles(ctx.url)) {
+    // Straight from node's request and onto node's response: Koa's delegating getters and its
+    // per-header `set` add nothing to a request and an answer the contract has already checked.
+    const { req, res } = ctx;
+    const url = req.url ?? '/';
+    if (mcp?.handles(url)) {
       ctx.respond = false; // the bridge writes the response itself, streams included
-      await mcp.handleNode(ctx.req, ctx.res);
+      await mcp.handleNode(req, res);
       return;
     }
-    const { req } = ctx;
     const answer = await api.handle({
-      method: ctx.method,
-      url: ctx.url,
+      method: req.method ?? 'GET',
+      url,
       headers: req.headers,
       remoteAddress: req.socket.remoteAddress,
       secure: 'encrypted' in req.socket,
       body: req,
     });
     ctx.status = answer.status;
-    ctx.set(answer.headers);
+    const { headers } = answer;
+    for (const name in headers) res.setHeader(name, headers[name]!);
     // Koa sends strings and Buffers as they are (and would serialise any other object as JSON).
     const { body } = answer;
     ctx.body = body === null || typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);

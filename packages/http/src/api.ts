@@ -70,48 +70,59 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return origin;
   }
 
-  async function runOperation(route: ApiRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
+  /** An operation's answer, complete: its headers are written once, in the order `finish` gives. */
+  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
     const exchange = new Exchange(request, trustProxy, logger);
     try {
       // Refused before anything is counted: a foreign page must not spend its visitors' limits.
       if (route.limited) refuseUncounted(request, () => publicUrl ?? originOf(request, reqId));
       const result = await route.run(accounts, exchange);
-      return {
-        status: result.status,
-        headers: { 'content-type': JSON_TYPE, ...exchange.headers, ...(result.setCookie ? { 'set-cookie': result.setCookie } : {}) },
-        body: JSON.stringify(result.body),
-      };
+      const body = JSON.stringify(result.body);
+      const headers: Record<string, string> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
+      exchange.addHeaders(headers);
+      if (result.setCookie) headers['set-cookie'] = result.setCookie;
+      headers['content-length'] = String(Buffer.byteLength(body));
+      return { status: result.status, headers, body };
     } catch (error) {
       const answer = answerError(error, logger, reqId);
-      return { ...answer, headers: { ...answer.headers, ...exchange.headers } };
+      const headers = { ...answer.headers };
+      exchange.addHeaders(headers);
+      return finish({ ...answer, headers }, commonFor(found, answer.status), reqId);
     }
   }
 
-  async function serveDocument(document: DocumentRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
+  async function serveDocument(found: PathEntry, document: DocumentRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
     // A document written from the request's origin varies with the headers that origin came from,
     // so no shared cache hands one client's Host to another; a Host that is not a host is refused.
     const varies: Record<string, string> = document.usesBase && !publicUrl ? { vary: originHeaders(trustProxy) } : {};
+    let answer: HttpAnswer;
     try {
       const base = publicUrl ?? (document.usesBase ? originOf(request, reqId) : 'http://localhost');
-      if (base === null) return errorAnswer(400, 'The Host header is missing or not a valid host', varies);
-      const answer = await document.render(request, base);
-      const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*' } : {};
-      const vary = [answer.headers.vary, varies.vary].filter(Boolean).join(', ');
-      return withValidators(request, { ...answer, headers: { ...answer.headers, ...cors, ...(vary ? { vary } : {}) } });
+      if (base === null) {
+        answer = errorAnswer(400, 'The Host header is missing or not a valid host', varies);
+      } else {
+        const rendered = await document.render(request, base);
+        const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*' } : {};
+        const vary = [rendered.headers.vary, varies.vary].filter(Boolean).join(', ');
+        answer = withValidators(request, { ...rendered, headers: { ...rendered.headers, ...cors, ...(vary ? { vary } : {}) } });
+      }
     } catch (error) {
-      return answerError(error, logger, reqId);
+      answer = answerError(error, logger, reqId);
     }
+    return finish(answer, commonFor(found, answer.status), reqId);
   }
 
   function route(found: PathEntry | undefined, request: HttpRequest, reqId: string): Promise<HttpAnswer> | HttpAnswer {
-    if (!found) return errorAnswer(404, 'Not found');
+    if (!found) return finish(errorAnswer(404, 'Not found'), NOT_CACHED, reqId);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
-    if (found.document && method === 'GET') return serveDocument(found.document, request, reqId);
+    if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId);
     const operation = found.operations.get(method);
-    if (operation) return runOperation(operation, request, reqId);
-    if (request.method === 'OPTIONS') return found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
-    if (!KNOWN_METHODS.has(request.method)) return errorAnswer(501, 'Method not implemented');
-    return errorAnswer(405, `Method not allowed; use ${found.allow}`, { allow: found.allow });
+    if (operation) return runOperation(found, operation, request, reqId);
+    let answer: HttpAnswer;
+    if (request.method === 'OPTIONS') answer = found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
+    else if (!KNOWN_METHODS.has(request.method)) answer = errorAnswer(501, 'Method not implemented');
+    else answer = errorAnswer(405, `Method not allowed; use ${found.allow}`, { allow: found.allow });
+    return finish(answer, commonFor(found, answer.status), reqId);
   }
 
   return {
@@ -119,18 +130,29 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       const start = performance.now();
       const reqId = requestIdOf(request, trustProxy);
       const path = requestPath(request.url);
-      const found = paths.get(path);
-      const answer = await route(found, request, reqId);
-      const common = found?.document && answer.status < 400 ? DOCUMENT : NOT_CACHED;
+      const answer = await route(paths.get(path), request, reqId);
       logRequest(logger, reqId, request.method, path, answer.status, start);
-      // The length goes with the answer, so every host frames it alike (and HEAD answers carry it too).
-      const { body } = answer;
-      const headers: Record<string, string | string[]> = { ...common, 'x-request-id': reqId, ...answer.headers };
-      if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-      return { ...answer, headers };
+      return answer;
     },
     paths: [...paths.keys()],
   };
+}
+
+/** Successful answers on a document's path may be cached; everything else is personal or not worth keeping. */
+function commonFor(found: PathEntry, status: number): Record<string, string> {
+  return found.document && status < 400 ? DOCUMENT : NOT_CACHED;
+}
+
+/**
+ * An answer with the headers every answer carries, in the order every host writes them: the common
+ * ones, the request id, the answer's own, and the length (so every host frames it alike, and HEAD
+ * answers carry it too).
+ */
+function finish(answer: HttpAnswer, common: Record<string, string>, reqId: string): HttpAnswer {
+  const { body } = answer;
+  const headers: Record<string, string | string[]> = { ...common, 'x-request-id': reqId, ...answer.headers };
+  if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return { ...answer, headers };
 }
 
 /** CORS preflight for a public document: any origin, read-only methods. */

@@ -14,8 +14,11 @@ export class Exchange {
   readonly request: HttpRequest;
   readonly #trustProxy: number;
   readonly #logger: Logger;
-  /** The quota of each policy that counted the request, latest report per policy, in counting order. */
-  readonly #limits = new Map<string, RateLimitStatus>();
+  /**
+   * The quota of each policy that counted the request, latest report per policy, in counting order;
+   * made when the first one reports (most requests count against none).
+   */
+  #limits: Map<string, RateLimitStatus> | undefined;
 
   constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger) {
     this.request = request;
@@ -23,9 +26,9 @@ export class Exchange {
     this.#logger = logger;
   }
 
-  /** Headers the answer carries whatever its outcome (the RateLimit headers, once counted). */
-  get headers(): Record<string, string> {
-    return rateLimitHeaders([...this.#limits.values()]);
+  /** Adds the headers the answer carries whatever its outcome (the RateLimit headers, once counted). */
+  addHeaders(headers: Record<string, string | string[]>): void {
+    if (this.#limits) Object.assign(headers, rateLimitHeaders([...this.#limits.values()]));
   }
 
   /** The `sl_session` cookie's value, or `null`. The first one wins when a client sends several. */
@@ -49,7 +52,7 @@ export class Exchange {
       clientIp: this.clientIp(),
       userAgent: headerValue(this.request.headers, 'user-agent') || null,
       sessionToken: this.sessionToken(),
-      onRateLimit: (status: RateLimitStatus) => this.#limits.set(status.policy, status),
+      onRateLimit: (status: RateLimitStatus) => void (this.#limits ??= new Map()).set(status.policy, status),
     };
   }
 
