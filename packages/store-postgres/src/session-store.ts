@@ -1,15 +1,21 @@
 import type { Kysely } from 'kysely';
-import type { NewSession, SessionStore, SessionWithUser } from '@sl/core';
+import type { InProcessRevocations, NewSession, SessionStore, SessionWithUser } from '@sl/core';
 import { compileOnce } from './compiled.ts';
 import type { Database } from './database.ts';
 
 export class PostgresSessionStore implements SessionStore {
   readonly #db: Kysely<Database>;
+  /**
+   * Told of every deletion when this process is the database's only writer (PGlite); on a server the
+   * database's own triggers tell every process instead.
+   */
+  readonly #revocations: InProcessRevocations | undefined;
   // One round trip per /api/me: the session and its user in a single join, compiled once.
   readonly #findWithUser;
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, revocations?: InProcessRevocations) {
     this.#db = db;
+    this.#revocations = revocations;
     this.#findWithUser = compileOnce(db, 1, (digest: string) =>
       db
         .selectFrom('sessions')
@@ -35,11 +41,17 @@ export class PostgresSessionStore implements SessionStore {
     // RETURNING reports the row only to the statement that removed it, so of two concurrent
     // deletes exactly one sees it.
     const row = await this.#db.deleteFrom('sessions').where('token_digest', '=', tokenDigest).returning('expires_at').executeTakeFirst();
+    if (row) this.#revocations?.publish([tokenDigest]);
     return row ? { expiresAt: row.expires_at } : null;
   }
 
   async deleteExpired(now: Date): Promise<number> {
     // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
+    if (this.#revocations) {
+      const rows = await this.#db.deleteFrom('sessions').where('expires_at', '<=', now).returning('token_digest').execute();
+      this.#revocations.publish(rows.map((r) => r.token_digest));
+      return rows.length;
+    }
     const result = await this.#db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
