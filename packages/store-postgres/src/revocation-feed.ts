@@ -135,8 +135,7 @@ export class PostgresRevocationFeed implements SessionRevocations {
     client.on('notification', (message) => this.#heard(connection, message));
     client
       .connect()
-      // A heartbeat's commit need not wait for the disk: it carries no data, only its place in the queue.
-      .then(() => client.query(`set synchronous_commit = off; listen ${REVOCATION_CHANNEL}; listen ${this.#heartbeatChannel}`))
+      .then(() => client.query(`listen ${REVOCATION_CHANNEL}; listen ${this.#heartbeatChannel}`))
       .then(
         () => this.#listening(connection),
         (error: Error) => this.#lost(connection, error),
@@ -199,6 +198,8 @@ export class PostgresRevocationFeed implements SessionRevocations {
     connection.pending.push({ sequence, at });
     connection.lastSentAt = at;
     connection.inFlight = true;
+    // A transaction of its own (Postgres gives it an xid, ~40/s while in use) that writes nothing
+    // but its commit record, which Postgres does not wait to flush: no disk wait, whatever synchronous_commit says.
     connection.client.query(`notify ${this.#heartbeatChannel}, '${sequence}'`).then(
       () => (connection.inFlight = false),
       (error: Error) => this.#lost(connection, error),
