@@ -38,6 +38,7 @@ export { ContactRequest, LoginRequest, SignupRequest, parseRequest, type Contact
 export { InProcessRevocations } from './revocations.ts';
 export {
   DEFAULT_SESSION_CACHE_BYTES,
+  DEFAULT_SESSION_CACHE_MAX_AGE_MS,
   DEFAULT_SESSION_CACHE_SIZE,
   DEFAULT_SESSION_CACHE_STALENESS_MS,
   cacheSessions,

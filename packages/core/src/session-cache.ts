@@ -4,6 +4,8 @@ import type { NewSession, SessionRevocations, SessionStore, SessionWithUser } fr
 export const DEFAULT_SESSION_CACHE_SIZE = 50_000;
 /** Default bound on the bytes a cache holds, as `entryBytes` estimates them. */
 export const DEFAULT_SESSION_CACHE_BYTES = 32 * 1024 * 1024;
+/** Default bound on how long an entry is answered from memory before the store is asked again. */
+export const DEFAULT_SESSION_CACHE_MAX_AGE_MS = 60_000;
 /** Default bound, in milliseconds, on how far the revocation feed may lag for the cache to answer. */
 export const DEFAULT_SESSION_CACHE_STALENESS_MS = 100;
 
@@ -18,6 +20,11 @@ export interface SessionCacheOptions {
    * on how long a session revoked elsewhere can still be accepted here. Default 100.
    */
   readonly stalenessMs?: number;
+  /**
+   * An entry older than this is read from the store again: a safety net for changes the feed cannot
+   * report (triggers disabled by hand). Default `DEFAULT_SESSION_CACHE_MAX_AGE_MS`.
+   */
+  readonly maxAgeMs?: number;
   /** Monotonic milliseconds, on the feed's scale; default `performance.now`. Tests move it. */
   readonly now?: () => number;
 }
@@ -42,6 +49,8 @@ export interface CachedSessionStore extends SessionStore {
 interface Entry {
   readonly value: SessionWithUser;
   readonly bytes: number;
+  /** When it was filled, on `now`'s scale. */
+  readonly filledAt: number;
   /** Set by a hit; eviction spares an entry once per hit (second chance, a cheap LRU). */
   used: boolean;
 }
@@ -63,6 +72,7 @@ interface Read {
  * - a revoked digest is evicted as soon as the feed delivers it (`'all'` empties the cache), and a
  *   store read that was running when its digest was revoked does not fill the cache;
  * - deletes through this store evict at once, before the store is asked;
+ * - an entry is answered for at most `maxAgeMs` (a minute) before the store is asked again;
  * - only sessions that exist are cached (a random cookie cannot fill the cache), and the expiry is
  *   returned with the user, so the use case checks it against its clock on every hit.
  */
@@ -70,10 +80,12 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
   const maxEntries = options.maxEntries ?? DEFAULT_SESSION_CACHE_SIZE;
   const maxBytes = options.maxBytes ?? DEFAULT_SESSION_CACHE_BYTES;
   const stalenessMs = options.stalenessMs ?? DEFAULT_SESSION_CACHE_STALENESS_MS;
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_SESSION_CACHE_MAX_AGE_MS;
   const now = options.now ?? (() => performance.now());
   if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
   if (!(maxBytes > 0)) throw new RangeError('maxBytes must be positive');
   if (!(stalenessMs > 0)) throw new RangeError('stalenessMs must be positive');
+  if (!(maxAgeMs > 0)) throw new RangeError('maxAgeMs must be positive');
 
   // A Map keeps insertion order: the oldest entry is the first. Hits only set `used`.
   const entries = new Map<string, Entry>();
@@ -116,7 +128,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
         bytes -= entry.bytes;
       }
     }
-    entries.set(digest, { value: Object.freeze(value), bytes: size, used: false });
+    entries.set(digest, { value: Object.freeze(value), bytes: size, filledAt: now(), used: false });
     bytes += size;
   }
 
@@ -158,7 +170,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
         return store.findWithUser(digest);
       }
       const entry = entries.get(digest);
-      if (entry) {
+      if (entry && now() - entry.filledAt <= maxAgeMs) {
         entry.used = true;
         hits++;
         return entry.value;

@@ -84,6 +84,22 @@ describe('cacheSessions', () => {
     expect(cache.stats()).toMatchObject({ hits: 1, misses: 1, bypassed: 0, entries: 1 });
   });
 
+  it('asks the store again for an entry older than maxAgeMs', async () => {
+    const store = fakeStore();
+    const feed = new FakeFeed();
+    let t = 0;
+    const cache = cacheSessions(store, feed, { stalenessMs: 100, maxAgeMs: 1_000, now: () => t });
+    store.rows.set(digest(1), session(1));
+    await cache.findWithUser(digest(1));
+    t = feed.caught = 1_000;
+    await cache.findWithUser(digest(1));
+    expect(store.findWithUser).toHaveBeenCalledTimes(1);
+    store.rows.delete(digest(1)); // deleted with nothing announced (triggers disabled by hand)
+    t = feed.caught = 1_001;
+    expect(await cache.findWithUser(digest(1))).toBeNull();
+    expect(store.findWithUser).toHaveBeenCalledTimes(2);
+  });
+
   it('never caches an unknown session, so random cookies cannot fill it', async () => {
     const { store, cache } = setup();
     for (let i = 0; i < 10; i++) expect(await cache.findWithUser(digest(i))).toBeNull();
