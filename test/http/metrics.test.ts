@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
-import { request } from '../support/client.ts';
+import { request, sessionFrom } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
@@ -43,6 +43,20 @@ describe.each(HOST_KINDS)('metrics on the %s host', (host) => {
     expect((await fetch(server.metricsUrl!.replace('/metrics', '/other'))).status).toBe(404);
     // The service's own port does not serve them.
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+  });
+
+  it('count session lookups answered from memory and from the store, and the sessions held', async () => {
+    const signup = await request(server.url, '/api/signup', { ip: '192.0.2.150', json: { name: 'Cache', email: `cache-${host}@example.com`, password: 'cached sessions' } });
+    expect(signup.status).toBe(201);
+    const before = await scrape(server.metricsUrl!);
+    for (let i = 0; i < 4; i++) expect((await request(server.url, '/api/me', { session: sessionFrom(signup) })).status).toBe(200);
+    const after = await scrape(server.metricsUrl!);
+    const delta = (result: string) => sample(after, `${P}session_cache_lookups_total`, { result }) - sample(before, `${P}session_cache_lookups_total`, { result });
+    // The memory store's feed is always caught up: one read fills the cache, three answers come from it.
+    expect(delta('miss')).toBe(1);
+    expect(delta('hit')).toBe(3);
+    expect(delta('bypassed')).toBe(0);
+    expect(sample(after, `${P}session_cache_entries`, {})).toBeGreaterThanOrEqual(1);
   });
 
   it('count requests by route, method and status, and time them', async () => {

@@ -36,4 +36,14 @@ export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, type LimitedOpe
 export { DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT, canonicalIp, clientKey } from './client-ip.ts';
 export { ContactRequest, LoginRequest, SignupRequest, parseRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
 export { InProcessRevocations } from './revocations.ts';
+export {
+  DEFAULT_SESSION_CACHE_BYTES,
+  DEFAULT_SESSION_CACHE_MAX_AGE_MS,
+  DEFAULT_SESSION_CACHE_SIZE,
+  DEFAULT_SESSION_CACHE_STALENESS_MS,
+  cacheSessions,
+  type CachedSessionStore,
+  type SessionCacheOptions,
+  type SessionCacheStats,
+} from './session-cache.ts';
 export { digestToken, randomTokens, systemClock } from './system.ts';

@@ -3,7 +3,14 @@
  * variable (its range, its default, which store it selects) is written here and nowhere else.
  */
 import { z } from 'zod';
-import { ACCOUNT_LOGIN_LIMIT, DEFAULT_IPV6_PREFIX, DEFAULT_PBKDF2_ITERATIONS, type RateLimitRule } from '@sl/core';
+import {
+  ACCOUNT_LOGIN_LIMIT,
+  DEFAULT_IPV6_PREFIX,
+  DEFAULT_PBKDF2_ITERATIONS,
+  DEFAULT_SESSION_CACHE_SIZE,
+  DEFAULT_SESSION_CACHE_STALENESS_MS,
+  type RateLimitRule,
+} from '@sl/core';
 import { DEFAULT_DB_TIMEOUT_MS } from '@sl/store-postgres';
 
 export type StoreConfig =
@@ -33,6 +40,8 @@ export interface Config {
   readonly ipv6Prefix: number;
   /** Failed logins allowed per account and window; `null` when turned off (`LOGIN_FAILURES_PER_ACCOUNT=0`). */
   readonly accountLoginLimit: RateLimitRule | null;
+  /** The session cache in front of the store; `undefined` when turned off (`SESSION_CACHE_SIZE=0`). */
+  readonly sessionCache: SessionCacheConfig | undefined;
   /** Work factor of new password hashes. */
   readonly pbkdf2Iterations: number;
   /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
@@ -43,6 +52,13 @@ export interface Config {
   /** `undefined`: no metrics (METRICS_PORT unset). */
   readonly metrics: MetricsConfig | undefined;
   readonly http: HttpLimits;
+}
+
+export interface SessionCacheConfig {
+  /** Most sessions held in memory. */
+  readonly maxEntries: number;
+  /** How far the store's revocation feed may lag, in milliseconds, for the cache to answer. */
+  readonly stalenessMs: number;
 }
 
 /** What one client may hold of the HTTP server; see the README's "Running on the internet". */
@@ -78,6 +94,8 @@ const Env = z
     IPV6_PREFIX: optional(z.coerce.number().int().min(1).max(128)).default(DEFAULT_IPV6_PREFIX),
     LOGIN_FAILURES_PER_ACCOUNT: optional(z.coerce.number().int().min(0).max(1_000_000)).default(ACCOUNT_LOGIN_LIMIT.limit),
     LOGIN_FAILURE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(ACCOUNT_LOGIN_LIMIT.windowMs / 1000),
+    SESSION_CACHE_SIZE: optional(z.coerce.number().int().min(0).max(10_000_000)).default(DEFAULT_SESSION_CACHE_SIZE),
+    SESSION_CACHE_STALENESS_MS: optional(z.coerce.number().int().min(1).max(60_000)).default(DEFAULT_SESSION_CACHE_STALENESS_MS),
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
@@ -111,6 +129,7 @@ const Env = z
       ipv6Prefix: env.IPV6_PREFIX,
       accountLoginLimit:
         env.LOGIN_FAILURES_PER_ACCOUNT === 0 ? null : { limit: env.LOGIN_FAILURES_PER_ACCOUNT, windowMs: env.LOGIN_FAILURE_WINDOW_SECONDS * 1000 },
+      sessionCache: env.SESSION_CACHE_SIZE === 0 ? undefined : { maxEntries: env.SESSION_CACHE_SIZE, stalenessMs: env.SESSION_CACHE_STALENESS_MS },
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
       logLevel: env.LOG_LEVEL,

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, isDomainError, type Accounts } from '@sl/core';
+import { ACCOUNT_LOGIN_POLICY, isDomainError, type Accounts, type SessionCacheStats } from '@sl/core';
 import { requestPath } from '@sl/http';
 import type { PoolStats } from '@sl/store-postgres';
 import type { MetricsConfig } from './config.ts';
@@ -30,6 +30,8 @@ export interface ServiceMetrics {
   observeRequests(server: Server, routes: Iterable<string>): void;
   /** Reports the database pool's use at each scrape. */
   observePool(stats: () => PoolStats): void;
+  /** Reports the session cache's lookups and size at each scrape. */
+  observeSessionCache(stats: () => SessionCacheStats): void;
   /** Serves `GET /metrics` on `config`'s address; resolves with the metrics URL. */
   listen(config: MetricsConfig): Promise<string>;
   close(): Promise<void>;
@@ -149,6 +151,30 @@ export function createServiceMetrics(): ServiceMetrics {
       gauge('total', 'db_pool_connections', 'Connections the database pool holds open, idle or busy.');
       gauge('idle', 'db_pool_idle_connections', 'Open pool connections not in use.');
       gauge('waiting', 'db_pool_waiting_requests', 'Statements waiting for a pool connection.');
+    },
+
+    observeSessionCache(stats) {
+      new Counter({
+        name: `${METRICS_PREFIX}session_cache_lookups_total`,
+        help: 'Session lookups by outcome: answered from memory (hit), asked the store (miss), or asked the store because the revocation feed lagged (bypassed).',
+        labelNames: ['result'],
+        registers,
+        collect() {
+          const { hits, misses, bypassed } = stats();
+          this.reset();
+          this.inc({ result: 'hit' }, hits);
+          this.inc({ result: 'miss' }, misses);
+          this.inc({ result: 'bypassed' }, bypassed);
+        },
+      });
+      new Gauge({
+        name: `${METRICS_PREFIX}session_cache_entries`,
+        help: 'Sessions the cache holds.',
+        registers,
+        collect() {
+          this.set(stats().entries);
+        },
+      });
     },
 
     async listen(config) {

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import {
   DEFAULT_PBKDF2_ITERATIONS,
   Pbkdf2PasswordHasher,
+  cacheSessions,
   createAccounts,
   randomTokens,
   startHousekeeping,
@@ -78,8 +79,10 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   logger.debug({ threads: niced }, 'thread pool runs below the event loop');
   const store = await openStore(config.store, logger);
   const metrics = config.metrics ? createServiceMetrics() : undefined;
+  // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
+  const sessions = config.sessionCache ? cacheSessions(store.sessions, store.revocations, config.sessionCache) : undefined;
   const created = createAccounts(
-    { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
+    { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
     { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
@@ -101,6 +104,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   if (metrics) {
     metrics.observeRequests(server, [...api.paths, mcp.path]);
     if (store.poolStats) metrics.observePool(store.poolStats);
+    if (sessions) metrics.observeSessionCache(sessions.stats);
   }
   let metricsUrl: string | undefined;
   try {
@@ -114,6 +118,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     if (metrics && config.metrics) metricsUrl = await metrics.listen(config.metrics);
   } catch (error) {
     server.close();
+    sessions?.close();
     await Promise.all([store.close(), metrics?.close()]);
     throw error;
   }
@@ -144,6 +149,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(force);
         // Together: closing a database that does not answer also ends a sweep waiting on it.
+        sessions?.close();
         await Promise.all([housekeeping.stop(), store.close(), metrics?.close()]);
       })()),
   };

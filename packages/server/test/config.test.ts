@@ -82,3 +82,23 @@ describe('metrics in the configuration', () => {
     expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/^Invalid configuration: METRICS_PORT/);
   });
 });
+
+describe('the session cache in the configuration', () => {
+  it('is on by default: 50,000 sessions, answered while the revocation feed lags by at most 100 ms', () => {
+    expect(loadConfig({}).sessionCache).toEqual({ maxEntries: 50_000, stalenessMs: 100 });
+  });
+
+  it('takes its size and bound, and SESSION_CACHE_SIZE=0 turns it off', () => {
+    expect(loadConfig({ SESSION_CACHE_SIZE: '1000', SESSION_CACHE_STALENESS_MS: '250' }).sessionCache).toEqual({ maxEntries: 1_000, stalenessMs: 250 });
+    expect(loadConfig({ SESSION_CACHE_SIZE: '0' }).sessionCache).toBeUndefined();
+  });
+
+  it.each([
+    ['SESSION_CACHE_SIZE', { SESSION_CACHE_SIZE: '-1' }],
+    ['SESSION_CACHE_SIZE', { SESSION_CACHE_SIZE: 'many' }],
+    ['SESSION_CACHE_STALENESS_MS', { SESSION_CACHE_STALENESS_MS: '0' }],
+    ['SESSION_CACHE_STALENESS_MS', { SESSION_CACHE_STALENESS_MS: '1.5' }],
+  ])('refuses a bad %s with its name', (name, env) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name}: `));
+  });
+});

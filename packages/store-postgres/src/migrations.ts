@@ -59,6 +59,44 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await sql`alter table rate_limit_windows drop constraint rate_limit_windows_count_check, add constraint rate_limit_windows_count_check check (count >= 0)`.execute(db);
     },
   },
+  '0003_session_revocations': {
+    // The database itself tells every listening process which sessions went, whoever removed them:
+    // a logout, the sweep, another process, a statement typed in psql. Notifications are sent on
+    // commit only, so a rolled-back delete says nothing. The channel is the feed's (revocation-feed.ts).
+    async up(db) {
+      // Digests (64 hex digits, no commas) joined by commas, 100 to a notification (6,499 bytes, under
+      // NOTIFY's 8,000-byte payload limit); past 12,000 rows one '*' says more for less.
+      await sql`
+        create function sl_notify_sessions_revoked() returns trigger language plpgsql as $$
+        begin
+          if (select count(*) from gone) > 12000 then
+            perform pg_notify('sl_session_revocations', '*');
+          else
+            perform pg_notify('sl_session_revocations', string_agg(token_digest, ','))
+              from (select token_digest, (row_number() over () - 1) / 100 as chunk from gone) as numbered
+              group by chunk;
+          end if;
+          return null;
+        end
+        $$`.execute(db);
+      await sql`
+        create function sl_notify_all_sessions_revoked() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('sl_session_revocations', '*');
+          return null;
+        end
+        $$`.execute(db);
+      // One statement-level trigger per event: transition tables allow no more. An update names the
+      // old digests, the only ones a cache can hold.
+      await sql`create trigger sessions_revoked_on_delete after delete on sessions referencing old table as gone for each statement execute function sl_notify_sessions_revoked()`.execute(db);
+      await sql`create trigger sessions_revoked_on_update after update on sessions referencing old table as gone for each statement execute function sl_notify_sessions_revoked()`.execute(db);
+      await sql`create trigger sessions_revoked_on_truncate after truncate on sessions for each statement execute function sl_notify_all_sessions_revoked()`.execute(db);
+      // A session carries its user's name and e-mail: a change to those makes every cached one
+      // suspect. A new password hash changes nothing a session shows (and a rehash at login must not
+      // flush every cache); a deleted user's sessions go by the cascade, which the delete trigger hears.
+      await sql`create trigger users_changed_revokes_sessions after update of id, name, email on users for each statement execute function sl_notify_all_sessions_revoked()`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
-import { DEFAULT_SERVICE_NAME, type Store } from '@sl/core';
+import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, type Store } from '@sl/core';
 import { throughKysely, type RunStatement } from './compiled.ts';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -9,6 +9,7 @@ import { migrateToLatest } from './migrations.ts';
 import { preparingPool } from './prepared-pool.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
+import { PostgresRevocationFeed } from './revocation-feed.ts';
 import { PostgresSessionStore } from './session-store.ts';
 import { PostgresUserStore } from './user-store.ts';
 
@@ -41,10 +42,17 @@ export interface PostgresStoreOptions {
    */
   readonly timeoutMs?: number;
   /**
-   * Receives errors of idle pooled connections (the server restarted, the network dropped). The
-   * pool discards such connections and opens new ones on demand, so these need no handling beyond a log.
+   * Receives errors of idle pooled connections (the server restarted, the network dropped), and the
+   * first error of each outage of the revocation feed's connection (its message says so). The pool
+   * discards such connections and opens new ones on demand, the feed reconnects by itself, so these
+   * need no handling beyond a log.
    */
   readonly onError?: (error: Error) => void;
+  /**
+   * How often the revocation feed confirms it is caught up while a session cache uses it; default
+   * 25 ms, for a cache that answers from memory only while the feed is at most 100 ms behind.
+   */
+  readonly revocationHeartbeatMs?: number;
 }
 
 /** Default bound on each statement (see `PostgresStoreOptions.timeoutMs`). */
@@ -99,7 +107,26 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   // Migrations share the pool but not the statement bound (see `timeoutMs`); only `db` ends the pool.
   const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { store: { ...storeOn(db, bounded.rows), migrate: () => migrateToLatest(unbounded), poolStats }, db };
+  // Its own connection, opened when a session cache first subscribes; `onError` as for the pool's.
+  const revocations = new PostgresRevocationFeed({
+    connectionString: options.connectionString,
+    connectTimeoutMs: timeoutMs,
+    ...(options.revocationHeartbeatMs === undefined ? {} : { heartbeatMs: options.revocationHeartbeatMs }),
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  const store = storeOn(db, bounded.rows, revocations);
+  return {
+    store: {
+      ...store,
+      migrate: () => migrateToLatest(unbounded),
+      poolStats,
+      close: async () => {
+        await revocations.close();
+        await store.close();
+      },
+    },
+    db,
+  };
 }
 
 export interface PGliteStoreOptions {
@@ -139,7 +166,9 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
     },
   });
   const db = new Kysely<Database>({ dialect });
-  const store = storeOn(db, throughKysely(db));
+  // This process is the directory's only writer, so the session store's own deletes are every revocation.
+  const revocations = new InProcessRevocations();
+  const store = storeOn(db, throughKysely(db), revocations, revocations);
   return {
     store: {
       ...store,
@@ -155,15 +184,17 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
   };
 }
 
-/** `run` runs the hot statements: straight on the pool on a Postgres server, through `db` on PGlite. */
-function storeOn(db: Kysely<Database>, run: RunStatement): PostgresStore {
+/**
+ * The store on `db`; `run` runs the hot statements (straight on the pool on a Postgres server,
+ * through `db` on PGlite); `published`, when given, hears every session the session store deletes.
+ */
+function storeOn(db: Kysely<Database>, run: RunStatement, revocations: SessionRevocations, published?: InProcessRevocations): PostgresStore {
   return {
     users: new PostgresUserStore(db, run),
-    sessions: new PostgresSessionStore(db, run),
+    sessions: new PostgresSessionStore(db, run, published),
     contacts: new PostgresContactStore(db),
     rateLimiter: new PostgresRateLimiter(db, run),
-    // Until the database's own feed exists: never caught up, so a session cache is never used.
-    revocations: { subscribe: () => () => {}, caughtUpTo: () => Number.NEGATIVE_INFINITY },
+    revocations,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -1,10 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { NewSession, SessionStore, SessionWithUser } from '@sl/core';
+import type { InProcessRevocations, NewSession, SessionStore, SessionWithUser } from '@sl/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 
 export class PostgresSessionStore implements SessionStore {
   readonly #db: Kysely<Database>;
+  /**
+   * Told of every deletion when this process is the database's only writer (PGlite); on a server the
+   * database's own triggers tell every process instead.
+   */
+  readonly #revocations: InProcessRevocations | undefined;
   // One round trip per /api/me: the session and its user in a single join, compiled once.
   readonly #findWithUser;
   readonly #create;
@@ -13,8 +18,9 @@ export class PostgresSessionStore implements SessionStore {
   readonly #delete;
 
   /** `run` runs the hot statements (see compileOnce); the rest go through `db`. */
-  constructor(db: Kysely<Database>, run: RunStatement) {
+  constructor(db: Kysely<Database>, run: RunStatement, revocations?: InProcessRevocations) {
     this.#db = db;
+    this.#revocations = revocations;
     this.#findWithUser = compileOnce(run, 1, (digest: string) =>
       db
         .selectFrom('sessions')
@@ -39,11 +45,17 @@ export class PostgresSessionStore implements SessionStore {
 
   async delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null> {
     const [row] = await this.#delete(tokenDigest);
+    if (row) this.#revocations?.publish([tokenDigest]);
     return row ? { expiresAt: row.expires_at } : null;
   }
 
   async deleteExpired(now: Date): Promise<number> {
     // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
+    if (this.#revocations) {
+      const rows = await this.#db.deleteFrom('sessions').where('expires_at', '<=', now).returning('token_digest').execute();
+      this.#revocations.publish(rows.map((r) => r.token_digest));
+      return rows.length;
+    }
     const result = await this.#db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
     return Number(result.numDeletedRows);
   }

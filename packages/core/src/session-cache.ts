@@ -1,0 +1,209 @@
+import type { NewSession, SessionRevocations, SessionStore, SessionWithUser } from './ports.ts';
+
+/** Default bound on the sessions a cache holds. */
+export const DEFAULT_SESSION_CACHE_SIZE = 50_000;
+/** Default bound on the bytes a cache holds, as `entryBytes` estimates them. */
+export const DEFAULT_SESSION_CACHE_BYTES = 32 * 1024 * 1024;
+/** Default bound on how long an entry is answered from memory before the store is asked again. */
+export const DEFAULT_SESSION_CACHE_MAX_AGE_MS = 60_000;
+/** Default bound, in milliseconds, on how far the revocation feed may lag for the cache to answer. */
+export const DEFAULT_SESSION_CACHE_STALENESS_MS = 100;
+
+export interface SessionCacheOptions {
+  /** Most sessions held; default `DEFAULT_SESSION_CACHE_SIZE`. */
+  readonly maxEntries?: number;
+  /** Most bytes held (see `entryBytes`); default `DEFAULT_SESSION_CACHE_BYTES`. */
+  readonly maxBytes?: number;
+  /**
+   * The cache answers only while the revocation feed is caught up to within this many milliseconds
+   * (`SessionRevocations.caughtUpTo`); otherwise every lookup goes to the store. This is the bound
+   * on how long a session revoked elsewhere can still be accepted here. Default 100.
+   */
+  readonly stalenessMs?: number;
+  /**
+   * An entry older than this is read from the store again: a safety net for changes the feed cannot
+   * report (triggers disabled by hand). Default `DEFAULT_SESSION_CACHE_MAX_AGE_MS`.
+   */
+  readonly maxAgeMs?: number;
+  /** Monotonic milliseconds, on the feed's scale; default `performance.now`. Tests move it. */
+  readonly now?: () => number;
+}
+
+export interface SessionCacheStats {
+  /** Lookups answered from memory. */
+  readonly hits: number;
+  /** Lookups that asked the store while the cache was usable. */
+  readonly misses: number;
+  /** Lookups that asked the store because the feed lagged (the cache was emptied then). */
+  readonly bypassed: number;
+  readonly entries: number;
+  readonly bytes: number;
+}
+
+/** A session store with a cache in front; `close()` stops listening to the feed. */
+export interface CachedSessionStore extends SessionStore {
+  stats(): SessionCacheStats;
+  close(): void;
+}
+
+interface Entry {
+  readonly value: SessionWithUser;
+  readonly bytes: number;
+  /** When it was filled, on `now`'s scale. */
+  readonly filledAt: number;
+  /** Set by a hit; eviction spares an entry once per hit (second chance, a cheap LRU). */
+  used: boolean;
+}
+
+/** A store read in progress, shared by concurrent lookups of one digest. */
+interface Read {
+  readonly result: Promise<SessionWithUser | null>;
+  /** Set when the digest is revoked while the read runs: its answer may predate the revocation. */
+  revoked: boolean;
+}
+
+/**
+ * Puts a bounded cache of sessions (token digest -> user and expiry) in front of any session store,
+ * kept honest by the store's revocation feed:
+ *
+ * - a hit is answered from memory only while the feed is caught up to within `stalenessMs`; while it
+ *   lags (a listening connection down, or reconnected and not yet confirmed), the cache is emptied
+ *   and every lookup asks the store;
+ * - a revoked digest is evicted as soon as the feed delivers it (`'all'` empties the cache), and a
+ *   store read that was running when its digest was revoked does not fill the cache;
+ * - deletes through this store evict at once, before the store is asked;
+ * - an entry is answered for at most `maxAgeMs` (a minute) before the store is asked again;
+ * - only sessions that exist are cached (a random cookie cannot fill the cache), and the expiry is
+ *   returned with the user, so the use case checks it against its clock on every hit.
+ */
+export function cacheSessions(store: SessionStore, revocations: SessionRevocations, options: SessionCacheOptions = {}): CachedSessionStore {
+  const maxEntries = options.maxEntries ?? DEFAULT_SESSION_CACHE_SIZE;
+  const maxBytes = options.maxBytes ?? DEFAULT_SESSION_CACHE_BYTES;
+  const stalenessMs = options.stalenessMs ?? DEFAULT_SESSION_CACHE_STALENESS_MS;
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_SESSION_CACHE_MAX_AGE_MS;
+  const now = options.now ?? (() => performance.now());
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+  if (!(maxBytes > 0)) throw new RangeError('maxBytes must be positive');
+  if (!(stalenessMs > 0)) throw new RangeError('stalenessMs must be positive');
+  if (!(maxAgeMs > 0)) throw new RangeError('maxAgeMs must be positive');
+
+  // A Map keeps insertion order: the oldest entry is the first. Hits only set `used`.
+  const entries = new Map<string, Entry>();
+  const reads = new Map<string, Read>();
+  let bytes = 0;
+  let hits = 0;
+  let misses = 0;
+  let bypassed = 0;
+
+  const caughtUp = () => now() - revocations.caughtUpTo() <= stalenessMs;
+
+  function evict(digest: string): void {
+    const entry = entries.get(digest);
+    if (entry) {
+      entries.delete(digest);
+      bytes -= entry.bytes;
+    }
+    const read = reads.get(digest);
+    if (read) read.revoked = true;
+  }
+
+  function flush(): void {
+    entries.clear();
+    bytes = 0;
+    for (const read of reads.values()) read.revoked = true;
+  }
+
+  function fill(digest: string, value: SessionWithUser): void {
+    const size = entryBytes(digest, value);
+    if (size > maxBytes) return;
+    evict(digest);
+    // Second chance: an entry used since it last came round goes to the back instead of out.
+    for (const [oldest, entry] of entries) {
+      if (entries.size < maxEntries && bytes + size <= maxBytes) break;
+      entries.delete(oldest);
+      if (entry.used) {
+        entry.used = false;
+        entries.set(oldest, entry);
+      } else {
+        bytes -= entry.bytes;
+      }
+    }
+    entries.set(digest, { value: Object.freeze(value), bytes: size, filledAt: now(), used: false });
+    bytes += size;
+  }
+
+  const unsubscribe = revocations.subscribe({
+    revoked(digests) {
+      if (digests === 'all') flush();
+      else for (const digest of digests) evict(digest);
+    },
+  });
+
+  function read(digest: string): Promise<SessionWithUser | null> {
+    const shared = reads.get(digest);
+    if (shared) return shared.result;
+    const pending: Read = {
+      revoked: false,
+      result: store.findWithUser(digest).then(
+        (found) => {
+          if (reads.get(digest) === pending) reads.delete(digest);
+          // Filled only if nothing revoked it meanwhile and the feed is still caught up, so any
+          // revocation committed after this read is either heard already or will be heard and evict it.
+          if (found && !pending.revoked && caughtUp()) fill(digest, found);
+          return found;
+        },
+        (error: unknown) => {
+          if (reads.get(digest) === pending) reads.delete(digest);
+          throw error;
+        },
+      ),
+    };
+    reads.set(digest, pending);
+    return pending.result;
+  }
+
+  return {
+    async findWithUser(digest) {
+      if (!caughtUp()) {
+        if (entries.size > 0 || reads.size > 0) flush();
+        bypassed++;
+        return store.findWithUser(digest);
+      }
+      const entry = entries.get(digest);
+      if (entry && now() - entry.filledAt <= maxAgeMs) {
+        entry.used = true;
+        hits++;
+        return entry.value;
+      }
+      misses++;
+      return read(digest);
+    },
+
+    create: (session: NewSession) => store.create(session),
+
+    async delete(digest) {
+      evict(digest);
+      return store.delete(digest);
+    },
+
+    async deleteExpired(at) {
+      for (const [digest, entry] of entries) if (entry.value.expiresAt.getTime() <= at.getTime()) evict(digest);
+      return store.deleteExpired(at);
+    },
+
+    stats: () => ({ hits, misses, bypassed, entries: entries.size, bytes }),
+
+    close() {
+      unsubscribe();
+      flush();
+    },
+  };
+}
+
+/**
+ * What an entry costs, estimated: its strings at two bytes a unit (V8 keeps some at one) plus the
+ * Map slot, the entry, the frozen value, its user and its Date.
+ */
+export function entryBytes(digest: string, value: SessionWithUser): number {
+  return 2 * (digest.length + value.user.name.length + value.user.email.length) + 240;
+}
