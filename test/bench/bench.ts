@@ -9,17 +9,20 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, totalmem } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { ROOT, START_FLAGS, fmt, ipFor, load, median, spawnServer, type Child, type LoadOptions, type LoadResult } from './lib.ts';
+import { ROOT, START_FLAGS, fmt, freePort, ipFor, load, median, spawnServer, type Child, type LoadOptions, type LoadResult } from './lib.ts';
+import { revocationTrials } from './revocation.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const ITERATIONS = 600_000;
 const MAIN = 'packages/server/src/main.ts';
-/** `BENCH_ONLY=me,health,login,memory` runs a subset (while working on one figure). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'me,health,login,memory').split(','));
+/** `BENCH_ONLY=me,revocation,health,login,memory` runs a subset (while working on one figure). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'me,revocation,health,login,memory').split(','));
 const PASSWORD = 'benchmark password';
 
 interface Figure {
@@ -158,24 +161,158 @@ async function throughputFigure(figure: {
   }
 }
 
+/** Connections for the /api/me figures: as many as issue 11 measured with. */
+const ME_CONNECTIONS = Number(process.env.BENCH_ME_CONNECTIONS ?? 50);
+/**
+ * A fixed figure, not measured here: ten times the 2,800 req/s that issue 11 measured for
+ * better-auth 1.7's get-session on this machine (same Postgres).
+ */
+const TEN_TIMES_BETTER_AUTH = 28_000;
+
+/** One server under the /api/me load: where to send it, with which session, and whose CPU to count. */
+interface MeTarget {
+  readonly label: string;
+  readonly child: Child;
+  readonly token: string;
+}
+
+const cpuOf = (rs: readonly LoadResult[]) => median(rs.map((r) => r.cpuUs ?? Number.NaN));
+const rateOf = (rs: readonly LoadResult[]) => median(rs.map((r) => r.rps));
+const describeMe = (rs: readonly LoadResult[]) =>
+  `${fmt(rateOf(rs))} req/s, p50 ${median(rs.map((r) => r.p50))} / p99 ${median(rs.map((r) => r.p99))} ms, ${fmt(cpuOf(rs), 1)} µs CPU/req`;
+
+/**
+ * GET /api/me with a valid cookie: the service with its session cache on (the default) on Postgres
+ * and on PGlite, with it off (SESSION_CACHE_SIZE=0) on Postgres, and the two floors that do the
+ * same lookup on Postgres (node:http, and Koa 3 + @koa/router). All five alternate round by round
+ * (the order rotating), each with the server's CPU time per request.
+ */
 async function benchMe(pgUrl: string) {
-  log('/api/me on Postgres vs the raw pg lookup floor');
-  const svc = await spawnServer(MAIN, { DATABASE_URL: pgUrl, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
-  const floor = await spawnServer('test/bench/floor-me-server.ts', { DATABASE_URL: pgUrl }, '/');
+  log('/api/me: the service with the session cache on (Postgres, PGlite) and off (Postgres), and the node:http and Koa floors');
+  const dataDir = await mkdtemp(join(tmpdir(), 'sl-bench-pglite-'));
+  const children: Child[] = [];
+  const spawn = async (script: string, env: Record<string, string>, ready = '/api/health', flags: string[] = []) => {
+    const child = await spawnServer(script, env, ready, flags);
+    children.push(child);
+    return child;
+  };
   try {
-    const token = await signupAndSession(svc.url);
-    await throughputFigure({
-      name: '/api/me on Postgres (req/s, p50/p99 ms)',
-      service: `${svc.url}/api/me`,
-      baseline: `${floor.url}/api/me`,
-      baselineLabel: 'raw pg, prepared, same pool',
-      minRatio: 0.85,
-      load: { connections: 16, duration: SECONDS, headers: { cookie: `sl_session=${token}` } },
-      latency: (s) => `p50 ${median(s.map((r) => r.p50))} / p99 ${median(s.map((r) => r.p99))} ms`,
+    const cached = await spawn(MAIN, { DATABASE_URL: pgUrl, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
+    const uncached = await spawn(MAIN, { DATABASE_URL: pgUrl, TRUST_PROXY: '1', SESSION_CACHE_SIZE: '0' }, '/api/health', [...START_FLAGS]);
+    const pglite = await spawn(MAIN, { STORE: 'pglite', DATA_DIR: dataDir, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
+    const floor = await spawn('test/bench/floor-me-server.ts', { DATABASE_URL: pgUrl }, '/');
+    const koa = await spawn('test/bench/koa-floor-server.ts', { DATABASE_URL: pgUrl, MODE: 'router' });
+    const pgToken = await signupAndSession(cached.url);
+    const targets = {
+      cached: { label: 'cache on, Postgres', child: cached, token: pgToken },
+      pglite: { label: 'cache on, PGlite', child: pglite, token: await signupAndSession(pglite.url) },
+      uncached: { label: 'cache off, Postgres', child: uncached, token: pgToken },
+      floor: { label: 'node:http floor', child: floor, token: pgToken },
+      koa: { label: 'Koa floor', child: koa, token: pgToken },
+    } satisfies Record<string, MeTarget>;
+    type Key = keyof typeof targets;
+    const keys = Object.keys(targets) as Key[];
+    const run = (key: Key, duration: number) => {
+      const { child, token } = targets[key];
+      return load(`${child.url}/api/me`, { connections: ME_CONNECTIONS, duration, headers: { cookie: `sl_session=${token}` } }, child.process.pid);
+    };
+    for (const key of keys) await run(key, 2); // warm-up: JIT, pool connections, the caches
+    const results = Object.fromEntries(keys.map((k) => [k, [] as LoadResult[]])) as Record<Key, LoadResult[]>;
+    for (let i = 0; i < ROUNDS; i++) {
+      for (let j = 0; j < keys.length; j++) {
+        const key = keys[(i + j) % keys.length]!;
+        results[key].push(await run(key, SECONDS));
+      }
+    }
+    check('/api/me', Object.values(results).flat());
+    const vs = (a: Key, b: Key) => results[a].map((r, i) => `${fmt(r.rps)} vs ${fmt(results[b][i]!.rps)}`);
+    const ratio = (a: Key, b: Key) => rateOf(results[a]) / rateOf(results[b]);
+    const floorText = `${describeMe(results.floor)} (node:http + the same prepared pg lookup)`;
+    for (const key of ['cached', 'pglite'] as const) {
+      figures.push({
+        name: `/api/me, ${targets[key].label}, vs the node:http floor`,
+        value: describeMe(results[key]),
+        baseline: floorText,
+        ratio: ratio(key, 'floor'),
+        target: 'ratio >= 1.00',
+        met: ratio(key, 'floor') >= 1,
+        rounds: vs(key, 'floor'),
+      });
+      figures.push({
+        name: `/api/me, ${targets[key].label}, vs 10x better-auth`,
+        value: `${fmt(rateOf(results[key]))} req/s`,
+        baseline: `${fmt(TEN_TIMES_BETTER_AUTH)} req/s (fixed: 10 x 2,800 req/s, better-auth 1.7 get-session as issue 11 measured it here)`,
+        ratio: rateOf(results[key]) / TEN_TIMES_BETTER_AUTH,
+        target: `>= ${fmt(TEN_TIMES_BETTER_AUTH)} req/s`,
+        met: rateOf(results[key]) >= TEN_TIMES_BETTER_AUTH,
+        rounds: results[key].map((r) => fmt(r.rps)),
+      });
+    }
+    figures.push({
+      name: '/api/me, cache off (SESSION_CACHE_SIZE=0), Postgres, vs the Koa floor',
+      value: describeMe(results.uncached),
+      baseline: `${describeMe(results.koa)} (Koa 3 + @koa/router + the same prepared pg lookup)`,
+      ratio: ratio('uncached', 'koa'),
+      target: 'ratio >= 0.90',
+      met: ratio('uncached', 'koa') >= 0.9,
+      rounds: vs('uncached', 'koa'),
+    });
+    figures.push({
+      name: '… for comparison: the Koa floor vs the node:http floor',
+      value: `${fmt(rateOf(results.koa))} req/s`,
+      baseline: `${fmt(rateOf(results.floor))} req/s`,
+      ratio: ratio('koa', 'floor'),
+      target: '–',
+      met: null,
+      rounds: vs('koa', 'floor'),
     });
   } finally {
-    await svc.stop();
-    await floor.stop();
+    await Promise.all(children.map((c) => c.stop()));
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const REVOCATION_TRIALS = Number(process.env.BENCH_REVOCATION_TRIALS ?? 200);
+
+/**
+ * Two server processes on one Postgres database, cache on (the defaults): the time from a logout's
+ * answer on A to B's first 401 for that session, B asked in a tight loop after it had answered the
+ * session from its cache. Logins here use 1,000 PBKDF2 iterations (the hash is not what is measured).
+ */
+async function benchRevocation(pgUrl: string) {
+  log(`revocation latency over ${REVOCATION_TRIALS} trials: logout on A, first 401 on B (two processes, one Postgres, cache on)`);
+  const env = { DATABASE_URL: pgUrl, TRUST_PROXY: '1', PBKDF2_ITERATIONS: '1000', LOGIN_FAILURES_PER_ACCOUNT: '1000000', LOG_LEVEL: 'warn' };
+  const metricsPort = await freePort();
+  const a = await spawnServer(MAIN, env, '/api/health', [...START_FLAGS]);
+  const b = await spawnServer(MAIN, { ...env, METRICS_PORT: String(metricsPort) }, '/api/health', [...START_FLAGS]);
+  try {
+    const credentials = { email: 'revocation@example.com', password: PASSWORD };
+    const res = await fetch(`${a.url}/api/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.2' },
+      body: JSON.stringify({ name: 'Revocation Bench', ...credentials }),
+    });
+    if (res.status !== 201) throw new Error(`signup answered ${res.status}`);
+    const hits = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return Number(/session_cache_lookups_total\{result="hit"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const hitsBefore = await hits();
+    const trials = await revocationTrials(a.url, b.url, REVOCATION_TRIALS, credentials, (n) => ipFor(2_000_000 + n));
+    const hitsOnB = (await hits()) - hitsBefore;
+    const ms = [...trials.latenciesMs].sort((x, y) => x - y);
+    const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? Number.NaN;
+    const max = ms.at(-1) ?? Number.NaN;
+    figures.push({
+      name: 'revocation: logout on A to the first 401 on B (ms)',
+      value: `median ${fmt(median(ms), 1)} ms, max ${fmt(max, 1)} ms (${ms.length} trials; ${trials.staleAnswers} stale 200s in all)`,
+      baseline: `SESSION_CACHE_STALENESS_MS = 100 (the stated bound); B answered ${fmt(hitsOnB)} requests from its cache`,
+      target: 'max <= 100 ms, every session refused',
+      met: max <= 100 && trials.unrevoked === 0 && ms.length === REVOCATION_TRIALS,
+      rounds: [`min ${fmt(ms[0] ?? Number.NaN, 1)}, p90 ${fmt(at(0.9), 1)}, p99 ${fmt(at(0.99), 1)}, max ${fmt(max, 1)} ms; ${trials.unrevoked} never refused within 2 s`],
+    });
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
   }
 }
 
@@ -354,6 +491,7 @@ process.on('unhandledRejection', (err) => {
 
 await withDatabase(async (pgUrl) => {
   if (pgUrl && ONLY.has('me')) await benchMe(pgUrl);
+  if (pgUrl && ONLY.has('revocation')) await benchRevocation(pgUrl);
   if (ONLY.has('health')) await benchHealth();
   if (ONLY.has('login')) await benchLogin(pgUrl);
   if (ONLY.has('memory')) await benchMemory();
