@@ -8,8 +8,13 @@ import type { StoreConfig } from './config.ts';
 /** A store, and for a Postgres server the use of its connection pool. */
 export type OpenedStore = Store & { readonly poolStats?: () => PoolStats };
 
+export interface OpenStoreOptions {
+  /** The session cache's staleness bound, when the cache is on: the revocation feed confirms itself four times within it. */
+  readonly sessionCacheStalenessMs?: number;
+}
+
 /** The one place that picks a store: opens it and, for the SQL stores, migrates it. */
-export async function openStore(config: StoreConfig, logger: Logger): Promise<OpenedStore> {
+export async function openStore(config: StoreConfig, logger: Logger, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   let store: PostgresStore;
   switch (config.kind) {
     case 'memory':
@@ -24,6 +29,9 @@ export async function openStore(config: StoreConfig, logger: Logger): Promise<Op
         // The code and message only: the error carries the pg client, whose fields include the
         // server's query-cancel key, and kilobytes of it per dropped connection.
         onError: (err) => logger.warn({ code: (err as { code?: unknown }).code, message: err.message }, 'idle database connection failed; the pool replaces it'),
+        onRevocationFeedError: (err) =>
+          logger.warn({ code: (err as { code?: unknown }).code, message: err.message }, 'session revocation feed lost its connection; cached sessions are not used until it is back'),
+        ...(options.sessionCacheStalenessMs === undefined ? {} : { revocationHeartbeatMs: Math.max(5, Math.floor(options.sessionCacheStalenessMs / 4)) }),
       });
       break;
   }

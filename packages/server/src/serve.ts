@@ -77,7 +77,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   }
   const niced = await deprioritizeThreadPool();
   logger.debug({ threads: niced }, 'thread pool runs below the event loop');
-  const store = await openStore(config.store, logger);
+  const store = await openStore(config.store, logger, config.sessionCache ? { sessionCacheStalenessMs: config.sessionCache.stalenessMs } : {});
   const metrics = config.metrics ? createServiceMetrics() : undefined;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = config.sessionCache ? cacheSessions(store.sessions, store.revocations, config.sessionCache) : undefined;

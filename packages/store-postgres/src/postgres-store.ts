@@ -42,12 +42,15 @@ export interface PostgresStoreOptions {
    */
   readonly timeoutMs?: number;
   /**
-   * Receives errors of idle pooled connections (the server restarted, the network dropped), and the
-   * first error of each outage of the revocation feed's connection (its message says so). The pool
-   * discards such connections and opens new ones on demand, the feed reconnects by itself, so these
-   * need no handling beyond a log.
+   * Receives errors of idle pooled connections (the server restarted, the network dropped). The pool
+   * discards such connections and opens new ones on demand, so these need no handling beyond a log.
    */
   readonly onError?: (error: Error) => void;
+  /**
+   * Receives the first error of each outage of the revocation feed's connection; the feed reconnects
+   * by itself, and a session cache is bypassed meanwhile. Default: `onError`.
+   */
+  readonly onRevocationFeedError?: (error: Error) => void;
   /**
    * How often the revocation feed confirms it is caught up while a session cache uses it; default
    * 25 ms, for a cache that answers from memory only while the feed is at most 100 ms behind.
@@ -107,12 +110,12 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   // Migrations share the pool but not the statement bound (see `timeoutMs`); only `db` ends the pool.
   const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  // Its own connection, opened when a session cache first subscribes; `onError` as for the pool's.
+  // Its own connection, opened when a session cache first subscribes.
   const revocations = new PostgresRevocationFeed({
     connectionString: options.connectionString,
     connectTimeoutMs: timeoutMs,
     ...(options.revocationHeartbeatMs === undefined ? {} : { heartbeatMs: options.revocationHeartbeatMs }),
-    ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.onRevocationFeedError || options.onError ? { onError: options.onRevocationFeedError ?? options.onError } : {}),
   });
   const store = storeOn(db, bounded.rows, revocations);
   return {

@@ -21,7 +21,7 @@ import {
   type PostgresTestStore,
   type ServerDatabase,
 } from '@sl/store-postgres/testing';
-import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.ts';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
 const T0 = new Date('2031-03-01T12:00:00Z');
@@ -348,7 +348,7 @@ describe.skipIf(postgres.skip)(`a process with a revocation feed, on ${postgres.
 
   /** Runs a script that opens a store and a feed; returns its exit code and how long it ran after "caught up". */
   async function run(close: boolean): Promise<{ readonly code: number | null; readonly output: string; readonly afterMs: number }> {
-    const entry = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+    const entry = fileURLToPath(import.meta.resolve('@sl/store-postgres'));
     const script = `
       const { createPostgresStore } = await import(${JSON.stringify(entry)});
       const store = createPostgresStore({ connectionString: process.env.URL });
