@@ -1,8 +1,8 @@
 /**
- * The server's log: one JSON object per line for machines (pino's own format, written
- * asynchronously), or one readable line per entry for a person at a terminal (pino-pretty, in this
- * process and synchronously, so no line is lost when the process exits). `LOG_FORMAT` chooses;
- * without it, a terminal gets readable lines and anything else JSON.
+ * The server's log: one JSON object per line for machines (pino's own format, the lines of one turn
+ * of the event loop written together), or one readable line per entry for a person at a terminal
+ * (pino-pretty, in this process and synchronously, so no line is lost when the process exits).
+ * `LOG_FORMAT` chooses; without it, a terminal gets readable lines and anything else JSON.
  */
 import { isColorSupported, prettyFactory } from 'pino-pretty';
 import { pino, type Logger } from 'pino';
@@ -16,11 +16,40 @@ export function logFormatFor(configured: LogFormat | undefined, stdout: { readon
 
 export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, stdout: NodeJS.WriteStream = process.stdout): Logger {
   const options = { level: config.logLevel, base: { service: DEFAULT_SERVICE_NAME } };
-  // Asynchronous writes coalesce JSON lines under load instead of one write(2) per request; pino
-  // flushes them synchronously when the process exits.
-  if (logFormatFor(config.logFormat, stdout) === 'json') return pino(options, pino.destination({ dest: 1, sync: false }));
+  if (logFormatFor(config.logFormat, stdout) === 'json') return pino(options, batchedLines(stdout));
   const prettify = readableLines(Boolean(stdout.isTTY) && isColorSupported);
   return pino(options, { write: (line: string) => void stdout.write(prettify(line)) });
+}
+
+/** The flushes of destinations holding lines, run when the process exits. */
+const unflushed = new Set<() => void>();
+process.on('exit', () => {
+  for (const flush of unflushed) flush();
+});
+
+/**
+ * A destination that writes the lines given in one turn of the event loop to `out` in one write,
+ * at the end of that turn or at exit: under load, one write(2) for all the requests a turn answered
+ * instead of one per request. (An asynchronous write per line, pino.destination's way, hands each
+ * line to the thread pool: ~15 µs of the event loop's time per write, more than a cached /api/me.)
+ */
+export function batchedLines(out: { write(chunk: string): unknown }): { write(line: string): void } {
+  let pending = '';
+  const flush = () => {
+    unflushed.delete(flush);
+    const chunk = pending;
+    pending = '';
+    if (chunk) out.write(chunk);
+  };
+  return {
+    write(line) {
+      if (!pending) {
+        unflushed.add(flush);
+        setImmediate(flush);
+      }
+      pending += line;
+    },
+  };
 }
 
 /** Fields that the readable lines put into their message (so they are not repeated after it). */

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@sl/server';
-import { logFormatFor, readableLines } from '../src/logger.ts';
+import { batchedLines, logFormatFor, readableLines } from '../src/logger.ts';
 
 describe('the log format', () => {
   it('is readable on a terminal and JSON elsewhere, unless LOG_FORMAT says', () => {
@@ -42,5 +44,32 @@ describe('readable lines', () => {
     const error = line(entry({ level: 50, msg: 'unhandled error', err: { type: 'Error', message: 'boom', stack: 'Error: boom\n    at here' } }));
     expect(error).toContain('ERROR: unhandled error');
     expect(error).toContain('at here');
+  });
+});
+
+describe('JSON lines', () => {
+  it('given in one turn of the event loop go out in one write, in order, at the end of that turn', async () => {
+    const writes: string[] = [];
+    const destination = batchedLines({ write: (chunk: string) => writes.push(chunk) });
+    destination.write('{"n":1}\n');
+    destination.write('{"n":2}\n');
+    destination.write('{"n":3}\n');
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n']);
+    destination.write('{"n":4}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n', '{"n":4}\n']);
+  });
+
+  it('still pending when the process exits are written before it ends', async () => {
+    const logger = new URL('../src/logger.ts', import.meta.url).pathname;
+    const script = `const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger({ logLevel: 'info', logFormat: 'json' });
+      for (let i = 0; i < 1000; i++) log.info({ i }, 'line');
+      process.exit(0);`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { i: number; msg: string });
+    expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
   });
 });
