@@ -4,9 +4,10 @@ import type { ContactMessage, ContactStore } from '@sl/core';
 export const DEFAULT_CONTACT_CAPACITY = 10_000;
 
 /**
- * Default most bytes kept, as `contactBytes` counts them: 32 MiB, about 900 messages of the largest
- * size the API accepts (~36 KB with a ~16 KB user agent), or all 10,000 of a typical one. Measured:
- * 12,000 of the largest grow the server's RSS by ~65 MiB, 30,000 by under 100 MiB.
+ * Default most bytes kept, as `contactBytes` counts them: 32 MiB, about 500 to 900 messages of the
+ * largest size the API accepts (36 to 62 KB with a ~16 KB user agent, depending on how much JSON
+ * escapes), or all 10,000 of a typical one. Measured: 12,000 of the largest grow the server's RSS by
+ * ~65 MiB to ~91 MiB (peak ~108 MiB), 30,000 by under 100 MiB.
  */
 export const DEFAULT_CONTACT_BYTE_CAPACITY = 32 * 1024 * 1024;
 

@@ -39,7 +39,7 @@ export function isFresh(request: HttpRequest, etag: string): boolean {
 
 /**
  * A document's 200 answer with an `ETag` (its own, else one from the body) and a `Cache-Control`
- * (its own, else `DOCUMENT_CACHE_CONTROL`); 304 with the same headers and no body when the
+ * (its own, else `DOCUMENT_CACHE_CONTROL`); 304 with the same validators and no body when the
  * client's copy is current. Other answers pass as they are.
  */
 export function withValidators(request: HttpRequest, answer: HttpAnswer): HttpAnswer {
@@ -48,5 +48,14 @@ export function withValidators(request: HttpRequest, answer: HttpAnswer): HttpAn
   const type = answer.headers['content-type'];
   const etag = typeof own === 'string' ? own : representationTag(typeof type === 'string' ? type : '', answer.body);
   const headers = { 'cache-control': DOCUMENT_CACHE_CONTROL, ...answer.headers, etag };
-  return isFresh(request, etag) ? { status: 304, headers, body: null } : { ...answer, headers };
+  return isFresh(request, etag) ? notModified(headers) : { ...answer, headers };
+}
+
+/**
+ * 304 with the 200's headers but those that describe a body (RFC 9110 15.4.5): it has none, and Koa
+ * would drop them anyway, so every host sends the same answer.
+ */
+function notModified(headers: HttpAnswer['headers']): HttpAnswer {
+  const kept = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-type' && name !== 'content-length'));
+  return { status: 304, headers: kept, body: null };
 }
