@@ -19,7 +19,10 @@ describe.skipIf(postgres.skip !== undefined)(`recovery from a lost database (${p
   let proxy: TcpProxy;
   let app: ServerProcess;
   let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => void ({ proxy, app, close } = await startProxiedServer({ TRUST_PROXY: '1' })));
+  // Every /api/me must ask the database here; the session cache's own behaviour through a cut
+  // (known sessions answered from memory for at most SESSION_CACHE_STALENESS_MS, never a revoked one)
+  // is tested in session-cache.test.ts.
+  beforeAll(async () => void ({ proxy, app, close } = await startProxiedServer({ TRUST_PROXY: '1', SESSION_CACHE_SIZE: '0' })));
   afterAll(() => close?.());
 
   it('answers 503 while the database is away, stays up, and recovers within 5 s of its return', async () => {
