@@ -1,0 +1,53 @@
+/**
+ * What a start of `pnpm start` (a real server process) spends: the MCP SDK is loaded on the first
+ * request to /mcp, not before (a module hook, test/support/sdk-loads.ts, reports each load).
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnServer, type ServerProcess } from '../support/server-process.ts';
+
+const HOOK = fileURLToPath(new URL('../support/sdk-loads.ts', import.meta.url));
+
+const initialize = (url: string) =>
+  fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } }),
+  });
+
+const count = (output: string, line: string) => output.split('\n').filter((l) => l === line).length;
+
+describe('the MCP SDK, loaded lazily', () => {
+  let server: ServerProcess | undefined;
+  afterEach(() => server?.stop());
+
+  it('is not loaded to answer the API and the documents, and is loaded once by the first /mcp requests', async () => {
+    server = await spawnServer({ STORE: 'memory', NODE_OPTIONS: `--import=${HOOK}` });
+    for (const path of ['/api/health', '/openapi.json', '/docs/api', '/auth.md', '/.well-known/mcp/server-card.json', '/mcp/server-card']) {
+      expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
+    }
+    expect(count(server.output(), 'sdk-loads: loaded')).toBe(0);
+
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => initialize(server!.url)));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const res of answers) expect(await res.text()).toContain('"protocolVersion":"2025-06-18"');
+    expect(count(server.output(), 'sdk-loads: loaded')).toBe(1);
+  });
+
+  it('that fails to load answers 503 on /mcp only, keeps the process up, and is loaded again by a later request', async () => {
+    server = await spawnServer({ STORE: 'memory', NODE_OPTIONS: `--import=${HOOK}`, REFUSE_SDK_LOADS: '1' });
+    const refused = await initialize(server.url);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'The MCP endpoint is temporarily unavailable' }, id: null });
+    expect(server.output()).toContain('could not load the MCP SDK');
+    expect(count(server.output(), 'sdk-loads: refused')).toBe(1);
+
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+    expect((await fetch(`${server.url}/mcp/server-card`)).status).toBe(200);
+    expect(server.alive()).toBe(true);
+
+    const retried = await initialize(server.url);
+    expect(retried.status).toBe(200);
+    expect(count(server.output(), 'sdk-loads: loaded')).toBe(1);
+  });
+});
