@@ -1,10 +1,15 @@
 /**
  * What a start of `pnpm start` (a real server process) spends: the MCP SDK is loaded on the first
- * request to /mcp, not before (a module hook, test/support/sdk-loads.ts, reports each load).
+ * request to /mcp, not before (a module hook, test/support/sdk-loads.ts, reports each load), and
+ * the compiled modules go to Node's compile cache as soon as the server listens.
  */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnServer, type ServerProcess } from '../support/server-process.ts';
+import { poll } from '../support/poll.ts';
 
 const HOOK = fileURLToPath(new URL('../support/sdk-loads.ts', import.meta.url));
 
@@ -49,5 +54,21 @@ describe('the MCP SDK, loaded lazily', () => {
     const retried = await initialize(server.url);
     expect(retried.status).toBe(200);
     expect(count(server.output(), 'sdk-loads: loaded')).toBe(1);
+  });
+});
+
+describe('the compile cache', () => {
+  it('holds the compiled modules once the server listens, before it ever exits', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'compile-cache-'));
+    const server = await spawnServer({ STORE: 'memory', NODE_COMPILE_CACHE: dir });
+    try {
+      // Node itself writes the cache only at exit; the start writes it as soon as it listens.
+      const files = await poll(async () => (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()), (found) => found.length > 100, 5_000);
+      expect(files.length).toBeGreaterThan(100);
+      expect(server.alive()).toBe(true);
+    } finally {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
