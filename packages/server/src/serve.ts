@@ -23,6 +23,7 @@ import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
 import type { Config } from './config.ts';
 import { answerClientError } from './client-error.ts';
 import { limitConnections, serverOptions } from './http-limits.ts';
+import { InFlight } from './in-flight.ts';
 import { createLogger } from './logger.ts';
 import { createServiceMetrics } from './metrics.ts';
 import { openStore, storeSummary } from './open-store.ts';
@@ -89,12 +90,11 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const server = createServer(serverOptions(config.http));
   const maxConnections = limitConnections(server, config.http, logger, config.ipv6Prefix);
   // Registered before the host's listener, so it sees each response before the host writes it.
-  const inFlight = new Set<ServerResponse>();
+  const inFlight = new InFlight<ServerResponse>();
   let stopping = false;
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     if (stopping) res.setHeader('connection', 'close');
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    res.once('close', inFlight.add(res));
   });
   server.on('request', host({ accounts, api, mcp, logger }));
   server.on('clientError', answerClientError(logger));
