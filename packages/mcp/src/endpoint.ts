@@ -1,31 +1,18 @@
 /**
  * `/mcp` on Streamable HTTP (official SDK, stateless): a fetch-style handler any host can mount, and
- * a node:http bridge for hosts that hold a request and a response (node:http, Koa, Fastify).
+ * a node:http bridge for hosts that hold a request and a response (node:http, Koa, Fastify). The SDK
+ * is imported on the first request to /mcp, not at start-up.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
-import { DEFAULT_SERVICE_NAME, type Accounts, type RequestMeta } from '@sl/core';
-import {
-  BODY_LIMIT_BYTES,
-  HttpError,
-  baseUrlOf,
-  clientAddress,
-  isJsonMediaType,
-  logRequest,
-  readJsonBody,
-  requestIdOf,
-  requestPath,
-  silentLogger,
-  type DocumentRoute,
-  type HttpRequest,
-  type Logger,
-} from '@sl/http';
-import { batchRefusal } from './batch.ts';
-import { optionsResponse, withCors } from './cors.ts';
-import { MCP_PATH, createMcpServer } from './mcp-server.ts';
+import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
+import { baseUrlOf, clientAddress, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HttpRequest, type Logger } from '@sl/http';
+import type { McpFetch } from './fetch-handler.ts';
+import { jsonRpcError } from './json-rpc.ts';
+import { lazily } from './lazily.ts';
+import { MCP_PATH } from './protocol.ts';
 import { serverCardDocuments } from './server-card.ts';
 
 export interface McpEndpointOptions {
@@ -65,33 +52,24 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const { accounts, publicUrl, trustProxy = 0, logger = silentLogger } = options;
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
-  // Browsers may reach /mcp only from this service's public origin or from localhost (DNS-rebinding
-  // protection, as the MCP transport spec requires). Clients that send no Origin are not browsers.
-  const allowedOrigins = [...localhostAllowedOrigins(), ...(publicUrl ? [new URL(publicUrl).hostname] : [])];
+  const handler = lazily(async () => {
+    try {
+      const { createMcpFetch } = await import('./fetch-handler.ts');
+      return createMcpFetch({ accounts, serviceName, publicUrl, logger });
+    } catch (err) {
+      logger.error({ err }, 'could not load the MCP SDK; /mcp answers 503 and loads it again on the next request');
+      throw err;
+    }
+  });
 
   async function fetch(request: Request, caller: McpCaller): Promise<Response> {
-    const rejected = originValidationResponse(request, allowedOrigins);
-    if (rejected) return rejected;
-    // From here the origin is allowed (or absent): its pages may read the answer.
-    const origin = request.headers.get('origin');
-    if (request.method === 'OPTIONS') return optionsResponse(origin);
-    return withCors(await answer(request, caller), origin);
-  }
-
-  async function answer(request: Request, caller: McpCaller): Promise<Response> {
-    const body = await readBody(request);
-    if (body instanceof Response) return body;
-    const meta: RequestMeta = { clientIp: caller.clientIp, userAgent: caller.userAgent ?? null };
-    const base = publicUrl ?? caller.baseUrl;
-    const handler = createMcpHandler(() => createMcpServer(accounts, serviceName, base, meta), {
-      maxRequestBodySize: BODY_LIMIT_BYTES,
-      onerror: (err) => logger.debug({ err }, 'mcp request rejected'),
-    });
+    let answer: McpFetch;
     try {
-      return await handler.fetch(request, body);
-    } finally {
-      await handler.close();
+      answer = await handler();
+    } catch {
+      return jsonRpcError(503, -32000, 'The MCP endpoint is temporarily unavailable');
     }
+    return answer(request, caller);
   }
 
   async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -118,30 +96,6 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   }
 
   return { path: MCP_PATH, handles: (url) => requestPath(url) === MCP_PATH, documents: serverCardDocuments(serviceName), fetch, handleNode };
-}
-
-/**
- * Reads a JSON POST body under the JSON API's rules (64 KiB after gzip, deflate or br; UTF-8) and
- * applies the batch rules, for the SDK to take as `parsedBody`; or the error answer. Other requests
- * go to the SDK as they are: it answers a wrong media type itself.
- */
-async function readBody(request: Request): Promise<{ parsedBody?: unknown } | Response> {
-  if (request.method !== 'POST' || !isJsonMediaType(request.headers.get('content-type') ?? undefined)) return {};
-  let parsedBody: unknown;
-  try {
-    const headers = Object.fromEntries(request.headers);
-    parsedBody = await readJsonBody({ method: request.method, url: MCP_PATH, headers, remoteAddress: undefined, body: request.body });
-  } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    return jsonRpcError(error.status, error.status === 400 ? -32700 : -32000, error.message);
-  }
-  const refusal = batchRefusal(parsedBody, request.headers.get('mcp-protocol-version'));
-  return refusal ? jsonRpcError(refusal.status, -32600, refusal.message) : { parsedBody };
-}
-
-/** A JSON-RPC error answer to no request in particular, as the SDK writes its own. */
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
 function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal): Request {
@@ -173,3 +127,4 @@ async function sendWebResponse(res: ServerResponse, response: Response): Promise
     // The client went away mid-stream; the abort signal has told the SDK already.
   });
 }
+

@@ -4,7 +4,6 @@
  */
 import {
   McpServer,
-  SUPPORTED_PROTOCOL_VERSIONS,
   fromJsonSchema,
   type CallToolResult,
   type JsonSchemaType,
@@ -13,26 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isDomainError, type Accounts, type RequestMeta } from '@sl/core';
 import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument, type ErrorBody } from '@sl/http';
-
-export const MCP_PATH = '/mcp';
-
-/** The revision the SDK's modern handler serves (stateless, a `_meta` envelope on every request). */
-const MODERN_REVISION = '2026-07-28';
-/** The first revision with the Streamable HTTP transport; 2024-11-05 had HTTP+SSE, which /mcp does not offer. */
-const FIRST_STREAMABLE_HTTP_REVISION = '2025-03-26';
-
-/**
- * The protocol revisions /mcp serves, newest first: the modern one, then the 2025 revisions the SDK's
- * stateless fallback answers over Streamable HTTP. The SDK's own list also names `2024-11-05`
- * (another transport) and `2024-10-07` (never a published revision); neither is offered. The server
- * card lists exactly these; `initialize` and the version errors use them too (a client asking for
- * another 2025-era or older revision is offered the newest 2025 one), and `server/discover` lists
- * the modern ones among them (older ones are negotiated by `initialize`).
- */
-export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
-  MODERN_REVISION,
-  ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v >= FIRST_STREAMABLE_HTTP_REVISION && v < MODERN_REVISION),
-];
+import { MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 
 /**
  * Publishes the ContactRequest schema of the OpenAPI document but leaves validation to the use case,

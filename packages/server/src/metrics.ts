@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics (prom-client) on a port of their own, for the operators: requests by route and
  * status, their latency, refusals by the rate limits, failed logins, a store that does not answer,
- * the database pool, and the process. Off unless METRICS_PORT is set; when off, nothing here runs.
+ * the database pool, and the process. Off unless METRICS_PORT is set; when off, this module is not
+ * even loaded.
  * The core and the HTTP contract know nothing of it: it watches the node:http server and wraps the
  * use cases from outside.
  */
