@@ -40,7 +40,10 @@ export interface McpEndpoint {
   handles(url: string): boolean;
   /** The server card, as documents for the HTTP API's `documents` option. */
   readonly documents: readonly DocumentRoute[];
-  /** Web-standard: for hosts that speak `Request`/`Response`. */
+  /**
+   * Web-standard: for hosts that speak `Request`/`Response`. The first call imports the SDK; while it
+   * cannot be loaded, every call answers 503 (a JSON-RPC error) and the next one tries again.
+   */
   fetch(request: Request, caller: McpCaller): Promise<Response>;
   /** node:http: answers on `res` directly (Koa: set `ctx.respond = false` first), with the request log line. */
   handleNode(req: IncomingMessage, res: ServerResponse): Promise<void>;

@@ -1,7 +1,7 @@
 /**
  * `/mcp` as a web-standard handler over the official SDK (Streamable HTTP, stateless): the origin
- * check, CORS, the body rules, and a fresh MCP server per request. The SDK costs ~100 ms of
- * start-up, so the endpoint imports this module on its first request (see `endpoint.ts`).
+ * check, CORS, the body rules, and a fresh MCP server per request. Importing the SDK costs 50-100 ms,
+ * so the endpoint imports this module on its first request, not at start-up (see `endpoint.ts`).
  */
 import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
 import type { Accounts, RequestMeta } from '@sl/core';
