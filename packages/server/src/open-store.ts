@@ -26,11 +26,8 @@ export async function openStore(config: StoreConfig, logger: Logger, options: Op
       store = createPostgresStore({
         connectionString: config.url,
         timeoutMs: config.timeoutMs,
-        // The code and message only: the error carries the pg client, whose fields include the
-        // server's query-cancel key, and kilobytes of it per dropped connection.
-        onError: (err) => logger.warn({ code: (err as { code?: unknown }).code, message: err.message }, 'idle database connection failed; the pool replaces it'),
-        onRevocationFeedError: (err) =>
-          logger.warn({ code: (err as { code?: unknown }).code, message: err.message }, 'session revocation feed lost its connection; cached sessions are not used until it is back'),
+        onError: (err) => logger.warn(briefly(err), 'idle database connection failed; the pool replaces it'),
+        onRevocationFeedError: (err) => logger.warn(briefly(err), 'session revocation feed lost its connection; cached sessions are not used until it is back'),
         ...(options.sessionCacheStalenessMs === undefined ? {} : { revocationHeartbeatMs: Math.max(5, Math.floor(options.sessionCacheStalenessMs / 4)) }),
       });
       break;
@@ -44,6 +41,14 @@ export async function openStore(config: StoreConfig, logger: Logger, options: Op
     await store.close();
     throw new Error(`Could not open the database: ${describeDatabaseError(error)}`, { cause: error });
   }
+}
+
+/**
+ * An error's code and message only: pg's errors carry the client, whose fields include the server's
+ * query-cancel key, and kilobytes of it per dropped connection.
+ */
+function briefly(err: Error): { readonly code: unknown; readonly message: string } {
+  return { code: (err as { code?: unknown }).code, message: err.message };
 }
 
 /** Where the store keeps its data, for the start-up line: a directory, or a server's host and database; never a credential. */

@@ -111,11 +111,12 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   // Its own connection, opened when a session cache first subscribes.
+  const onFeedError = options.onRevocationFeedError ?? options.onError;
   const revocations = new PostgresRevocationFeed({
     connectionString: options.connectionString,
     connectTimeoutMs: timeoutMs,
     ...(options.revocationHeartbeatMs === undefined ? {} : { heartbeatMs: options.revocationHeartbeatMs }),
-    ...(options.onRevocationFeedError || options.onError ? { onError: options.onRevocationFeedError ?? options.onError } : {}),
+    ...(onFeedError ? { onError: onFeedError } : {}),
   });
   const store = storeOn(db, bounded.rows, revocations);
   return {

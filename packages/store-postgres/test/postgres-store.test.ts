@@ -180,6 +180,16 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
     return { error, ms: performance.now() - start };
   }
 
+  /** Lets `running` start, closes the store, and expects the close to be prompt and the statement to fail. */
+  async function expectCloseEnds(running: Promise<{ readonly error: unknown }>): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const closed = await timed(store.close());
+    expect(closed.error).toBeUndefined();
+    expect(closed.ms).toBeLessThan(5_000);
+    const { error } = await running;
+    expect(error).toBeInstanceOf(StoreUnavailable);
+  }
+
   it('a statement past the bound fails with StoreUnavailable, and no connection is left unusable', async () => {
     store = await openMigratedTestStore(await createTestDatabase(), { timeoutMs: 300 });
     // Twice the pool: every connection meets a timeout, and each must still serve (or be replaced).
@@ -221,13 +231,7 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
     await withSql(database.url, async (sql) => {
       await sql.query('begin');
       await sql.query('lock table rate_limit_windows in access exclusive mode');
-      const running = timed(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0));
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const closed = await timed(store.close());
-      expect(closed.error).toBeUndefined();
-      expect(closed.ms).toBeLessThan(5_000);
-      const { error } = await running;
-      expect(error).toBeInstanceOf(StoreUnavailable);
+      await expectCloseEnds(timed(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0)));
       // The lock goes with this connection: closing the test store dropped the database.
     });
   });
@@ -250,13 +254,7 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
 
   it('close() waits at most about a second for statements still running, which then fail', async () => {
     store = await openMigratedTestStore(await createTestDatabase(), { timeoutMs: 60_000 });
-    const running = timed(store.query('select pg_sleep(30)'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const closed = await timed(store.close());
-    expect(closed.error).toBeUndefined();
-    expect(closed.ms).toBeLessThan(5_000);
-    const { error } = await running;
-    expect(error).toBeInstanceOf(StoreUnavailable);
+    await expectCloseEnds(timed(store.query('select pg_sleep(30)')));
   });
 });
 
