@@ -7,6 +7,7 @@ import type { RunningServer } from '@sl/server';
 import { createTestDatabase, postgresServer, withSql } from '@sl/store-postgres/testing';
 import { request, sessionFrom } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
+import { poll } from '../support/poll.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 describe.each(HOST_KINDS)('logs on the %s host', (host) => {
@@ -56,6 +57,10 @@ describe.each(HOST_KINDS)('unexpected errors on the %s host', (host) => {
   });
 });
 
+function openConnections(running: RunningServer): Promise<number> {
+  return new Promise((resolve, reject) => running.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+}
+
 /** Writes `payload` on a fresh connection, then hangs up (`destroyAfterMs`: abruptly, before reading). */
 function rawConnection(url: string, payload: string, destroyAfterMs?: number): Promise<void> {
   return new Promise((resolve) => {
@@ -82,11 +87,16 @@ describe.each(HOST_KINDS)('client faults on the %s host', (host) => {
     await rawConnection(server.url, 'NOT HTTP AT ALL\r\n\r\n');
     // A large answer to a client that is already gone (EPIPE or ECONNRESET while writing it).
     for (let i = 0; i < 3; i++) await rawConnection(server.url, 'GET /docs/api/scalar.js HTTP/1.1\r\nHost: x\r\n\r\n', 5);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const entries = lines.map((l) => JSON.parse(l) as { level: number; msg: string; code?: string; err?: unknown });
+    // Log lines go out once the server has seen each connection end: wait for that, not for a while.
+    const expected = ['HPE_INVALID_EOF_STATE', 'HPE_STRICT', 'HPE_INVALID_METHOD'];
+    const parse = () => lines.map((l) => JSON.parse(l) as { level: number; msg: string; code?: string; err?: unknown });
+    const settled = async () => ({ open: await openConnections(server!), codes: new Set(parse().map((e) => e.code)) });
+    const state = await poll(settled, ({ open, codes }) => open === 0 && expected.every((c) => codes.has(c)), 10_000);
+    expect(state.open).toBe(0);
+    const entries = parse();
     expect(entries.filter((e) => e.level >= 50)).toEqual([]);
     const faults = entries.filter((e) => e.level === 30 && e.msg.includes('the client hung up or sent a malformed request'));
-    expect(faults.map((e) => e.code)).toEqual(expect.arrayContaining(['HPE_INVALID_EOF_STATE', 'HPE_STRICT', 'HPE_INVALID_METHOD']));
+    expect(faults.map((e) => e.code)).toEqual(expect.arrayContaining(expected));
     for (const e of faults) {
       expect(e.err).toBeUndefined();
       expect(JSON.stringify(e).length).toBeLessThan(250);

@@ -59,14 +59,14 @@ async function me(instance: Instance, token: string): Promise<number> {
   return (await request(instance.app.url, '/api/me', { session: token })).status;
 }
 
-/** Asks for the session until `instance` answers it from memory (a hit counted); fails after 2 s. */
-async function cached(instance: Instance, token: string): Promise<void> {
+/** Asks for the session until `instance` answers it from memory (a hit counted); fails after `ms`. */
+async function cached(instance: Instance, token: string, ms = 2_000): Promise<void> {
   const before = await lookups(instance, 'hit');
-  const deadline = performance.now() + 2_000;
+  const deadline = performance.now() + ms;
   for (;;) {
     expect(await me(instance, token)).toBe(200);
     if ((await lookups(instance, 'hit')) > before) return;
-    if (performance.now() > deadline) throw new Error(`${instance.name} never answered the session from memory`);
+    if (performance.now() > deadline) throw new Error(`${instance.name} never answered the session from memory within ${ms} ms`);
   }
 }
 
@@ -202,11 +202,12 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
     // A is not asked until its feed listens again, so its cache still holds the session then: only
     // the feed's 'all' on reconnecting keeps it from being answered.
     await feedConnectionsReach(2, 'A’s feed to reconnect');
-    await new Promise((resolve) => setTimeout(resolve, 200)); // its first heartbeats are back
+    // Wait until A answers from memory again (its feed caught up): without the reconnect's 'all',
+    // its cache would still hold the logged-out session and answer it 200 from then on.
+    await cached(a, await signup(b), 5_000);
     expect(await me(a, token)).toBe(401);
-    // It reported the outage once, through the server's log, and answers from memory again.
+    // It reported the outage once, through the server's log.
     expect(a.app.output().match(/session revocation feed: /g)).toHaveLength(1);
-    await cached(a, await signup(b));
   });
 
   it('with A cut off, a session logged out on B meanwhile is never answered by A, also while the pool is back before the feed', async () => {
@@ -228,9 +229,13 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
     const token = await signup(b);
     await cached(a, token);
     proxy!.silence();
-    await new Promise((resolve) => setTimeout(resolve, STALENESS_MS));
+    // Once its feed is more than the bound behind, A asks the (silent) database: 503 after DB_TIMEOUT_MS.
+    const silenced = performance.now();
+    let before = 200;
+    while (before === 200 && performance.now() - silenced < 5_000) before = await me(a, token);
+    expect(before).toBe(503);
     expect((await request(b.app.url, '/api/logout', { method: 'POST', session: token })).status).toBe(200);
-    // The pool's statements meet the silence too: 503 after DB_TIMEOUT_MS, never 200.
+    // The pool's statements meet the silence too: 503, never 200.
     expect(await me(a, token)).toBe(503);
     proxy!.release();
     const deadline = performance.now() + 10_000;
@@ -240,8 +245,8 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
       expect(status).not.toBe(200);
     }
     expect(status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 3_000)); // the feed drops its silent connection, and reconnects
-    await cached(a, await signup(b));
+    // The feed drops its silent connection and reconnects (keep-alive: ~15 s at most); then A answers from memory again.
+    await cached(a, await signup(b), 20_000);
     expect(a.app.alive() && b.app.alive()).toBe(true);
   });
 });
