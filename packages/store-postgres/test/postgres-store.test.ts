@@ -180,13 +180,29 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
     return { error, ms: performance.now() - start };
   }
 
-  /** Lets `running` start, closes the store, and expects the close to be prompt and the statement to fail. */
-  async function expectCloseEnds(running: Promise<{ readonly error: unknown }>): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  /** Waits (at most 10 s) until another session of `url`'s database runs a statement like `pattern`. */
+  async function running(url: string, pattern: string): Promise<void> {
+    const deadline = performance.now() + 10_000;
+    const ask = () =>
+      withSql(url, async (sql) => {
+        const { rows } = await sql.query<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ilike $1",
+          [pattern],
+        );
+        return rows[0]!.n;
+      });
+    while ((await ask()) === 0) {
+      if (performance.now() > deadline) throw new Error(`no statement like ${pattern} started within 10 s`);
+    }
+  }
+
+  /** Once `statement` runs on the server, closes the store, and expects the close to be prompt and the statement to fail. */
+  async function expectCloseEnds(url: string, statement: string, work: Promise<{ readonly error: unknown }>): Promise<void> {
+    await running(url, statement);
     const closed = await timed(store.close());
     expect(closed.error).toBeUndefined();
     expect(closed.ms).toBeLessThan(5_000);
-    const { error } = await running;
+    const { error } = await work;
     expect(error).toBeInstanceOf(StoreUnavailable);
   }
 
@@ -231,7 +247,7 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
     await withSql(database.url, async (sql) => {
       await sql.query('begin');
       await sql.query('lock table rate_limit_windows in access exclusive mode');
-      await expectCloseEnds(timed(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0)));
+      await expectCloseEnds(database.url, '%rate_limit_windows%', timed(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0)));
       // The lock goes with this connection: closing the test store dropped the database.
     });
   });
@@ -244,7 +260,7 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
     const other = openTestStore(database);
     try {
       const held = other.query('select pg_advisory_lock($1), pg_sleep(1), pg_advisory_unlock($1)', [0x736c_6d67]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await running(database.url, '%pg_advisory_lock%');
       await expect(store.migrate()).resolves.toEqual([]);
       await held;
     } finally {
@@ -253,8 +269,9 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
   });
 
   it('close() waits at most about a second for statements still running, which then fail', async () => {
-    store = await openMigratedTestStore(await createTestDatabase(), { timeoutMs: 60_000 });
-    await expectCloseEnds(timed(store.query('select pg_sleep(30)')));
+    const database = await createTestDatabase();
+    store = await openMigratedTestStore(database, { timeoutMs: 60_000 });
+    await expectCloseEnds(database.url, 'select pg_sleep(30)', timed(store.query('select pg_sleep(30)')));
   });
 });
 
