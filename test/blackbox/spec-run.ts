@@ -280,6 +280,8 @@ const statusOf = (reply: Reply): string => {
   const retry = reply.headers.get('retry-after');
   return `${reply.status}${reply.status === 429 ? ` (rate limited; Retry-After ${retry}: this address's budget is spent, see --trust-proxy)` : ''} ${show(reply.text)}`;
 };
+/** At most three offenders in a report line, and how many more. */
+const few = (items: readonly string[]): string => (items.length > 3 ? `${items.slice(0, 3).join('; ')}; and ${items.length - 3} more` : items.join('; '));
 const isJsonType = (reply: Reply): boolean => /^application\/([^;]*\+)?json\b/i.test(reply.headers.get('content-type') ?? '');
 
 // ---------------------------------------------------------------------------------------------------
@@ -899,14 +901,15 @@ function everyReply(ctx: Context): void {
   const { client, report } = ctx;
   const api = report.replies.filter((r) => new URL(r.url).pathname.startsWith(`${client.basePath}/api/`));
   const cached = api.filter((r) => !/\bno-store\b/i.test(r.headers.get('cache-control') ?? ''));
-  report.that(`Cache-Control: no-store on every /api/* response (${api.length})`, cached.length === 0, 'no-store', cached.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.headers.get('cache-control'))}`).join('; '));
+  report.that(`Cache-Control: no-store on every /api/* response (${api.length})`, cached.length === 0, 'no-store', few(cached.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.headers.get('cache-control'))}`)));
 
-  const errors = report.replies.filter((r) => r.status >= 400 && r.method !== 'HEAD' && !new URL(r.url).pathname.startsWith(`${client.basePath}/mcp`));
+  // The service's own answers only: a host's pages outside the base, and /mcp's JSON-RPC errors, have their own shapes.
+  const errors = report.replies.filter((r) => r.status >= 400 && r.method !== 'HEAD' && r.url.startsWith(`${client.base}/`) && !r.url.startsWith(client.url('/mcp')));
   const bad = errors.filter((r) => !(isJsonType(r) && isObject(r.body) && r.body.ok === false && typeof r.body.error === 'string'));
-  report.that(`every error body is { ok: false, error: string } as JSON (${errors.length})`, bad.length === 0, 'ErrorResponse', bad.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.text)}`).join('; '));
+  report.that(`every error body is { ok: false, error: string } as JSON (${errors.length})`, bad.length === 0, 'ErrorResponse', few(bad.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.text)}`)));
 
   const leaks = report.replies.filter((r) => [...report.secrets].some((s) => s.length >= 8 && r.text.includes(s)));
-  report.that(`no response body carries a password or session token (${report.replies.length})`, leaks.length === 0, 'none', leaks.map((r) => `${r.method} ${r.url}`).join('; '));
+  report.that(`no response body carries a password or session token (${report.replies.length})`, leaks.length === 0, 'none', few(leaks.map((r) => `${r.method} ${r.url}`)));
 }
 
 // ---------------------------------------------------------------------------------------------------
