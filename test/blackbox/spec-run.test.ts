@@ -100,6 +100,7 @@ describe('spec-run.ts --trust-proxy against a server with TRUST_PROXY=1', () => 
         'POST /api/login: 20 failed logins for one e-mail from different addresses, then 429',
       ]),
     );
+    expect(names.filter((n) => n.startsWith('POST /api/signup: another address of the same IPv6 /56 shares the limit'))).toHaveLength(1);
     // Each group claimed its own address, none beyond the limits except the ones --limits spends.
     expect(Object.keys(report.spent).length).toBeGreaterThan(5);
   });

@@ -265,10 +265,16 @@ function pathMatches(path: string, cookiePath: string): boolean {
   return path.startsWith(cookiePath) && (cookiePath.endsWith('/') || path[cookiePath.length] === '/');
 }
 
-/** A random /56 of 2001:db8::/32 (documentation space), so each group counts on its own. */
+/** An address in a random /56 of 2001:db8::/32 (documentation space), so each group counts on its own. */
 function fakeAddress(): string {
   const b = randomBytes(3);
-  return `2001:db8:${b.readUInt16BE(0).toString(16)}:${b[2]!.toString(16)}00::1`;
+  return `2001:db8:${b.readUInt16BE(0).toString(16)}:${(b[2]! << 8).toString(16)}::1`;
+}
+
+/** Another address of the same /56: another /64 and host (the service counts IPv6 clients by /56). */
+function sameNetwork(address: string): string {
+  const [a, b, c, d = '0'] = address.split(':');
+  return `${a}:${b}:${c}:${((parseInt(d, 16) & 0xff00) | 0xff).toString(16)}::7`;
 }
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -870,6 +876,11 @@ async function exhaust(ctx: Context, op: Operation, from: string): Promise<void>
   if (ctx.options.trustProxy) {
     const other = await client.send(path, { json: COUNTED_INVALID, from: fakeAddress() });
     report.that(`POST ${path}: another client address is not limited`, other.status === 400, 'status 400 (counted, not refused)', statusOf(other));
+    if (op === 'signup') {
+      const sibling = sameNetwork(from);
+      const shared = await client.send(path, { json: COUNTED_INVALID, from: sibling });
+      report.that(`POST ${path}: another address of the same IPv6 /56 shares the limit (${from}, ${sibling})`, shared.status === 429, 'status 429', statusOf(shared));
+    }
   }
 }
 
@@ -905,8 +916,10 @@ function everyReply(ctx: Context): void {
 
   // The service's own answers only: a host's pages outside the base, and /mcp's JSON-RPC errors, have their own shapes.
   const errors = report.replies.filter((r) => r.status >= 400 && r.method !== 'HEAD' && r.url.startsWith(`${client.base}/`) && !r.url.startsWith(client.url('/mcp')));
-  const bad = errors.filter((r) => !(isJsonType(r) && isObject(r.body) && r.body.ok === false && typeof r.body.error === 'string'));
-  report.that(`every error body is { ok: false, error: string } as JSON (${errors.length})`, bad.length === 0, 'ErrorResponse', few(bad.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.text)}`)));
+  // `issues`, where a 400 carries it, lists what was wrong: [{ path, message }].
+  const issuesOk = (body: Json) => body.issues === undefined || (Array.isArray(body.issues) && body.issues.every((i) => isObject(i) && typeof i.path === 'string' && typeof i.message === 'string'));
+  const bad = errors.filter((r) => !(isJsonType(r) && isObject(r.body) && r.body.ok === false && typeof r.body.error === 'string' && issuesOk(r.body)));
+  report.that(`every error body is { ok: false, error: string[, issues: [{ path, message }]] } as JSON (${errors.length})`, bad.length === 0, 'ErrorResponse', few(bad.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.text)}`)));
 
   const leaks = report.replies.filter((r) => [...report.secrets].some((s) => s.length >= 8 && r.text.includes(s)));
   report.that(`no response body carries a password or session token (${report.replies.length})`, leaks.length === 0, 'none', few(leaks.map((r) => `${r.method} ${r.url}`)));
