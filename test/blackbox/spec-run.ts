@@ -287,7 +287,7 @@ const statusOf = (reply: Reply): string => {
   return `${reply.status}${reply.status === 429 ? ` (rate limited; Retry-After ${retry}: this address's budget is spent, see --trust-proxy)` : ''} ${show(reply.text)}`;
 };
 /** At most three offenders in a report line, and how many more. */
-const few = (items: readonly string[]): string => (items.length > 3 ? `${items.slice(0, 3).join('; ')}; and ${items.length - 3} more` : items.join('; '));
+const few = (items: readonly string[]): string => (items.length === 0 ? 'no responses to judge' : items.length > 3 ? `${items.slice(0, 3).join('; ')}; and ${items.length - 3} more` : items.join('; '));
 const isJsonType = (reply: Reply): boolean => /^application\/([^;]*\+)?json\b/i.test(reply.headers.get('content-type') ?? '');
 
 // ---------------------------------------------------------------------------------------------------
@@ -908,21 +908,22 @@ async function limits(ctx: Context): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // What holds for every reply
 
+/** Each holds over every answer the run received, so a run that received none fails them too. */
 function everyReply(ctx: Context): void {
   const { client, report } = ctx;
   const api = report.replies.filter((r) => new URL(r.url).pathname.startsWith(`${client.basePath}/api/`));
   const cached = api.filter((r) => !/\bno-store\b/i.test(r.headers.get('cache-control') ?? ''));
-  report.that(`Cache-Control: no-store on every /api/* response (${api.length})`, cached.length === 0, 'no-store', few(cached.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.headers.get('cache-control'))}`)));
+  report.that(`Cache-Control: no-store on every /api/* response (${api.length})`, api.length > 0 && cached.length === 0, 'no-store', few(cached.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.headers.get('cache-control'))}`)));
 
   // The service's own answers only: a host's pages outside the base, and /mcp's JSON-RPC errors, have their own shapes.
   const errors = report.replies.filter((r) => r.status >= 400 && r.method !== 'HEAD' && r.url.startsWith(`${client.base}/`) && !r.url.startsWith(client.url('/mcp')));
   // `issues`, where a 400 carries it, lists what was wrong: [{ path, message }].
   const issuesOk = (body: Json) => body.issues === undefined || (Array.isArray(body.issues) && body.issues.every((i) => isObject(i) && typeof i.path === 'string' && typeof i.message === 'string'));
   const bad = errors.filter((r) => !(isJsonType(r) && isObject(r.body) && r.body.ok === false && typeof r.body.error === 'string' && issuesOk(r.body)));
-  report.that(`every error body is { ok: false, error: string[, issues: [{ path, message }]] } as JSON (${errors.length})`, bad.length === 0, 'ErrorResponse', few(bad.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.text)}`)));
+  report.that(`every error body is { ok: false, error: string[, issues: [{ path, message }]] } as JSON (${errors.length})`, errors.length > 0 && bad.length === 0, 'ErrorResponse', few(bad.map((r) => `${r.method} ${r.url} ${r.status}: ${show(r.text)}`)));
 
   const leaks = report.replies.filter((r) => [...report.secrets].some((s) => s.length >= 8 && r.text.includes(s)));
-  report.that(`no response body carries a password or session token (${report.replies.length})`, leaks.length === 0, 'none', few(leaks.map((r) => `${r.method} ${r.url}`)));
+  report.that(`no response body carries a password or session token (${report.replies.length})`, report.replies.length > 0 && leaks.length === 0, 'none', few(leaks.map((r) => `${r.method} ${r.url}`)));
 }
 
 // ---------------------------------------------------------------------------------------------------
