@@ -23,6 +23,7 @@ import { createHttpApi, type HttpApi } from '@sl/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
 import type { Config } from './config.ts';
 import { answerClientError } from './client-error.ts';
+import { refuseFaultyFraming } from './framing.ts';
 import { limitConnections, serverOptions } from './http-limits.ts';
 import { InFlight } from './in-flight.ts';
 import { createLogger } from './logger.ts';
@@ -99,7 +100,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     if (stopping) res.setHeader('connection', 'close');
     res.once('close', inFlight.add(res));
   });
-  server.on('request', host({ accounts, api, mcp, logger }));
+  server.on('request', refuseFaultyFraming(host({ accounts, api, mcp, logger }), logger));
   server.on('clientError', answerClientError(logger));
   if (metrics) {
     metrics.observeRequests(server, [...api.paths, mcp.path]);
