@@ -8,6 +8,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
+import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 /** Sends `bytes` on a fresh connection; resolves with all the server sent once it closes (or after 10 s, marked). */
@@ -35,7 +36,8 @@ const statusLines = (text: string) => text.match(/HTTP\/1\.[01] \d{3}[^\r]*/g) ?
 
 describe.each(HOST_KINDS)('faulty framing on the %s host', (host) => {
   let server: RunningServer;
-  beforeAll(async () => void (server = await startTestServer({ host })));
+  const { logger, lines } = capturingLogger('info');
+  beforeAll(async () => void (server = await startTestServer({ host, logger })));
   afterAll(() => server.close());
 
   const refused = async (request: string, error: RegExp) => {
@@ -43,6 +45,7 @@ describe.each(HOST_KINDS)('faulty framing on the %s host', (host) => {
     expect(closed).toBe(true);
     expect(statusLines(text), text).toEqual([expect.stringMatching(/^HTTP\/1\.[01] 400 /)]);
     expect(text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(text).toMatch(/\r\nx-request-id: \S+\r\n/i);
     const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as unknown;
     expect(body).toEqual({ ok: false, error: expect.stringMatching(error) });
   };
@@ -55,8 +58,11 @@ describe.each(HOST_KINDS)('faulty framing on the %s host', (host) => {
     await refused('GET /api/health HTTP/1.1\r\nhost: a.example\r\nHOST: a.example\r\n\r\n', /Host/);
   });
 
-  it('refuses an absolute-form target whose authority differs from Host', async () => {
-    await refused('GET http://a.example/api/health HTTP/1.1\r\nHost: b.example\r\n\r\n', /Host/);
+  it('refuses an absolute-form target whose authority differs from Host, and logs it without the query', async () => {
+    await refused('GET http://a.example/api/health?token=s3cret HTTP/1.1\r\nHost: b.example\r\n\r\n', /Host/);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.fault);
+    expect(logged.at(-1)).toMatchObject({ method: 'GET', path: '/api/health', status: 400, fault: 'Host does not match the request target' });
+    expect(lines.join('\n')).not.toContain('s3cret');
     await refused('GET http://a.example:8080/api/health HTTP/1.1\r\nHost: a.example\r\n\r\n', /Host/);
   });
 
