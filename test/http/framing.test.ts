@@ -64,6 +64,8 @@ describe.each(HOST_KINDS)('faulty framing on the %s host', (host) => {
     expect(logged.at(-1)).toMatchObject({ method: 'GET', path: '/api/health', status: 400, fault: 'Host does not match the request target' });
     expect(lines.join('\n')).not.toContain('s3cret');
     await refused('GET http://a.example:8080/api/health HTTP/1.1\r\nHost: a.example\r\n\r\n', /Host/);
+    await refused('GET http://a.example/api/health HTTP/1.1\r\nHost: user@a.example\r\n\r\n', /Host/);
+    await refused('GET http://a.example/api/health HTTP/1.1\r\nHost: a.example/x\r\n\r\n', /Host/);
   });
 
   it('refuses Transfer-Encoding on an HTTP/1.0 request', async () => {

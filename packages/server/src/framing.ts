@@ -28,12 +28,11 @@ export function faultyFraming(req: IncomingMessage): string | undefined {
   const target = req.url ?? '';
   if (target.startsWith('/') || target === '*') return undefined;
   // Absolute form: its authority and Host must name the same host and port (compared as URLs do,
-  // so case and a scheme's default port do not count).
+  // so case and a scheme's default port do not count), and Host nothing else (no user, path, query).
   const host = req.headers.host;
   if (host === undefined) return undefined;
   const authority = URL.parse(target);
-  const named = authority && URL.parse(`${authority.protocol}//${host}`);
-  if (!authority || !named || named.host !== authority.host || named.pathname !== '/') return 'Host does not match the request target';
+  if (!authority || URL.parse(`${authority.protocol}//${host}`)?.href !== `${authority.protocol}//${authority.host}/`) return 'Host does not match the request target';
   return undefined;
 }
 
