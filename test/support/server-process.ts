@@ -12,6 +12,14 @@ const ENTRIES = {
   koa: fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url)),
   node: fileURLToPath(new URL('../../examples/node-http/server.ts', import.meta.url)),
 } as const;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface SpawnOptions {
+  /** `pnpm`: `pnpm start` in the repository, as a user runs it (the Koa host); default `node` on the entry. */
+  readonly via?: 'node' | 'pnpm';
+  /** In a process group of its own, led by the child (to signal the whole group, as systemd does). */
+  readonly detached?: boolean;
+}
 
 export interface ServerProcess {
   readonly url: string;
@@ -20,6 +28,8 @@ export interface ServerProcess {
   alive(): boolean;
   /** Everything it wrote so far, for failure messages. */
   output(): string;
+  /** Sends `signal` to the whole process group when spawned `detached`, else to the child. */
+  signal(signal: NodeJS.Signals): void;
   /** SIGTERM, then SIGKILL if it has not exited after 5 s. */
   stop(): Promise<void>;
 }
@@ -28,11 +38,24 @@ export interface ServerProcess {
  * Starts a server with a clean environment plus `env` (PORT=0, LOG_LEVEL=info and a low
  * PBKDF2_ITERATIONS unless `env` says otherwise). Rejects if it exits or stays silent for 30 s.
  */
-export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'koa'): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [ENTRIES[host]], {
+export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'koa', options: SpawnOptions = {}): Promise<ServerProcess> {
+  const [command, args] = options.via === 'pnpm' ? ['pnpm', ['start']] : [process.execPath, [ENTRIES[host]]];
+  const child = spawn(command, args, {
+    cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PBKDF2_ITERATIONS: '1000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
+  // Under pnpm, or in a group of its own, the server is not alone: a forced end reaches all of it.
+  const killAll = (signal: NodeJS.Signals) => {
+    if (options.detached && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group is gone
+      }
+    } else child.kill(signal);
+  };
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const lines = createInterface({ input: child.stdout! });
@@ -42,7 +65,7 @@ export async function spawnServer(env: Record<string, string>, host: keyof typeo
     const onExit = (code: number | null, signal: string | null) => fail(new Error(`server exited early (code ${code}, signal ${signal})`));
     const fail = (error: Error) => {
       clearTimeout(timer);
-      child.kill('SIGKILL');
+      killAll('SIGKILL');
       reject(new Error(`${error.message}\n${output}`));
     };
     child.once('exit', onExit);
@@ -67,11 +90,12 @@ export async function spawnServer(env: Record<string, string>, host: keyof typeo
     child,
     alive,
     output: () => output,
+    signal: killAll,
     stop: async () => {
       if (!alive()) return;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
-      const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      const force = setTimeout(() => killAll('SIGKILL'), 5_000);
       await exited;
       clearTimeout(force);
     },

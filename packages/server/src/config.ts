@@ -69,6 +69,8 @@ export interface HttpLimits {
   readonly requestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open. */
   readonly keepAliveTimeoutMs: number;
+  /** How long a response may wait with no byte taken by the peer before the connection is cut. */
+  readonly unreadResponseTimeoutMs: number;
   /** Most open connections; `undefined`: derived from the process's descriptor limit at start. */
   readonly maxConnections: number | undefined;
   /** Most open connections from one peer address; 0: no cap (the default behind trusted proxies). */
@@ -107,6 +109,7 @@ const Env = z
     HEADERS_TIMEOUT_MS: milliseconds(10_000),
     REQUEST_TIMEOUT_MS: milliseconds(30_000),
     KEEP_ALIVE_TIMEOUT_MS: milliseconds(5_000),
+    UNREAD_RESPONSE_TIMEOUT_MS: milliseconds(30_000),
     MAX_CONNECTIONS: optional(z.coerce.number().int().min(1)),
     MAX_CONNECTIONS_PER_ADDRESS: optional(z.coerce.number().int().min(0)),
   })
@@ -139,6 +142,7 @@ const Env = z
         headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
         requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
         keepAliveTimeoutMs: env.KEEP_ALIVE_TIMEOUT_MS,
+        unreadResponseTimeoutMs: env.UNREAD_RESPONSE_TIMEOUT_MS,
         maxConnections: env.MAX_CONNECTIONS,
         // Behind trusted proxies every connection comes from a proxy: the proxy's limits apply.
         maxConnectionsPerAddress: env.MAX_CONNECTIONS_PER_ADDRESS ?? (env.TRUST_PROXY > 0 ? 0 : DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),

@@ -1,13 +1,16 @@
 /**
- * What one client may hold of the HTTP server: connections and the time it takes to send a request.
+ * What one client may hold of the HTTP server: connections, the time it takes to send a request, and
+ * the time it may leave a response unread.
  * A server facing the internet directly needs both, or a few slow clients hold every descriptor the
  * process has (slowloris), and the database and every other client go without.
  */
 import { readFileSync } from 'node:fs';
 import type { Server, ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
 import { DEFAULT_IPV6_PREFIX, canonicalIp, clientKey } from '@sl/core';
 import type { Logger } from 'pino';
 import type { HttpLimits } from './config.ts';
+import { InFlight } from './in-flight.ts';
 
 /** The request timeouts, as node:http's server options. */
 export function serverOptions(limits: HttpLimits): ServerOptions {
@@ -91,4 +94,67 @@ export function limitConnections(server: Server, limits: HttpLimits, logger: Log
     });
   });
   return max;
+}
+
+/** How often connections are looked at for a peer that stopped reading. */
+const SLOW_READER_CHECK_MS = 1_000;
+
+/**
+ * Cuts a connection whose peer stopped taking its response: when the bytes the process holds for it
+ * (a response larger than the kernel's send buffer and the peer's window, such as the 4.35 MB docs
+ * bundle) have not moved for `limits.unreadResponseTimeoutMs`. node has no such bound: its timeouts
+ * cover receiving the request and idle keep-alive connections only, and a peer that stops reading
+ * held a connection, its descriptor and the response's buffer for minutes (240 s seen). The cut is a
+ * reset, which also drops what the kernel still holds for the peer. Cuts are logged as a count, at
+ * most once a minute (any client can cause any number); `onCut` counts each one (the metrics).
+ *
+ * Progress is a write that completed (`bytesWritten - writableLength` grew) or, inside one large
+ * write, bytes the kernel took from it: libuv's `writeQueueSize`, which node does not expose
+ * publicly. Without it, one write must complete within the bound; with it, a slow but steady
+ * reader is never cut.
+ */
+export function cutSlowReaders(server: Server, limits: Pick<HttpLimits, 'unreadResponseTimeoutMs'>, logger: Logger, onCut: () => void = () => {}): void {
+  const timeout = limits.unreadResponseTimeoutMs;
+  const watched = new InFlight<Watched>();
+  let cut = 0;
+  let lastReport = -Infinity;
+  server.on('connection', (socket: Socket) => {
+    socket.once('close', watched.add({ socket, sent: 0, queued: 0, since: undefined }));
+  });
+  const check = () => {
+    const now = performance.now();
+    for (const w of watched) {
+      const { socket } = w;
+      const held = socket.writableLength;
+      if (held === 0 || socket.destroyed) {
+        w.since = undefined;
+        continue;
+      }
+      const sent = socket.bytesWritten - held;
+      const queued = (socket as { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize ?? held;
+      if (w.since === undefined || sent > w.sent || queued < w.queued) w.since = now;
+      w.sent = sent;
+      w.queued = queued;
+      if (now - w.since < timeout) continue;
+      cut++;
+      onCut();
+      socket.resetAndDestroy();
+      if (now - lastReport >= REPORT_INTERVAL_MS) {
+        lastReport = now;
+        logger.warn({ cut, unreadResponseTimeoutMs: timeout }, 'cut connections whose peer stopped reading the response');
+      }
+    }
+  };
+  const timer = setInterval(check, Math.min(SLOW_READER_CHECK_MS, timeout)).unref();
+  server.once('close', () => clearInterval(timer));
+}
+
+interface Watched {
+  readonly socket: Socket;
+  /** Bytes of completed writes at the last check. */
+  sent: number;
+  /** Bytes libuv still had to hand to the kernel at the last check. */
+  queued: number;
+  /** Since when nothing moved while bytes were held; `undefined` while nothing is held. */
+  since: number | undefined;
 }

@@ -3,4 +3,5 @@ export { LOG_LEVELS, loadConfig, type Config, type StoreConfig } from './config.
 export { runMain } from './run.ts';
 export { startServer, type Host, type RunningServer, type ServerOverrides, type Service } from './serve.ts';
 /** The HTTP server limits, for hosts that run their own node:http server. */
-export { defaultMaxConnections, limitConnections, openFilesLimit, serverOptions } from './http-limits.ts';
+export { cutSlowReaders, defaultMaxConnections, limitConnections, openFilesLimit, serverOptions } from './http-limits.ts';
+export { SAME_STOP_MS } from './stop-signals.ts';

@@ -16,10 +16,58 @@ export function logFormatFor(configured: LogFormat | undefined, stdout: { readon
 
 export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, stdout: NodeJS.WriteStream = process.stdout): Logger {
   const options = { level: config.logLevel, base: { service: DEFAULT_SERVICE_NAME } };
-  if (logFormatFor(config.logFormat, stdout) === 'json') return pino(options, batchedLines(stdout));
+  if (logFormatFor(config.logFormat, stdout) === 'json') return pino(options, boundedLines(batchedLines(stdout)));
   const prettify = readableLines(Boolean(stdout.isTTY) && isColorSupported);
-  return pino(options, { write: (line: string) => void stdout.write(prettify(line)) });
+  return pino(options, boundedLines({ write: (line: string) => void stdout.write(prettify(line)) }));
 }
+
+/**
+ * The longest string a log line keeps whole; longer ones keep this many characters and say how long
+ * they were. A client chooses a path, a user agent or a header up to node's 16 KB header limit, and
+ * one line per request would carry them all: 1,024 is ten times a long real path or user agent.
+ */
+export const LOG_VALUE_MAX_CHARS = 1_024;
+/** A stack keeps more: node's 10 frames run to 1-2 KB, and a cut stack loses the frame that matters. */
+export const LOG_STACK_MAX_CHARS = 4_096;
+
+/**
+ * `out`, with every string value of a line cut to its bound (`"/aaaa…(15000 chars)"`). A line no
+ * longer than the smallest bound cannot hold a longer value, so the usual line (a request: ~150
+ * characters) passes on a length check; only longer ones are parsed and written again.
+ */
+export function boundedLines(out: { write(line: string): void }): { write(line: string): void } {
+  return { write: (line) => out.write(line.length <= LOG_VALUE_MAX_CHARS ? line : boundLine(line)) };
+}
+
+/** One JSON log line with its long string values cut; the line itself when none is too long. */
+export function boundLine(line: string): string {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    // Not JSON (pino writes nothing else): cut as a whole.
+    return line.length <= LOG_STACK_MAX_CHARS ? line : `${cut(line.trimEnd(), LOG_STACK_MAX_CHARS)}\n`;
+  }
+  let changed = false;
+  const visit = (value: unknown, key: string): unknown => {
+    if (typeof value === 'string') {
+      const max = key === 'stack' ? LOG_STACK_MAX_CHARS : LOG_VALUE_MAX_CHARS;
+      if (value.length <= max) return value;
+      changed = true;
+      return cut(value, max);
+    }
+    if (Array.isArray(value)) return value.map((item) => visit(item, key));
+    if (value !== null && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      for (const k of Object.keys(record)) record[k] = visit(record[k], k);
+    }
+    return value;
+  };
+  visit(entry, '');
+  return changed ? `${JSON.stringify(entry)}\n` : line;
+}
+
+const cut = (value: string, max: number) => `${value.slice(0, max)}…(${value.length} chars)`;
 
 /** The flushes of destinations holding lines, run when the process exits. */
 const unflushed = new Set<() => void>();

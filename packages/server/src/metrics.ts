@@ -33,6 +33,8 @@ export interface ServiceMetrics {
   observePool(stats: () => PoolStats): void;
   /** Reports the session cache's lookups and size at each scrape. */
   observeSessionCache(stats: () => SessionCacheStats): void;
+  /** Counts a connection cut because its peer stopped reading the response. */
+  readonly slowReaderCut: () => void;
   /** Serves `GET /metrics` on `config`'s address; resolves with the metrics URL. */
   listen(config: MetricsConfig): Promise<string>;
   close(): Promise<void>;
@@ -104,8 +106,15 @@ export function createServiceMetrics(): ServiceMetrics {
     };
   }
 
+  const slowReaders = new Counter({
+    name: `${METRICS_PREFIX}slow_readers_cut_total`,
+    help: 'Connections cut because the peer took no byte of its response for UNREAD_RESPONSE_TIMEOUT_MS.',
+    registers,
+  });
+
   let server: Server | undefined;
   return {
+    slowReaderCut: () => slowReaders.inc(),
     observeAccounts(accounts) {
       return {
         ...accounts,

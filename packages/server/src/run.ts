@@ -1,9 +1,10 @@
 /**
  * `runMain(host)`: what an entry script does. Reads the environment, starts the server under `host`,
- * and stops it on SIGTERM or SIGINT, exiting within 10 s.
+ * and stops it on SIGTERM or SIGINT, exiting within 10 s (see stop-signals.ts for which signals are one stop).
  */
 import { loadConfig, type Config } from './config.ts';
 import { startServer, type Host } from './serve.ts';
+import { stopSignals } from './stop-signals.ts';
 
 /** After a stop signal, the process exits by this time, finished or not. */
 const EXIT_DEADLINE_MS = 9_500;
@@ -21,7 +22,12 @@ export async function runMain(host: Host): Promise<void> {
   // drops a signal it has caught but not yet dispatched.)
   let stopSignal: string | undefined;
   let onSignal = (signal: string): void => void (stopSignal ??= signal);
-  const dispatch = (signal: string) => onSignal(signal);
+  // Classified as they arrive, also during the start: a copy of the first signal (a process
+  // group's delivery, pnpm's forwarding) is the same stop, not a second one.
+  const verdict = stopSignals();
+  const dispatch = (signal: string) => {
+    if (verdict(signal) !== 'same stop') onSignal(signal);
+  };
   process.on('SIGTERM', dispatch);
   process.on('SIGINT', dispatch);
   const running = await startServer(config, host).catch((error: unknown) => {
@@ -29,7 +35,7 @@ export async function runMain(host: Host): Promise<void> {
     process.exit(1);
   });
   const stop = (signal: string) => {
-    // A second signal (Ctrl-C pressed again) means now.
+    // A signal after the same-stop interval (Ctrl-C pressed again) means now.
     onSignal = (again) => {
       running.logger.warn({ signal: again }, `${again} received again: exiting without waiting`);
       process.exit(1);

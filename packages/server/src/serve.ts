@@ -23,7 +23,8 @@ import { createHttpApi, type HttpApi } from '@sl/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
 import type { Config } from './config.ts';
 import { answerClientError } from './client-error.ts';
-import { limitConnections, serverOptions } from './http-limits.ts';
+import { refuseFaultyFraming } from './framing.ts';
+import { cutSlowReaders, limitConnections, serverOptions } from './http-limits.ts';
 import { InFlight } from './in-flight.ts';
 import { createLogger } from './logger.ts';
 import { openStore, storeSummary } from './open-store.ts';
@@ -92,6 +93,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const api = createHttpApi({ ...shared, documents: mcp.documents });
   const server = createServer(serverOptions(config.http));
   const maxConnections = limitConnections(server, config.http, logger, config.ipv6Prefix);
+  cutSlowReaders(server, config.http, logger, metrics?.slowReaderCut);
   // Registered before the host's listener, so it sees each response before the host writes it.
   const inFlight = new InFlight<ServerResponse>();
   let stopping = false;
@@ -99,7 +101,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     if (stopping) res.setHeader('connection', 'close');
     res.once('close', inFlight.add(res));
   });
-  server.on('request', host({ accounts, api, mcp, logger }));
+  server.on('request', refuseFaultyFraming(host({ accounts, api, mcp, logger }), logger));
   server.on('clientError', answerClientError(logger));
   if (metrics) {
     metrics.observeRequests(server, [...api.paths, mcp.path]);

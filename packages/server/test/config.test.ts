@@ -9,7 +9,7 @@ describe('limits in the configuration', () => {
   it('defaults: a 5 s database bound, timeouts in seconds, 256 connections per address, the total from the descriptor limit', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://db/x' });
     expect(config.store).toEqual({ kind: 'postgres', url: 'postgres://db/x', timeoutMs: 5_000 });
-    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: undefined, maxConnectionsPerAddress: 256 });
+    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, unreadResponseTimeoutMs: 30_000, maxConnections: undefined, maxConnectionsPerAddress: 256 });
   });
 
   it('behind trusted proxies there is no per-address cap unless one is set', () => {
@@ -25,17 +25,19 @@ describe('limits in the configuration', () => {
       HEADERS_TIMEOUT_MS: '3000',
       REQUEST_TIMEOUT_MS: '4000',
       KEEP_ALIVE_TIMEOUT_MS: '1000',
+      UNREAD_RESPONSE_TIMEOUT_MS: '7000',
       MAX_CONNECTIONS: '500',
       MAX_CONNECTIONS_PER_ADDRESS: '20',
     });
     expect(config.store).toMatchObject({ timeoutMs: 2_500 });
-    expect(config.http).toEqual({ headersTimeoutMs: 3_000, requestTimeoutMs: 4_000, keepAliveTimeoutMs: 1_000, maxConnections: 500, maxConnectionsPerAddress: 20 });
+    expect(config.http).toEqual({ headersTimeoutMs: 3_000, requestTimeoutMs: 4_000, keepAliveTimeoutMs: 1_000, unreadResponseTimeoutMs: 7_000, maxConnections: 500, maxConnectionsPerAddress: 20 });
   });
 
   it.each([
     ['DB_TIMEOUT_MS', { DB_TIMEOUT_MS: '0' }],
     ['DB_TIMEOUT_MS', { DB_TIMEOUT_MS: 'soon' }],
     ['REQUEST_TIMEOUT_MS', { REQUEST_TIMEOUT_MS: '-1' }],
+    ['UNREAD_RESPONSE_TIMEOUT_MS', { UNREAD_RESPONSE_TIMEOUT_MS: '0' }],
     ['MAX_CONNECTIONS', { MAX_CONNECTIONS: '0' }],
     ['MAX_CONNECTIONS_PER_ADDRESS', { MAX_CONNECTIONS_PER_ADDRESS: '1.5' }],
     ['HEADERS_TIMEOUT_MS', { HEADERS_TIMEOUT_MS: '40000' }],

@@ -1,8 +1,10 @@
 import { EventEmitter } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { limitConnections } from '@sl/server';
+import { cutSlowReaders, limitConnections } from '@sl/server';
+import { poll } from '../../../test/support/poll.ts';
 
 /** A socket as the cap sees it: an address, `destroy`, and a `close` event. */
 class FakeSocket extends EventEmitter {
@@ -48,5 +50,43 @@ describe('the per-address connection cap', () => {
     expect(connect('192.0.2.9').destroyed).toBe(true);
     first.destroy();
     expect(connect('192.0.2.9').destroyed).toBe(false);
+  });
+});
+
+describe('the bound on an unread response', () => {
+  it('leaves a slow but steady reader of one large write alone, and cuts it once it stops reading', async () => {
+    const server = createServer((_req, res) => void res.end(Buffer.alloc(64 << 20)));
+    cutSlowReaders(server, { unreadResponseTimeoutMs: 2_000 }, pino({ level: 'silent' }));
+    let cutAt: number | undefined;
+    server.on('connection', (socket) => socket.once('close', () => (cutAt = performance.now())));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.on('error', () => {});
+      socket.pause();
+      socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      // What is buffered, every 20 ms (~3 MB/s), for twice the bound: far below what loopback takes,
+      // so the one write of 64 MB stays incomplete throughout, and the kernel takes its bytes in
+      // steps (when a third of its ~4 MB send buffer is free, about every 0.5 s here).
+      let received = 0;
+      const reading = setInterval(() => {
+        for (let chunk: Buffer | null; (chunk = socket.read() as Buffer | null); ) received += chunk.length;
+      }, 20);
+      const readFor = performance.now();
+      await poll(async () => performance.now() - readFor, (ms) => ms > 4_000, 10_000);
+      clearInterval(reading);
+      const stoppedAt = performance.now();
+      expect(cutAt, `cut while reading, after ${received} bytes`).toBeUndefined();
+      expect(received).toBeGreaterThan(4_000_000);
+      expect(received).toBeLessThan(64 << 20);
+      // Stopped reading: cut (by the server; this client does not read, so it does not see it).
+      await poll(async () => cutAt, (at) => at !== undefined, 10_000);
+      expect(cutAt! - stoppedAt).toBeGreaterThan(1_000);
+      expect(cutAt! - stoppedAt).toBeLessThan(10_000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@sl/server';
-import { batchedLines, logFormatFor, readableLines } from '../src/logger.ts';
+import { LOG_STACK_MAX_CHARS, LOG_VALUE_MAX_CHARS, batchedLines, boundLine, createLogger, logFormatFor, readableLines } from '../src/logger.ts';
 
 describe('the log format', () => {
   it('is readable on a terminal and JSON elsewhere, unless LOG_FORMAT says', () => {
@@ -71,5 +71,37 @@ describe('JSON lines', () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
     const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { i: number; msg: string });
     expect(lines.map((line) => line.i)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+  });
+});
+
+describe('bounded lines', () => {
+  const entry = (fields: object) => `${JSON.stringify({ level: 30, time: 1, msg: 'request', ...fields })}\n`;
+
+  it('pass a line with no long value unchanged', () => {
+    const line = entry({ path: '/api/me', ua: 'x'.repeat(LOG_VALUE_MAX_CHARS - 10) });
+    expect(boundLine(line)).toBe(line);
+  });
+
+  it('cut each long value, noting its length, nested ones and stacks included', () => {
+    const path = `/${'a'.repeat(14_999)}`;
+    const stack = `Error: boom\n${'    at frame (file.ts:1:1)\n'.repeat(400)}`;
+    const bounded = boundLine(entry({ path, err: { message: 'm'.repeat(5_000), stack }, tags: ['t'.repeat(2_000)] }));
+    expect(bounded.endsWith('\n')).toBe(true);
+    expect(bounded.length).toBeLessThan(LOG_STACK_MAX_CHARS + 4 * LOG_VALUE_MAX_CHARS);
+    const parsed = JSON.parse(bounded) as { path: string; err: { message: string; stack: string }; tags: string[] };
+    expect(parsed.path).toBe(`/${'a'.repeat(LOG_VALUE_MAX_CHARS - 1)}…(15000 chars)`);
+    expect(parsed.err.message).toBe(`${'m'.repeat(LOG_VALUE_MAX_CHARS)}…(5000 chars)`);
+    expect(parsed.err.stack).toBe(`${stack.slice(0, LOG_STACK_MAX_CHARS)}…(${stack.length} chars)`);
+    expect(parsed.tags).toEqual([`${'t'.repeat(LOG_VALUE_MAX_CHARS)}…(2000 chars)`]);
+  });
+
+  it('apply to readable lines too', async () => {
+    const written: string[] = [];
+    const stdout = { isTTY: false, write: (chunk: string) => void written.push(chunk) } as unknown as NodeJS.WriteStream;
+    const logger = createLogger({ logLevel: 'info', logFormat: 'pretty' }, stdout);
+    logger.info({ method: 'GET', path: `/${'b'.repeat(14_999)}`, status: 404, ms: 1 }, 'request');
+    expect(written).toHaveLength(1);
+    expect(written[0]).toContain(`GET /${'b'.repeat(LOG_VALUE_MAX_CHARS - 1)}…(15000 chars) 404 1 ms`);
+    expect(written[0]!.length).toBeLessThan(2 * LOG_VALUE_MAX_CHARS);
   });
 });
