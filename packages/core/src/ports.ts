@@ -104,8 +104,9 @@ export interface QueuedMail extends OutgoingMail {
  */
 export interface MailOutbox {
   /**
-   * Claims up to `limit` mails that are due at `now` (oldest due first) and holds each for `leaseMs`:
-   * no other claim gets it until then. A mail whose lease ran out (its worker died) is due again.
+   * Claims up to `limit` mails that are due at `now` (those due longest first) and holds each for
+   * `leaseMs`: no other claim gets it until then. A mail whose lease ran out (its worker died) is due
+   * again. The claimed mails come back oldest queued first.
    */
   claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]>;
   /** The mail went out: it leaves the outbox (its text may hold a secret, such as a reset link). */

@@ -24,7 +24,8 @@ export class MemoryOutbox implements MailOutbox {
 
   async claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]> {
     const due = [...this.#entries].filter(([, e]) => e.dueAt <= now.getTime()).sort(([, a], [, b]) => a.dueAt - b.dueAt);
-    return due.slice(0, options.limit).map(([id, entry]) => {
+    const claimed = due.slice(0, options.limit).sort(([, a], [, b]) => a.createdAt.getTime() - b.createdAt.getTime());
+    return claimed.map(([id, entry]) => {
       entry.dueAt = now.getTime() + options.leaseMs;
       entry.attempts++;
       return { ...entry.mail, id, attempts: entry.attempts, createdAt: entry.createdAt };

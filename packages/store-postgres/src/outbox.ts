@@ -36,6 +36,8 @@ export class PostgresMailOutbox implements MailOutbox {
       )
       .returning(['id', 'recipient', 'subject', 'body', 'reply_to', 'created_at', 'attempts'])
       .execute();
+    // RETURNING keeps no order; the claim's is the queue's.
+    rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
     return rows.map((row) => ({
       id: row.id,
       to: row.recipient,
