@@ -94,4 +94,20 @@ describe.skipIf(postgres.skip !== undefined)(`mail across restarts and processes
     const sentBy = (p: ServerProcess) => (p.output().match(/"msg":"mail sent"/g) ?? []).length;
     expect(sentBy(a) + sentBy(b)).toBe(count);
   });
+
+  it('a stop waits for the mail being sent and records it as sent, so no later process sends it again', async () => {
+    database = await createTestDatabase();
+    smtp = await startTestSmtp();
+    smtp.hold();
+    const first = await spawn();
+    await post(first.url, 1);
+    await poll(async () => smtp!.heldCount, (n) => n === 1, 10_000);
+    const stopping = first.stop();
+    await poll(async () => first.output(), (out) => out.includes('SIGTERM received'), 10_000);
+    smtp.release();
+    await stopping;
+    expect(first.child.exitCode).toBe(0);
+    expect(await outboxRows()).toBe(0);
+    expect(smtp.received).toHaveLength(1);
+  });
 });

@@ -25,6 +25,8 @@ export interface TestSmtp {
   /** Holds each mail's final answer until `release()` (a slow server, for the stop tests). */
   hold(): void;
   release(): void;
+  /** How many mails are being held (received, not yet answered). */
+  readonly heldCount: number;
   down(): Promise<void>;
   up(): Promise<void>;
   close(): Promise<void>;
@@ -91,6 +93,9 @@ export async function startTestSmtp(options: { readonly up?: boolean } = {}): Pr
     received,
     get isUp() {
       return server !== null;
+    },
+    get heldCount() {
+      return held?.length ?? 0;
     },
     hold: () => void (held ??= []),
     release: () => {
