@@ -62,9 +62,9 @@ export function startMail(
     onAttemptFailed: (mail, error, retryAt) => {
       hooks.onAttemptFailed?.();
       // The error's code and message: an SMTP error object also carries the conversation.
-      logger.warn({ ...about(mail), retryAt: retryAt.toISOString(), err: brief(error) }, 'mail not sent; it stays in the outbox and is tried again');
+      logger.warn({ ...about(mail), retryAt: retryAt.toISOString(), ...brief(error) }, 'mail not sent; it stays in the outbox and is tried again');
     },
-    onError: (error) => logger.warn({ err: brief(error) }, 'mail outbox could not be read; trying again at the next poll'),
+    onError: (error) => logger.warn(brief(error), 'mail outbox could not be read; trying again at the next poll'),
   });
   return {
     worker,
@@ -75,7 +75,8 @@ export function startMail(
   };
 }
 
-function brief(error: unknown): { readonly code?: unknown; readonly message: string } {
-  if (!(error instanceof Error)) return { message: String(error) };
-  return { code: (error as { code?: unknown }).code, message: error.message };
+/** Beside the entry's own fields (not under `err`, whose serializer expects an Error and its stack). */
+function brief(error: unknown): { readonly code?: unknown; readonly error: string } {
+  if (!(error instanceof Error)) return { error: String(error) };
+  return { code: (error as { code?: unknown }).code, error: error.message };
 }
