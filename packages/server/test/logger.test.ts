@@ -33,7 +33,7 @@ describe('readable lines', () => {
   it('write a mail of the log mailer as a mail reads: its headers, a blank line, its text', () => {
     const mail = { messageId: '<id@localhost>', to: 'ops@example.net', replyTo: 'ada@example.com', subject: 'Hello', text: 'First line\nhttp://127.0.0.1:3000/reset?token=abc\n' };
     expect(line(entry({ msg: 'mail', mail }))).toMatch(
-      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: mail \(not sent: SMTP_URL is unset\)\n  To: ops@example.net\n  Reply-To: ada@example.com\n  Subject: Hello\n  Message-ID: <id@localhost>\n\n  First line\n  http:\/\/127\.0\.0\.1:3000\/reset\?token=abc\n$/,
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: mail \(not sent: SMTP_URL is unset\)\n {2}To: ops@example.net\n {2}Reply-To: ada@example.com\n {2}Subject: Hello\n {2}Message-ID: <id@localhost>\n\n {2}First line\n {2}http:\/\/127\.0\.0\.1:3000\/reset\?token=abc\n$/,
     );
   });
 
