@@ -41,8 +41,13 @@ export interface MailWorkerOptions {
   readonly onSent?: (mail: QueuedMail) => void;
   /** An attempt failed; the mail is tried again at `retryAt`. */
   readonly onAttemptFailed?: (mail: QueuedMail, error: unknown, retryAt: Date) => void;
-  /** The outbox itself failed (the store does not answer): the worker tries again at the next poll. */
+  /**
+   * The outbox itself failed (the store does not answer): the worker tries again at each poll. Called
+   * for the first failure of each outage only, so a database that is down for an hour costs one line.
+   */
   readonly onError?: (error: unknown) => void;
+  /** The outbox answers again after a failure that `onError` reported. */
+  readonly onRecovered?: () => void;
 }
 
 export interface MailWorker {
@@ -73,9 +78,25 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
   let stopping = false;
   let running: Promise<void> | null = null;
   let again = false;
+  let failing = false;
+
+  async function claimOne(): Promise<QueuedMail | undefined> {
+    try {
+      const [mail] = await outbox.claim(clock.now(), { limit: 1, leaseMs });
+      if (failing) {
+        failing = false;
+        options.onRecovered?.();
+      }
+      return mail;
+    } catch (error) {
+      if (!failing) options.onError?.(error);
+      failing = true;
+      return undefined;
+    }
+  }
 
   async function sendOne(): Promise<boolean> {
-    const [mail] = await outbox.claim(clock.now(), { limit: 1, leaseMs });
+    const mail = await claimOne();
     if (!mail) return false;
     const { id, attempts, createdAt: _createdAt, ...outgoing } = mail;
     try {
