@@ -51,8 +51,6 @@ export interface MailWorkerOptions {
 }
 
 export interface MailWorker {
-  /** Looks at the outbox now instead of at the next poll (a mail was just queued). */
-  wake(): void;
   /**
    * Claims nothing more and waits for the send in flight, at most `boundMs`. A send still running
    * then is left to its lease: the mail goes again later, with the same Message-ID.
@@ -77,7 +75,6 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
   const retry = options.retry ?? DEFAULT_RETRY_SCHEDULE;
   let stopping = false;
   let running: Promise<void> | null = null;
-  let again = false;
   let failing = false;
 
   async function claimOne(): Promise<QueuedMail | undefined> {
@@ -113,19 +110,13 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
     return true;
   }
 
+  /** One round: mails until none is due or a send fails. A poll that comes during a round is dropped. */
   function round(): void {
-    if (stopping) return;
-    if (running) {
-      again = true;
-      return;
-    }
+    if (stopping || running) return;
     running = (async () => {
-      do {
-        again = false;
-        while (!stopping && (await sendOne())) {
-          // the next one
-        }
-      } while (again && !stopping);
+      while (!stopping && (await sendOne())) {
+        // the next one
+      }
     })()
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
@@ -137,7 +128,6 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
   timer.unref();
   round();
   return {
-    wake: round,
     async stop(boundMs) {
       stopping = true;
       clearInterval(timer);
