@@ -4,6 +4,7 @@ import type { LimitedOperation } from './rate-limits.ts';
 import { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, accountKey, countRequest, RATE_LIMITS, refundRequest } from './rate-limits.ts';
 import type { Ports, RateLimitRule, User } from './ports.ts';
 import { ContactRequest, LoginRequest, SignupRequest, parseRequest, toWellFormed } from './schemas.ts';
+import { contactMail } from './mails.ts';
 import { digestToken } from './system.ts';
 
 /** Session lifetime: absolute, from issue. */
@@ -62,6 +63,8 @@ export interface AccountsOptions {
   readonly accountLoginLimit?: RateLimitRule | null;
   /** How many leading bits of an IPv6 address identify one client for the limits (1 to 128); default 56. */
   readonly ipv6Prefix?: number;
+  /** The operator's address: each contact message is mailed there too. Unset: messages are only stored. */
+  readonly contactTo?: string;
 }
 
 /**
@@ -80,7 +83,7 @@ export interface Accounts {
   logout(meta: SessionMeta): Promise<void>;
   /** The user of the presented session. Throws Unauthenticated when missing or expired. */
   me(meta: SessionMeta): Promise<User>;
-  /** Stores a contact message. Throws ValidationError or RateLimited. */
+  /** Stores a contact message and queues its mail to `contactTo`. Throws ValidationError or RateLimited. */
   contact(body: Body, meta: RequestMeta): Promise<void>;
   /**
    * Never throws: a store that does not answer makes the status `unavailable`. Concurrent calls
@@ -195,7 +198,8 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       const input = parseRequest(ContactRequest, await readBody(body));
       // The user agent is the transport's, not the client's field: kept, with what no store can hold replaced.
       const userAgent = meta.userAgent == null ? null : toWellFormed(meta.userAgent);
-      await contacts.add({ ...input, clientIp, userAgent, receivedAt: clock.now() });
+      const message = { ...input, clientIp, userAgent, receivedAt: clock.now() };
+      await contacts.add(message, options.contactTo === undefined ? null : contactMail(message, options.contactTo, serviceName));
     },
 
     async health(): Promise<Health> {

@@ -27,6 +27,7 @@ import { refuseFaultyFraming } from './framing.ts';
 import { cutSlowReaders, limitConnections, serverOptions } from './http-limits.ts';
 import { InFlight } from './in-flight.ts';
 import { createLogger } from './logger.ts';
+import { mailSummary, startMail } from './mail.ts';
 import { openStore, storeSummary } from './open-store.ts';
 import { deprioritizeThreadPool } from './thread-priority.ts';
 
@@ -56,6 +57,13 @@ export interface ServerOverrides {
  */
 const DRAIN_MS = 7_000;
 
+/**
+ * On stop, how long a mail being sent may take to finish (its result recorded) before the store
+ * closes; a send still running then is retried later, by this or another process, with the same
+ * Message-ID. Within DRAIN_MS, which runs at the same time, so it adds nothing to the stop.
+ */
+const MAIL_STOP_MS = 5_000;
+
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
   readonly url: string;
@@ -83,9 +91,15 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const metrics = config.metrics ? (await import('./metrics.ts')).createServiceMetrics() : undefined;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = config.sessionCache ? cacheSessions(store.sessions, store.revocations, config.sessionCache) : undefined;
+  const clock = overrides.clock ?? systemClock;
   const created = createAccounts(
-    { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
-    { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
+    { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock, tokens: randomTokens },
+    {
+      ipv6Prefix: config.ipv6Prefix,
+      accountLoginLimit: config.accountLoginLimit,
+      ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
+      ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
+    },
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
@@ -128,10 +142,20 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     intervalMs: overrides.sweepIntervalMs ?? 60_000,
     onError: (err) => logger.warn({ err }, 'sweep failed'),
   });
+  const mail = startMail(config.mail, store.outbox, clock, logger, metrics?.observeMail(store.outbox));
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   logger.info(
-    { url, ...storeSummary(config.store), docs: `${url}/docs/api`, ...(metricsUrl ? { metrics: metricsUrl } : {}), maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress },
+    {
+      url,
+      ...storeSummary(config.store),
+      docs: `${url}/docs/api`,
+      ...(metricsUrl ? { metrics: metricsUrl } : {}),
+      mail: mailSummary(config.mail),
+      contactTo: config.mail.contactTo ?? null,
+      maxConnections,
+      maxConnectionsPerAddress: config.http.maxConnectionsPerAddress,
+    },
     'listening',
   );
 
@@ -146,12 +170,16 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
       (closing ??= (async () => {
         // Keep-alive clients leave once their answer is written, instead of holding the stop up.
         stopping = true;
+        // No new mail is claimed from now; the one being sent finishes while requests drain.
+        const mailStopped = mail.stop(MAIL_STOP_MS);
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
         const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(force);
         // Together: closing a database that does not answer also ends a sweep waiting on it.
         sessions?.close();
+        // The mail's result is written before the store closes (or, past its bound, left to the lease).
+        await mailStopped;
         await Promise.all([housekeeping.stop(), store.close(), metrics?.close()]);
       })()),
   };

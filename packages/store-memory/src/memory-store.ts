@@ -1,5 +1,6 @@
 import type { Store } from '@sl/core';
 import { MemoryContactStore } from './contact-store.ts';
+import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
 import { MemorySessionStore } from './session-store.ts';
 import { MemoryUserStore, UserTable } from './user-store.ts';
@@ -15,6 +16,7 @@ export interface MemoryStore extends Store {
   readonly sessions: MemorySessionStore;
   readonly contacts: MemoryContactStore;
   readonly rateLimiter: MemoryRateLimiter;
+  readonly outbox: MemoryOutbox;
 }
 
 export interface MemoryStoreOptions {
@@ -22,6 +24,8 @@ export interface MemoryStoreOptions {
   readonly contactCapacity?: number;
   /** Bytes of contact messages kept, as `contactBytes` counts them; default 32 MiB. */
   readonly contactByteCapacity?: number;
+  /** Mails the outbox keeps unsent (the oldest go first past it); default 1000. */
+  readonly outboxCapacity?: number;
 }
 
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
@@ -29,11 +33,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   // One table for both: the session store joins on the users the user store writes.
   const users = new UserTable();
   const sessions = new MemorySessionStore(users);
+  // One outbox for every store that mails: each gets this instance and enqueues in its own write.
+  const outbox = new MemoryOutbox(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity });
   return {
     users: new MemoryUserStore(users),
     sessions,
     revocations: sessions.revocations,
-    contacts: new MemoryContactStore({
+    outbox,
+    contacts: new MemoryContactStore(outbox, {
       ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
