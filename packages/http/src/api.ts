@@ -102,7 +102,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         answer = errorAnswer(400, 'The Host header is missing or not a valid host', varies);
       } else {
         const rendered = await document.render(request, base);
-        const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*' } : {};
+        // ETag is not a CORS-safelisted header: without the exposure a page could not revalidate.
+        const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' } : {};
         const vary = [rendered.headers.vary, varies.vary].filter(Boolean).join(', ');
         answer = withValidators(request, { ...rendered, headers: { ...rendered.headers, ...cors, ...(vary ? { vary } : {}) } });
       }

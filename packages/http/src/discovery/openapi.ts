@@ -10,7 +10,7 @@ import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts
 import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from '../session-cookie.ts';
 import { ErrorResponse, Health, Ok, User, UserResponse } from './response-schemas.ts';
 import { ERROR_EXAMPLES, EXAMPLE_CONTACT, EXAMPLE_LOGIN, EXAMPLE_SIGNUP, rateLimitedExample, validationExample } from './examples.ts';
-import { describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
+import { describeBounds, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** Version of the API contract (OpenAPI `info.version`, MCP server version). */
 export const API_VERSION = '1.0.0';
@@ -31,11 +31,42 @@ function generateComponentSchemas(): Record<string, JsonSchema> {
     override: ({ zodSchema, jsonSchema }) => {
       // Output mode closes every object, but request bodies strip unknown keys rather than reject them.
       if (requests.has(zodSchema)) delete jsonSchema.additionalProperties;
+      if (jsonSchema['x-trimmed'] === true) describeTrimmed(jsonSchema);
     },
   });
   return Object.fromEntries(
     Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema as JsonSchema]),
   );
+}
+
+/**
+ * Rewrites the output schema of a field the server trims (e-mail, name) into what a client may send:
+ * the bounds apply to the trimmed value, so plain `minLength`/`maxLength`/`format` would refuse
+ * `"  A@B.EXAMPLE "` (which the server takes) and accept `" A "` as a name (which it refuses). They
+ * become one pattern that allows white space around a value within the bounds; the bounds stay
+ * readable under `x-trimmed`. JavaScript's `\s` is exactly the set `String.prototype.trim` removes.
+ */
+function describeTrimmed(schema: JsonSchema): void {
+  const { minLength, maxLength, format, pattern } = schema as { minLength?: number; maxLength?: number; format?: string; pattern?: string };
+  let core: string;
+  if (pattern !== undefined) {
+    // The e-mail pattern matches no white space, so the trimmed value is its one run of non-space.
+    const inner = pattern.replace(/^\^/, '').replace(/\$$/, '');
+    core = `${maxLength === undefined ? '' : `(?=\\S{1,${maxLength}}\\s*$)`}(?:${inner})`;
+  } else {
+    const min = minLength ?? 0;
+    const alternatives: string[] = [];
+    if (min <= 1 && (maxLength === undefined || maxLength >= 1)) alternatives.push('\\S');
+    if (maxLength === undefined || maxLength >= 2) alternatives.push(`\\S[\\s\\S]{${Math.max(0, min - 2)},${maxLength === undefined ? '' : maxLength - 2}}\\S`);
+    core = `(?:${alternatives.join('|')})${min === 0 ? '?' : ''}`;
+  }
+  const bounds = { ...(format ? { format } : {}), ...(minLength === undefined ? {} : { minLength }), ...(maxLength === undefined ? {} : { maxLength }) };
+  for (const key of ['minLength', 'maxLength', 'format', 'pattern', 'x-trimmed']) delete schema[key];
+  Object.assign(schema, {
+    pattern: `^\\s*${core}\\s*$`,
+    description: `Surrounding white space is trimmed first${format === 'email' ? ' and the address lower-cased' : ''}; the bounds apply to what remains: ${describeBounds(bounds)}.`,
+    'x-trimmed': bounds,
+  });
 }
 
 /** `components.schemas`, generated once. */
