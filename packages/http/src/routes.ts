@@ -36,6 +36,12 @@ export interface ApiRoute {
   readonly summary: string;
   readonly description: string;
   readonly tag: 'accounts' | 'contact' | 'system';
+  /**
+   * Whether the operation changes state (counts a limit, starts or ends a session, stores anything).
+   * Such an operation refuses cross-site browser requests (403) and bodies a form could send (400)
+   * before it does anything else (see cross-site.ts); every method but GET must say `true`.
+   */
+  readonly changesState: boolean;
   /** `session`: the operation needs the `sl_session` cookie. */
   readonly auth: 'public' | 'session';
   /** The per-client rate limit the operation counts against, if any. */
@@ -68,6 +74,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Health check',
     description: 'Reports whether the service and its store answer.',
     tag: 'system',
+    changesState: false,
     auth: 'public',
     responses: {
       '200': { description: 'The service and its store answer.', body: 'Health', example: EXAMPLE_HEALTH },
@@ -85,6 +92,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Create an account',
     description: 'Creates an account and signs it in. The e-mail address is trimmed and lower-cased first; the name is trimmed.',
     tag: 'accounts',
+    changesState: true,
     auth: 'public',
     limited: 'signup',
     requestBody: SignupRequest,
@@ -104,6 +112,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Log in',
     description: 'Checks the credentials and starts a fresh session; a session cookie sent along is ended first.',
     tag: 'accounts',
+    changesState: true,
     auth: 'public',
     limited: 'login',
     alsoLimited: [ACCOUNT_LOGIN_POLICY],
@@ -124,6 +133,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Log out',
     description: 'Ends the session of the cookie sent along and clears the cookie.',
     tag: 'accounts',
+    changesState: true,
     auth: 'session',
     responses: {
       '200': { description: 'Session ended.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
@@ -141,6 +151,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Current user',
     description: 'The user of the session cookie sent along.',
     tag: 'accounts',
+    changesState: false,
     auth: 'session',
     responses: {
       '200': { description: 'The signed-in user.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE },
@@ -155,6 +166,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Send a contact message',
     description: 'Stores a message for the operators; no account needed. The e-mail address is trimmed and lower-cased, the name trimmed.',
     tag: 'contact',
+    changesState: true,
     auth: 'public',
     limited: 'contact',
     requestBody: ContactRequest,

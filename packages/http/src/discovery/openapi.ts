@@ -155,12 +155,24 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '415': error('The request body uses a Content-Encoding other than gzip, deflate or br.', ERROR_EXAMPLES.unsupportedEncoding),
         }
       : {}),
-    ...(route.limited
+    ...(route.changesState
       ? {
           '403': error(
-            'A browser request from another site (`Sec-Fetch-Site` other than `same-origin`, or an `Origin` that is not this service), refused before it is counted.',
+            'A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not this service), refused before anything is counted, read or set.',
             ERROR_EXAMPLES.crossSite,
           ),
+        }
+      : {}),
+    ...(route.changesState && !route.requestBody
+      ? {
+          '400': error(
+            'A body a form could send: a Content-Type other than JSON, or a body without one; refused before anything is read or set.',
+            ERROR_EXAMPLES.notJson,
+          ),
+        }
+      : {}),
+    ...(route.limited
+      ? {
           '429': error(
             route.alsoLimited
               ? 'Rate limit exceeded: the per-client-IP limit, or the per-account limit on failed logins (then even the right password, until the window ends).'
