@@ -32,6 +32,52 @@ describeEachServer('sessions', MATRIX.filter((row) => row.host === 'koa'), ({ st
   });
 });
 
+describeEachServer('several sl_session cookies', MATRIX.filter((row) => row.host === 'koa'), ({ store }) => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const withCookie = (cookie: string, method = 'GET') => ({ method, headers: { cookie } });
+
+  it('the first value that names a live session is used, wherever it comes; logout ends that one', async () => {
+    const clock = new ManualClock(new Date());
+    server = await startTestServer({ store, clock });
+    const signup = await request(server.url, '/api/signup', { json: { name: 'Cam', email: 'cam@example.com', password: 'two cookies' } });
+    const valid = sessionFrom(signup)!;
+    // A session that has expired, and one logged out: both stale, both before the live one.
+    const old = sessionFrom(await request(server.url, '/api/login', { json: { email: 'cam@example.com', password: 'two cookies' } }))!;
+    clock.advance(SESSION_TTL_MS / 2);
+    const fresh = sessionFrom(await request(server.url, '/api/login', { json: { email: 'cam@example.com', password: 'two cookies' } }))!;
+    clock.advance(SESSION_TTL_MS / 2);
+    expect((await request(server.url, '/api/me', { session: old })).status).toBe(401);
+    expect((await request(server.url, '/api/me', { session: valid })).status).toBe(401);
+
+    for (const cookie of [`sl_session=garbage; sl_session=${fresh}`, `theme=dark; sl_session=; sl_session=${old}; sl_session=garbage;sl_session=${fresh}`, `sl_session=${fresh}; sl_session=garbage`]) {
+      const me = await request(server.url, '/api/me', withCookie(cookie));
+      expect(me.status, cookie).toBe(200);
+      expect(me.body).toMatchObject({ ok: true, user: { email: 'cam@example.com' } });
+    }
+    const logout = await request(server.url, '/api/logout', withCookie(`sl_session=garbage; sl_session=${valid}; sl_session=${fresh}`, 'POST'));
+    expect(logout.status).toBe(200);
+    expect((await request(server.url, '/api/me', { session: fresh })).status).toBe(401);
+    expect((await request(server.url, '/api/logout', withCookie(`sl_session=garbage; sl_session=${fresh}`, 'POST'))).status).toBe(401);
+  });
+
+  it('a login ends every session presented, so one planted under a longer path cannot shadow the fresh one', async () => {
+    server = await startTestServer({ store });
+    await request(server.url, '/api/signup', { json: { name: 'Eve', email: 'eve@example.com', password: 'attacker pw' } });
+    const planted = sessionFrom(await request(server.url, '/api/login', { json: { email: 'eve@example.com', password: 'attacker pw' } }))!;
+    await request(server.url, '/api/signup', { json: { name: 'Vic', email: 'vic@example.com', password: 'victim pw!' } });
+    const login = await request(server.url, '/api/login', { json: { email: 'vic@example.com', password: 'victim pw!' }, headers: { cookie: `sl_session=stale; sl_session=${planted}` } });
+    const victim = sessionFrom(login)!;
+    // The browser keeps the planted cookie (other path) and sends it first.
+    const me = await request(server.url, '/api/me', withCookie(`sl_session=${planted}; sl_session=${victim}`));
+    expect(me.body).toMatchObject({ ok: true, user: { email: 'vic@example.com' } });
+    expect((await request(server.url, '/api/me', { session: planted })).status).toBe(401);
+  });
+});
+
 describe('the default work factor', () => {
   it('signs up and logs in with 600000 PBKDF2 iterations when PBKDF2_ITERATIONS is unset', async () => {
     const config = loadConfig({ PORT: '0', STORE: 'memory' });

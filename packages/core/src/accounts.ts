@@ -93,8 +93,27 @@ export interface Accounts {
 
 /** What the session operations need: only the token, so a transport computes nothing else. */
 export interface SessionMeta {
-  /** The session token the client presented, if any. */
-  readonly sessionToken?: string | null;
+  /**
+   * The session token the client presented, if any; or several, in the order the client sent them
+   * (a browser sends one per cookie path and domain it holds, the most specific path first, so a
+   * stale or planted one may come before the live one). The first that names a live session is used.
+   */
+  readonly sessionToken?: string | readonly string[] | null;
+}
+
+/**
+ * `use(token)` for each presented token in turn until one does not throw `Unauthenticated`; only the
+ * case of several tokens comes here, so the usual single cookie costs nothing more.
+ */
+async function firstLive<T>(tokens: readonly string[], use: (token: string) => Promise<T>): Promise<T> {
+  for (const token of tokens) {
+    try {
+      return await use(token);
+    } catch (error) {
+      if (!(error instanceof Unauthenticated)) throw error;
+    }
+  }
+  throw new Unauthenticated();
 }
 
 async function readBody(body: Body): Promise<unknown> {
@@ -139,6 +158,24 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
 
+  /** Ends the token's session; Unauthenticated when it names none, or an expired one (deleted now). */
+  async function endSession(token: string): Promise<void> {
+    const deleted = await sessions.delete(digestToken(token));
+    if (!deleted || deleted.expiresAt.getTime() <= clock.now().getTime()) throw new Unauthenticated();
+  }
+
+  /** The user of the token's session; Unauthenticated when it names none, or an expired one (deleted now). */
+  async function userOf(token: string): Promise<User> {
+    const digest = digestToken(token);
+    const found = await sessions.findWithUser(digest);
+    if (!found) throw new Unauthenticated();
+    if (found.expiresAt.getTime() <= clock.now().getTime()) {
+      await sessions.delete(digest);
+      throw new Unauthenticated();
+    }
+    return found.user;
+  }
+
   return {
     async signup(body: Body, meta: RequestMeta): Promise<SignedIn> {
       await limit('signup', meta);
@@ -167,27 +204,25 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       if (hasher.needsRehash(record.passwordHash)) {
         await users.updatePasswordHash(record.id, await hasher.hash(input.password));
       }
-      if (meta.sessionToken) await sessions.delete(digestToken(meta.sessionToken));
+      // Every presented session ends, not only the first: one planted under a longer path (sent
+      // first) would otherwise outlive this login and shadow the fresh one.
+      const presented = meta.sessionToken;
+      if (typeof presented === 'string') await sessions.delete(digestToken(presented));
+      else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
       const user: User = { id: record.id, name: record.name, email: record.email };
       return { user, session: await issueSession(user.id) };
     },
 
-    async logout(meta: SessionMeta): Promise<void> {
-      if (!meta.sessionToken) throw new Unauthenticated();
-      const deleted = await sessions.delete(digestToken(meta.sessionToken));
-      if (!deleted || deleted.expiresAt.getTime() <= clock.now().getTime()) throw new Unauthenticated();
+    logout(meta: SessionMeta): Promise<void> {
+      const presented = meta.sessionToken;
+      if (!presented) return Promise.reject(new Unauthenticated());
+      return typeof presented === 'string' ? endSession(presented) : firstLive(presented, endSession);
     },
 
-    async me(meta: SessionMeta): Promise<User> {
-      if (!meta.sessionToken) throw new Unauthenticated();
-      const digest = digestToken(meta.sessionToken);
-      const found = await sessions.findWithUser(digest);
-      if (!found) throw new Unauthenticated();
-      if (found.expiresAt.getTime() <= clock.now().getTime()) {
-        await sessions.delete(digest);
-        throw new Unauthenticated();
-      }
-      return found.user;
+    me(meta: SessionMeta): Promise<User> {
+      const presented = meta.sessionToken;
+      if (!presented) return Promise.reject(new Unauthenticated());
+      return typeof presented === 'string' ? userOf(presented) : firstLive(presented, userOf);
     },
 
     async contact(body: Body, meta: RequestMeta): Promise<void> {

@@ -31,15 +31,13 @@ export class Exchange {
     if (this.#limits) Object.assign(headers, rateLimitHeaders([...this.#limits.values()]));
   }
 
-  /** The `sl_session` cookie's value, or `null`. The first one wins when a client sends several. */
-  sessionToken(): string | null {
+  /**
+   * The `sl_session` cookie's value, or `null`; when a client sends several different ones, all of
+   * them in the order sent (at most MAX_SESSION_COOKIES), for the core to use the first live one.
+   */
+  sessionToken(): string | readonly string[] | null {
     const cookie = headerValue(this.request.headers, 'cookie');
-    if (!cookie) return null;
-    for (const pair of cookie.split(';')) {
-      const eq = pair.indexOf('=');
-      if (eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) return pair.slice(eq + 1).trim() || null;
-    }
-    return null;
+    return cookie ? sessionCookieValues(cookie) : null;
   }
 
   clientIp(): string {
@@ -60,4 +58,42 @@ export class Exchange {
   body(): () => Promise<unknown> {
     return () => readJsonBody(this.request);
   }
+}
+
+/**
+ * How many distinct `sl_session` values one request may present. Each costs a store lookup when the
+ * cache does not know it, so the bound keeps a padded Cookie header from costing hundreds; a browser
+ * holds one per cookie path and domain, and a few at most in honest use.
+ */
+export const MAX_SESSION_COOKIES = 16;
+
+const isSpace = (code: number) => code === 32 || code === 9;
+
+/**
+ * The non-empty `sl_session` values of a Cookie header: one string, or an array when there are
+ * several different ones. Scanned in place with indexOf, so the usual header with one session cookie
+ * costs one slice (it runs on every /api/me).
+ */
+export function sessionCookieValues(cookie: string): string | string[] | null {
+  let first: string | null = null;
+  let more: string[] | undefined;
+  for (let start = 0; start < cookie.length; ) {
+    let end = cookie.indexOf(';', start);
+    if (end < 0) end = cookie.length;
+    let i = start;
+    while (i < end && isSpace(cookie.charCodeAt(i))) i++;
+    if (cookie.startsWith(SESSION_COOKIE, i)) {
+      let eq = i + SESSION_COOKIE.length;
+      while (eq < end && isSpace(cookie.charCodeAt(eq))) eq++;
+      if (eq < end && cookie.charCodeAt(eq) === 61 /* = */) {
+        const value = cookie.slice(eq + 1, end).trim();
+        if (value !== '' && value !== first && !more?.includes(value)) {
+          if (first === null) first = value;
+          else if ((more ??= [first]).push(value) >= MAX_SESSION_COOKIES) break;
+        }
+      }
+    }
+    start = end + 1;
+  }
+  return more ?? first;
 }
