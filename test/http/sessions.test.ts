@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_TTL_MS } from '@sl/core';
 import type { RunningServer } from '@sl/server';
 import { request, sessionFrom } from '../support/client.ts';
+import { poll } from '../support/poll.ts';
 import { ManualClock } from '@sl/core/testing';
 import { pino } from 'pino';
 import { loadConfig, startServer } from '@sl/server';
@@ -75,6 +76,31 @@ describeEachServer('several sl_session cookies', MATRIX.filter((row) => row.host
     const me = await request(server.url, '/api/me', withCookie(`sl_session=${planted}; sl_session=${victim}`));
     expect(me.body).toMatchObject({ ok: true, user: { email: 'vic@example.com' } });
     expect((await request(server.url, '/api/me', { session: planted })).status).toBe(401);
+  });
+});
+
+describeEachServer('sessions per user', MATRIX.filter((row) => row.host === 'koa'), ({ store }) => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('with MAX_SESSIONS_PER_USER=3 a login beyond it ends the oldest session, refused through the session cache as soon as the feed tells it', async () => {
+    const clock = new ManualClock(new Date());
+    server = await startTestServer({ store, clock, env: { MAX_SESSIONS_PER_USER: '3' } });
+    const account = { email: 'many@example.com', password: 'many devices' };
+    const tokens = [sessionFrom(await request(server.url, '/api/signup', { json: { name: 'Many', ...account } }))!];
+    for (let i = 0; i < 4; i++) {
+      clock.advance(1000);
+      // Each one asked for once, so the cache holds it when it is ended.
+      expect((await request(server.url, '/api/me', { session: tokens.at(-1)! })).status).toBe(200);
+      tokens.push(sessionFrom(await request(server.url, '/api/login', { json: account }))!);
+    }
+    // On a Postgres server the cache hears of the ended sessions through LISTEN/NOTIFY, within its staleness bound.
+    const me = (token: string) => async () => (await request(server!.url, '/api/me', { session: token })).status;
+    for (const token of tokens.slice(0, 2)) expect(await poll(me(token), (status) => status === 401, 10_000)).toBe(401);
+    for (const token of tokens.slice(2)) expect(await me(token)()).toBe(200);
   });
 });
 

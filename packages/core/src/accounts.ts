@@ -9,6 +9,9 @@ import { digestToken } from './system.ts';
 /** Session lifetime: absolute, from issue. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
+/** Live sessions one user may hold by default; a login beyond it ends the oldest. */
+export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
+
 /**
  * A request body, or a function that reads it. Pass a function to read the body only after the
  * rate limit has counted the request, so even unreadable bodies count.
@@ -62,6 +65,8 @@ export interface AccountsOptions {
   readonly accountLoginLimit?: RateLimitRule | null;
   /** How many leading bits of an IPv6 address identify one client for the limits (1 to 128); default 56. */
   readonly ipv6Prefix?: number;
+  /** Sessions one user may hold; a signup or login beyond it ends the oldest. Default DEFAULT_MAX_SESSIONS_PER_USER. */
+  readonly maxSessionsPerUser?: number;
 }
 
 /**
@@ -131,6 +136,8 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
   const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
+  const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
 
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   async function limit(operation: LimitedOperation, meta: RequestMeta): Promise<string> {
@@ -154,7 +161,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     const token = tokens.generate();
     const createdAt = clock.now();
     const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-    await sessions.create({ tokenDigest: digestToken(token), userId, createdAt, expiresAt });
+    await sessions.create({ tokenDigest: digestToken(token), userId, createdAt, expiresAt }, maxSessions);
     return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
 

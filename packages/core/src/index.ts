@@ -5,6 +5,7 @@
 export {
   DEFAULT_SERVICE_NAME,
   SESSION_TTL_MS,
+  DEFAULT_MAX_SESSIONS_PER_USER,
   createAccounts,
   type Accounts,
   type AccountsOptions,

@@ -44,7 +44,12 @@ export interface SessionWithUser {
 }
 
 export interface SessionStore {
-  create(session: NewSession): Promise<void>;
+  /**
+   * Stores the session. With `maxPerUser`, then ends the user's oldest sessions (by `createdAt`)
+   * beyond that many, never the new one, and reports them to the revocation feed like any deletion;
+   * creates for one user are serialised, so concurrent logins too leave at most `maxPerUser`.
+   */
+  create(session: NewSession, maxPerUser?: number): Promise<void>;
   /** The session and its user in one lookup, expired or not; `null` when unknown. */
   findWithUser(tokenDigest: string): Promise<SessionWithUser | null>;
   /** Deletes a session; returns its expiry, or `null` if there was none (so two deletes report one). */

@@ -84,7 +84,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const sessions = config.sessionCache ? cacheSessions(store.sessions, store.revocations, config.sessionCache) : undefined;
   const created = createAccounts(
     { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
-    { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
+    { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, maxSessionsPerUser: config.maxSessionsPerUser, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };

@@ -22,6 +22,8 @@ export interface MemoryStoreOptions {
   readonly contactCapacity?: number;
   /** Bytes of contact messages kept, as `contactBytes` counts them; default 32 MiB. */
   readonly contactByteCapacity?: number;
+  /** Rate-limit windows kept, least recently used dropped first; default `DEFAULT_RATE_LIMIT_KEYS` (100,000). */
+  readonly rateLimitKeys?: number;
 }
 
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
@@ -37,7 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
-    rateLimiter: new MemoryRateLimiter(),
+    rateLimiter: new MemoryRateLimiter(options.rateLimitKeys),
     ping: async () => {},
     close: async () => {},
   };
