@@ -102,6 +102,15 @@ export interface RateLimiter {
   deleteExpired(now: Date): Promise<number>;
 }
 
+/**
+ * The key that signs device cookies (see device-proofs.ts), one for every process on a store, so a
+ * cookie one instance issued is honoured by all; created by the first that asks.
+ */
+export interface DeviceKeyStore {
+  /** The stored key; when there is none yet, stores `candidate` and returns it (atomically: concurrent first calls all get one key). */
+  getOrCreate(candidate: string): Promise<string>;
+}
+
 export interface PasswordHasher {
   /** A PHC string for the password at the configured work factor. */
   hash(password: string): Promise<string>;
@@ -128,6 +137,7 @@ export interface Ports {
   readonly sessions: SessionStore;
   readonly contacts: ContactStore;
   readonly rateLimiter: RateLimiter;
+  readonly deviceKeys: DeviceKeyStore;
   readonly hasher: PasswordHasher;
   readonly clock: Clock;
   readonly tokens: TokenGenerator;
@@ -162,7 +172,7 @@ export interface SessionRevocations {
 }
 
 /** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */
-export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'rateLimiter' | 'ping'> {
+export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */
   readonly revocations: SessionRevocations;
   /** Releases connections and files; the store is unusable afterwards. */

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContactMessage, Store } from '@sl/core';
 import { contactCases } from './cases/contacts.ts';
+import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
 import { sessionCases } from './cases/sessions.ts';
@@ -76,6 +77,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('sessions', () => sessionCases(current));
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
+    describe('device keys', () => deviceKeyCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
   });
 }

@@ -1,4 +1,4 @@
-import type { Store } from '@sl/core';
+import type { DeviceKeyStore, Store } from '@sl/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
 import { MemorySessionStore } from './session-store.ts';
@@ -40,7 +40,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys),
+    deviceKeys: memoryDeviceKeys(),
     ping: async () => {},
     close: async () => {},
   };
+}
+
+/** One key for the life of the store: only this process uses it. */
+function memoryDeviceKeys(): DeviceKeyStore {
+  let key: string | undefined;
+  return { getOrCreate: async (candidate) => (key ??= candidate) };
 }

@@ -9,6 +9,7 @@ export interface Database {
   readonly sessions: SessionsTable;
   readonly contact_messages: ContactMessagesTable;
   readonly rate_limit_windows: RateLimitWindowsTable;
+  readonly device_keys: DeviceKeysTable;
 }
 
 export interface UsersTable {
@@ -44,4 +45,11 @@ export interface RateLimitWindowsTable {
   key: string;
   count: number;
   reset_at: Date;
+}
+
+/** The one key that signs device cookies (a single row, `id` 1), shared by every process. */
+export interface DeviceKeysTable {
+  id: number;
+  key: string;
+  created_at: Date;
 }
