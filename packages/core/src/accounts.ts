@@ -5,6 +5,7 @@ import { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, accountKey, countRequest, RA
 import type { Ports, RateLimitRule, User } from './ports.ts';
 import { ContactRequest, LoginRequest, SignupRequest, parseRequest, toWellFormed } from './schemas.ts';
 import { digestToken } from './system.ts';
+import { createDeviceProofs, DEVICE_LOGIN_POLICY, type IssuedDeviceProof } from './device-proofs.ts';
 
 /** Session lifetime: absolute, from issue. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -27,6 +28,11 @@ export interface RequestMeta extends SessionMeta {
   readonly clientIp: string;
   readonly userAgent?: string | null;
   /**
+   * Device proofs the client presented (see device-proofs.ts), opaque to the transport: at login, a
+   * genuine one for the account moves the attempt from the account's failure limit to its own.
+   */
+  readonly deviceProof?: string | readonly string[] | null;
+  /**
    * Called once per policy that counted the request (the per-IP limit before anything else
    * happens, whatever the outcome; login then the per-account one), and again when a count is taken
    * back; HTTP uses it for the `RateLimit` headers.
@@ -44,6 +50,8 @@ export interface IssuedSession {
 export interface SignedIn {
   readonly user: User;
   readonly session: IssuedSession;
+  /** Proof that this client signed in to this account; give it to the client with the session. */
+  readonly device: IssuedDeviceProof;
 }
 
 export interface Health {
@@ -131,6 +139,7 @@ async function readBody(body: Body): Promise<unknown> {
  */
 export function createAccounts(ports: Ports, options: AccountsOptions = {}): Accounts {
   const { users, sessions, contacts, rateLimiter, hasher, clock, tokens } = ports;
+  const devices = createDeviceProofs(ports.deviceKeys, tokens, clock);
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
@@ -190,17 +199,23 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       const passwordHash = await hasher.hash(input.password);
       const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
       if (!user) throw new EmailTaken();
-      return { user, session: await issueSession(user.id) };
+      return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
     },
 
     async login(body: Body, meta: RequestMeta): Promise<SignedIn> {
       await limit('login', meta);
       const input = parseRequest(LoginRequest, await readBody(body));
       // Every attempt on the account is counted before the password is checked, so concurrent
-      // guesses cannot all pass one stale check; a successful login takes its count back.
-      const attempt = accountRule
-        ? await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), meta.onRateLimit)
-        : null;
+      // guesses cannot all pass one stale check; a successful login takes its count back. A client
+      // with a genuine device proof for the account is counted on its own, so others' failures
+      // cannot lock it out (and its own failures meet the same limit).
+      let attempt = null;
+      if (accountRule) {
+        const device = await devices.verify(meta.deviceProof, input.email);
+        attempt = device
+          ? await countRequest(rateLimiter, DEVICE_LOGIN_POLICY, accountKey(DEVICE_LOGIN_POLICY, device), accountRule, clock.now(), meta.onRateLimit)
+          : await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), meta.onRateLimit);
+      }
       const record = await users.findByEmail(input.email);
       if (!record) {
         await hasher.verifyDummy(input.password);
@@ -217,7 +232,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       if (typeof presented === 'string') await sessions.delete(digestToken(presented));
       else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
       const user: User = { id: record.id, name: record.name, email: record.email };
-      return { user, session: await issueSession(user.id) };
+      return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
     },
 
     logout(meta: SessionMeta): Promise<void> {

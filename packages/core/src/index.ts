@@ -30,6 +30,7 @@ export {
   type FieldIssue,
   type RateLimitStatus,
 } from './errors.ts';
+export { DEVICE_LOGIN_POLICY, DEVICE_PROOF_TTL_MS, type IssuedDeviceProof } from './device-proofs.ts';
 export { startHousekeeping } from './housekeeping.ts';
 export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Pbkdf2 } from './password-hasher.ts';
 export type * from './ports.ts';

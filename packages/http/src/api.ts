@@ -83,9 +83,9 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       if (route.changesState) refuseForeignRequest(request, route.requestBody !== undefined, () => publicUrl ?? originOf(request, reqId));
       const result = await route.run(accounts, exchange);
       const body = JSON.stringify(result.body);
-      const headers: Record<string, string> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
+      const headers: Record<string, string | string[]> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
       exchange.addHeaders(headers);
-      if (result.setCookie) headers['set-cookie'] = result.setCookie;
+      if (result.setCookie) headers['set-cookie'] = typeof result.setCookie === 'string' ? result.setCookie : [...result.setCookie];
       headers['content-length'] = String(Buffer.byteLength(body));
       return { status: result.status, headers, body };
     } catch (error) {

@@ -4,7 +4,7 @@ import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';
 import { silentLogger, type Logger } from './logger.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
-import { SESSION_COOKIE } from './session-cookie.ts';
+import { DEVICE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
 
 /**
  * One request on its way through an operation. Everything is computed on demand, so an operation
@@ -37,7 +37,13 @@ export class Exchange {
    */
   sessionToken(): string | readonly string[] | null {
     const cookie = headerValue(this.request.headers, 'cookie');
-    return cookie ? sessionCookieValues(cookie) : null;
+    return cookie ? cookieValues(cookie, SESSION_COOKIE) : null;
+  }
+
+  /** The `sl_device` cookie's values (the device proofs of the accounts this browser signed in to), or `null`. */
+  deviceProof(): string | readonly string[] | null {
+    const cookie = headerValue(this.request.headers, 'cookie');
+    return cookie ? cookieValues(cookie, DEVICE_COOKIE) : null;
   }
 
   clientIp(): string {
@@ -50,6 +56,7 @@ export class Exchange {
       clientIp: this.clientIp(),
       userAgent: headerValue(this.request.headers, 'user-agent') || null,
       sessionToken: this.sessionToken(),
+      deviceProof: this.deviceProof(),
       onRateLimit: (status: RateLimitStatus) => void (this.#limits ??= new Map()).set(status.policy, status),
     };
   }
@@ -70,11 +77,11 @@ export const MAX_SESSION_COOKIES = 16;
 const isSpace = (code: number) => code === 32 || code === 9;
 
 /**
- * The non-empty `sl_session` values of a Cookie header: one string, or an array when there are
- * several different ones. Scanned in place with indexOf, so the usual header with one session cookie
+ * The non-empty values of the cookie `name` in a Cookie header: one string, or an array when there
+ * are several different ones (at most MAX_SESSION_COOKIES). Scanned in place with indexOf, so the usual header with one session cookie
  * costs one slice (it runs on every /api/me).
  */
-export function sessionCookieValues(cookie: string): string | string[] | null {
+export function cookieValues(cookie: string, name: string): string | string[] | null {
   let first: string | null = null;
   let more: string[] | undefined;
   for (let start = 0; start < cookie.length; ) {
@@ -82,8 +89,8 @@ export function sessionCookieValues(cookie: string): string | string[] | null {
     if (end < 0) end = cookie.length;
     let i = start;
     while (i < end && isSpace(cookie.charCodeAt(i))) i++;
-    if (cookie.startsWith(SESSION_COOKIE, i)) {
-      let eq = i + SESSION_COOKIE.length;
+    if (cookie.startsWith(name, i)) {
+      let eq = i + name.length;
       while (eq < end && isSpace(cookie.charCodeAt(eq))) eq++;
       if (eq < end && cookie.charCodeAt(eq) === 61 /* = */) {
         const value = cookie.slice(eq + 1, end).trim();

@@ -2,10 +2,10 @@
  * The route table: the one list of the API's operations. Routing in every host, the OpenAPI paths,
  * and the endpoint lists of auth.md and the agent skills are all derived from it.
  */
-import { ACCOUNT_LOGIN_POLICY, ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
 import type { Exchange } from './exchange.ts';
 import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './discovery/examples.ts';
-import { clearedSessionCookie, sessionCookie } from './session-cookie.ts';
+import { clearedSessionCookie, deviceCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
 export type ResponseSchemaName = 'UserResponse' | 'Ok' | 'Health' | 'ErrorResponse';
@@ -26,7 +26,7 @@ export interface DocumentedResponse {
 export interface OperationResult {
   readonly status: number;
   readonly body: unknown;
-  readonly setCookie?: string;
+  readonly setCookie?: string | readonly string[];
 }
 
 export interface ApiRoute {
@@ -58,7 +58,7 @@ export interface ApiRoute {
   readonly run: (accounts: Accounts, exchange: Exchange) => Promise<OperationResult>;
 }
 
-const userResponse = (status: number, user: User, setCookie?: string): OperationResult => ({
+const userResponse = (status: number, user: User, setCookie?: string | readonly string[]): OperationResult => ({
   status,
   body: { ok: true, user: { id: user.id, name: user.name, email: user.email } },
   ...(setCookie ? { setCookie } : {}),
@@ -101,8 +101,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
     },
     run: async (accounts, exchange) => {
-      const { user, session } = await accounts.signup(exchange.body(), exchange.meta());
-      return userResponse(201, user, sessionCookie(session.token, session.maxAgeSeconds));
+      const { user, session, device } = await accounts.signup(exchange.body(), exchange.meta());
+      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)]);
     },
   },
   {
@@ -115,15 +115,15 @@ export const API_ROUTES: readonly ApiRoute[] = [
     changesState: true,
     auth: 'public',
     limited: 'login',
-    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    alsoLimited: [ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY],
     requestBody: LoginRequest,
     responses: {
       '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
       '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
     },
     run: async (accounts, exchange) => {
-      const { user, session } = await accounts.login(exchange.body(), exchange.meta());
-      return userResponse(200, user, sessionCookie(session.token, session.maxAgeSeconds));
+      const { user, session, device } = await accounts.login(exchange.body(), exchange.meta());
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)]);
     },
   },
   {

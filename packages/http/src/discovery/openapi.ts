@@ -4,10 +4,10 @@
  * all come from code.
  */
 import { z } from 'zod';
-import { ContactRequest, LoginRequest, RATE_LIMITS, SESSION_TTL_MS, SignupRequest, type LimitedOperation } from '@sl/core';
+import { ContactRequest, DEVICE_PROOF_TTL_MS, LoginRequest, RATE_LIMITS, SESSION_TTL_MS, SignupRequest, type LimitedOperation } from '@sl/core';
 import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
-import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from '../session-cookie.ts';
+import { DEVICE_COOKIE, SESSION_COOKIE, clearedSessionCookie, deviceCookie, sessionCookie } from '../session-cookie.ts';
 import { ErrorResponse, Health, Ok, User, UserResponse } from './response-schemas.ts';
 import { ERROR_EXAMPLES, EXAMPLE_CONTACT, EXAMPLE_LOGIN, EXAMPLE_SIGNUP, rateLimitedExample, validationExample } from './examples.ts';
 import { describeBounds, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
@@ -104,9 +104,9 @@ function rateLimitHeaders(route: ApiRoute, required: boolean) {
 const COOKIE_HEADERS = {
   set: {
     'Set-Cookie': {
-      description: `Starts a session. Attributes are fixed: \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`.`,
+      description: `Starts a session. Attributes are fixed: \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`. A second \`Set-Cookie\` gives this browser a device cookie for the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\`; while it is presented, failed logins of others on the account do not lock this browser out.`,
       required: true,
-      schema: { type: 'string', pattern: `^${SESSION_COOKIE}=[^;]+;` },
+      schema: { type: 'string', pattern: `^(?:${SESSION_COOKIE}|${DEVICE_COOKIE})=[^;]+;` },
     },
   },
   clear: {
@@ -175,7 +175,7 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
       ? {
           '429': error(
             route.alsoLimited
-              ? 'Rate limit exceeded: the per-client-IP limit, or the per-account limit on failed logins (then even the right password, until the window ends).'
+              ? 'Rate limit exceeded: the per-client-IP limit, or the per-account limit on failed logins (then even the right password, until the window ends), or, for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s.'
               : 'Rate limit exceeded: the per-client-IP limit.',
             rateLimitedExample(route),
             { 'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } } },
@@ -210,7 +210,7 @@ function operationObject(route: ApiRoute) {
     }
   }
   const limit = route.limited
-    ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited ? ' Failed logins are also limited per account (e-mail address), whoever sends them.' : ''}`
+    ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited ? ' Failed logins are also limited per account (e-mail address), whoever sends them; a browser that signed in to the account before and presents its device cookie (`sl_device`) is limited on its own instead, so others’ failures cannot lock it out.' : ''}`
     : '';
   return {
     operationId: route.operationId,
