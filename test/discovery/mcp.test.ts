@@ -77,6 +77,9 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
         expect(res.headers.get('access-control-allow-origin')).toBe('*');
+        // A page can read the validator it revalidates with only if the answer exposes it (not safelisted).
+        expect(res.headers.get('etag')).toMatch(/^(W\/)?"/);
+        expect(res.headers.get('access-control-expose-headers')?.split(/,\s*/)).toContain('ETag');
         const card = (await res.json()) as { remotes: { url: string }[]; transport: { endpoint: string } };
         expect(validCard(card), ajv.errorsText(validCard.errors)).toBe(true);
         expect(card.remotes[0]!.url).toBe(`${server.url}/mcp`);
@@ -143,7 +146,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
         expect(tools.map((t) => t.name).sort()).toEqual(['health', 'send-contact-message']);
         const contactTool = tools.find((t) => t.name === 'send-contact-message')!;
         expect(contactTool.inputSchema.required).toEqual(['name', 'email', 'message']);
-        expect(contactTool.inputSchema.properties).toMatchObject({ message: { minLength: 10, maxLength: 5000 }, email: { format: 'email' } });
+        expect(contactTool.inputSchema.properties).toMatchObject({ message: { minLength: 10, maxLength: 5000 }, email: { 'x-trimmed': { format: 'email' } } });
 
         const health = await client.callTool({ name: 'health', arguments: {} });
         expect(health.isError).toBeFalsy();

@@ -112,16 +112,56 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
     it('takes field bounds from the core schemas, and does not claim unknown keys are rejected', () => {
       const schemas = doc.components.schemas as Record<string, { properties: Record<string, Record<string, unknown>>; additionalProperties?: unknown }>;
       for (const [id, schema] of Object.entries({ SignupRequest, LoginRequest, ContactRequest })) {
-        const fromCore = z.toJSONSchema(z.object(schema.shape), { io: 'output' }) as { properties: Record<string, unknown> };
-        expect(schemas[id]!.properties).toEqual(fromCore.properties);
+        const fromCore = z.toJSONSchema(z.object(schema.shape), { io: 'output' }) as { properties: Record<string, Record<string, unknown>> };
+        expect(Object.keys(schemas[id]!.properties)).toEqual(Object.keys(fromCore.properties));
+        for (const [name, field] of Object.entries(fromCore.properties)) {
+          const published = schemas[id]!.properties[name]!;
+          if (field['x-trimmed'] !== true) {
+            expect(published, `${id}.${name}`).toEqual(field);
+            continue;
+          }
+          // A trimmed field publishes the core's bounds under `x-trimmed` and checks them in its pattern.
+          const { minLength, maxLength, format } = field;
+          expect(published['x-trimmed'], `${id}.${name}`).toEqual(JSON.parse(JSON.stringify({ format, minLength, maxLength })));
+          expect(published.pattern, `${id}.${name}`).toEqual(expect.any(String));
+        }
         expect(schemas[id]!.additionalProperties).toBeUndefined();
       }
-      expect(schemas.SignupRequest!.properties.name).toMatchObject({ minLength: 2, maxLength: 120 });
-      expect(schemas.SignupRequest!.properties.email).toMatchObject({ format: 'email', maxLength: 200 });
+      expect(schemas.SignupRequest!.properties.name!['x-trimmed']).toEqual({ minLength: 2, maxLength: 120 });
+      expect(schemas.SignupRequest!.properties.email!['x-trimmed']).toEqual({ format: 'email', maxLength: 200 });
       expect(schemas.SignupRequest!.properties.password).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(schemas.ContactRequest!.properties.message).toMatchObject({ minLength: 10, maxLength: 5000 });
       expect(Object.keys(schemas).sort()).toEqual(['ContactRequest', 'ErrorResponse', 'Health', 'LoginRequest', 'Ok', 'SignupRequest', 'User', 'UserResponse']);
       expect(schemas.ErrorResponse!.properties.issues).toBeDefined();
+    });
+
+    it('describes the trimming: a validator of the published schemas accepts and refuses what the server does', () => {
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      addFormats.default(ajv);
+      ajv.addSchema(doc, 'doc');
+      const email = (value: string) => ({ name: 'Ann', email: value, password: 'correct horse', message: 'Hello there, operators.' });
+      const named = (value: string) => ({ name: value, email: 'ann@example.com', password: 'correct horse', message: 'Hello there, operators.' });
+      const local = 'a'.repeat(64);
+      const samples = [
+        email('  A@B.EXAMPLE '), email('a@b.example'), email('\tann@example.com\n'), email(' a b@example.com'), email('not-an-email'), email(' '),
+        email(`${local}@${'d'.repeat(120)}.example`), email(`  ${local}@${'d'.repeat(126)}.example  `), email(`${local}@${'d'.repeat(127)}.example`),
+        named(' A '), named('A'), named('  Ann  '), named('Al'), named(' é '), named('x'.repeat(120)), named(`  ${'x'.repeat(120)}\n`),
+        named('x'.repeat(121)), named(` ${'😀'.repeat(120)} `), named('😀'.repeat(121)), named('A\n\nB'), named(''), named('   '),
+      ];
+      let checked = 0;
+      for (const [id, schema] of Object.entries({ SignupRequest, LoginRequest, ContactRequest })) {
+        for (const sample of samples) {
+          const body = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, sample[key as keyof typeof sample]]));
+          const server = schema.safeParse(body).success;
+          const published = ajv.validate({ $ref: `doc#/components/schemas/${id}` }, body);
+          expect(published, `${id} ${JSON.stringify(body)}: the server ${server ? 'accepts' : 'refuses'} it`).toBe(server);
+          checked++;
+        }
+      }
+      expect(checked).toBe(3 * samples.length);
+      // The two cases of the report, by name.
+      expect(ajv.validate({ $ref: 'doc#/components/schemas/LoginRequest' }, { email: '  A@B.EXAMPLE ', password: 'x' })).toBe(true);
+      expect(ajv.validate({ $ref: 'doc#/components/schemas/SignupRequest' }, { name: ' A ', email: 'a@b.example', password: 'correct horse' })).toBe(false);
     });
 
     it('states the rate limits from RATE_LIMITS', () => {
@@ -166,8 +206,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
           }
         }
       }
-      // Six operations: 37 responses and 3 request bodies, so the loop above cannot pass by checking nothing.
-      expect(examples).toBe(40);
+      // Six operations: 39 responses (logout's 400 and 403 included) and 3 request bodies, so the loop
+      // above cannot pass by checking nothing.
+      expect(examples).toBe(42);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });

@@ -42,8 +42,10 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ ok: true, user: { id: expect.any(Number), name: 'Ada', email } });
       expect(JSON.stringify(res.body)).not.toContain('analytical');
-      expect(res.setCookies).toHaveLength(1);
+      // The session cookie, then the device cookie that keeps others' failed logins from locking this browser out.
+      expect(res.setCookies).toHaveLength(2);
       expect(res.setCookies[0]).toMatch(COOKIE);
+      expect(res.setCookies[1]).toMatch(/^sl_device=[\w.-]+; Max-Age=31536000; Path=\/api\/login; HttpOnly; Secure; SameSite=Lax$/);
       expect(res.headers.get('cache-control')).toBe('no-store');
     });
 

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
-import { request } from '../support/client.ts';
+import { freshIp, request, sessionFrom } from '../support/client.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
@@ -77,5 +77,49 @@ describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
     const forwarded = { 'x-forwarded-host': 'accounts.example.org', 'x-forwarded-proto': 'https' };
     expect((await request(server.url, '/api/login', { json: LOGIN, headers: { ...forwarded, origin: 'https://accounts.example.org' } })).status).toBe(401);
     expect((await request(server.url, '/api/login', { json: LOGIN, headers: { ...forwarded, origin: server.url } })).status).toBe(403);
+  });
+  describe('logout, like every state-changing operation, refuses them before it touches a session or a cookie', () => {
+    const signIn = async (url: string) => {
+      const res = await request(url, '/api/signup', { json: { name: 'Visitor', email: `v${freshIp()}@example.com`, password: 'correct horse' }, ip: freshIp() });
+      expect(res.status).toBe(201);
+      return sessionFrom(res)!;
+    };
+    const alive = async (url: string, token: string) => (await request(url, '/api/me', { session: token })).status === 200;
+
+    it.each([
+      ['Sec-Fetch-Site: cross-site, a foreign Origin, a form body', { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, 'a=1'],
+      ['Sec-Fetch-Site: same-site (a sibling subdomain)', { 'sec-fetch-site': 'same-site', origin: 'https://other.example.com' }, undefined],
+      ['a foreign Origin from an older browser', { origin: 'https://evil.example' }, undefined],
+    ])('%s: 403, the session lives on, no cookie is set', async (_label, headers, raw) => {
+      server = await startTestServer({ host });
+      const token = await signIn(server.url);
+      for (const session of [token, undefined]) {
+        const res = await request(server.url, '/api/logout', { method: 'POST', headers, ...(raw === undefined ? {} : { raw }), ...(session ? { session } : {}) });
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+        expect(res.setCookies).toEqual([]);
+      }
+      expect(await alive(server.url, token)).toBe(true);
+    });
+
+    it('a body a form or a no-cors fetch could send is 400 as at login; none, or JSON, logs out', async () => {
+      server = await startTestServer({ host });
+      const token = await signIn(server.url);
+      for (const [headers, raw] of [
+        [{ 'content-type': 'application/x-www-form-urlencoded' }, 'a=1'],
+        [{ 'content-type': 'text/plain;charset=UTF-8' }, '{}'],
+        [{ 'content-type': 'multipart/form-data; boundary=x' }, '--x--'],
+        [{}, 'untyped'],
+      ] as [Record<string, string>, string][]) {
+        const res = await request(server.url, '/api/logout', { method: 'POST', headers, raw, session: token });
+        expect(res.status, JSON.stringify(headers)).toBe(400);
+        expect(res.setCookies).toEqual([]);
+      }
+      expect(await alive(server.url, token)).toBe(true);
+      expect((await request(server.url, '/api/logout', { method: 'POST', session: token, headers: { 'sec-fetch-site': 'same-origin', origin: server.url } })).status).toBe(200);
+      expect(await alive(server.url, token)).toBe(false);
+      const other = await signIn(server.url);
+      expect((await request(server.url, '/api/logout', { method: 'POST', json: {}, session: other })).status).toBe(200);
+    });
   });
 });

@@ -6,9 +6,13 @@ import type { Ports, RateLimitRule, User } from './ports.ts';
 import { ContactRequest, LoginRequest, SignupRequest, parseRequest, toWellFormed } from './schemas.ts';
 import { contactMail } from './mails.ts';
 import { digestToken } from './system.ts';
+import { createDeviceProofs, DEVICE_LOGIN_POLICY, type IssuedDeviceProof } from './device-proofs.ts';
 
 /** Session lifetime: absolute, from issue. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Live sessions one user may hold by default; a login beyond it ends the oldest. */
+export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 
 /**
  * A request body, or a function that reads it. Pass a function to read the body only after the
@@ -24,6 +28,11 @@ export interface RequestMeta extends SessionMeta {
    */
   readonly clientIp: string;
   readonly userAgent?: string | null;
+  /**
+   * Device proofs the client presented (see device-proofs.ts), opaque to the transport: at login, a
+   * genuine one for the account moves the attempt from the account's failure limit to its own.
+   */
+  readonly deviceProof?: string | readonly string[] | null;
   /**
    * Called once per policy that counted the request (the per-IP limit before anything else
    * happens, whatever the outcome; login then the per-account one), and again when a count is taken
@@ -42,6 +51,8 @@ export interface IssuedSession {
 export interface SignedIn {
   readonly user: User;
   readonly session: IssuedSession;
+  /** Proof that this client signed in to this account; give it to the client with the session. */
+  readonly device: IssuedDeviceProof;
 }
 
 export interface Health {
@@ -65,6 +76,8 @@ export interface AccountsOptions {
   readonly ipv6Prefix?: number;
   /** The operator's address: each contact message is mailed there too. Unset: messages are only stored. */
   readonly contactTo?: string;
+  /** Sessions one user may hold; a signup or login beyond it ends the oldest. Default DEFAULT_MAX_SESSIONS_PER_USER. */
+  readonly maxSessionsPerUser?: number;
 }
 
 /**
@@ -96,8 +109,27 @@ export interface Accounts {
 
 /** What the session operations need: only the token, so a transport computes nothing else. */
 export interface SessionMeta {
-  /** The session token the client presented, if any. */
-  readonly sessionToken?: string | null;
+  /**
+   * The session token the client presented, if any; or several, in the order the client sent them
+   * (a browser sends one per cookie path and domain it holds, the most specific path first, so a
+   * stale or planted one may come before the live one). The first that names a live session is used.
+   */
+  readonly sessionToken?: string | readonly string[] | null;
+}
+
+/**
+ * `use(token)` for each presented token in turn until one does not throw `Unauthenticated`; only the
+ * case of several tokens comes here, so the usual single cookie costs nothing more.
+ */
+async function firstLive<T>(tokens: readonly string[], use: (token: string) => Promise<T>): Promise<T> {
+  for (const token of tokens) {
+    try {
+      return await use(token);
+    } catch (error) {
+      if (!(error instanceof Unauthenticated)) throw error;
+    }
+  }
+  throw new Unauthenticated();
 }
 
 async function readBody(body: Body): Promise<unknown> {
@@ -110,11 +142,14 @@ async function readBody(body: Body): Promise<unknown> {
  */
 export function createAccounts(ports: Ports, options: AccountsOptions = {}): Accounts {
   const { users, sessions, contacts, rateLimiter, hasher, clock, tokens } = ports;
+  const devices = createDeviceProofs(ports.deviceKeys, tokens, clock);
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
   const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
+  const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
 
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   async function limit(operation: LimitedOperation, meta: RequestMeta): Promise<string> {
@@ -138,8 +173,26 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     const token = tokens.generate();
     const createdAt = clock.now();
     const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-    await sessions.create({ tokenDigest: digestToken(token), userId, createdAt, expiresAt });
+    await sessions.create({ tokenDigest: digestToken(token), userId, createdAt, expiresAt }, maxSessions);
     return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
+  }
+
+  /** Ends the token's session; Unauthenticated when it names none, or an expired one (deleted now). */
+  async function endSession(token: string): Promise<void> {
+    const deleted = await sessions.delete(digestToken(token));
+    if (!deleted || deleted.expiresAt.getTime() <= clock.now().getTime()) throw new Unauthenticated();
+  }
+
+  /** The user of the token's session; Unauthenticated when it names none, or an expired one (deleted now). */
+  async function userOf(token: string): Promise<User> {
+    const digest = digestToken(token);
+    const found = await sessions.findWithUser(digest);
+    if (!found) throw new Unauthenticated();
+    if (found.expiresAt.getTime() <= clock.now().getTime()) {
+      await sessions.delete(digest);
+      throw new Unauthenticated();
+    }
+    return found.user;
   }
 
   return {
@@ -149,17 +202,23 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       const passwordHash = await hasher.hash(input.password);
       const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
       if (!user) throw new EmailTaken();
-      return { user, session: await issueSession(user.id) };
+      return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
     },
 
     async login(body: Body, meta: RequestMeta): Promise<SignedIn> {
       await limit('login', meta);
       const input = parseRequest(LoginRequest, await readBody(body));
       // Every attempt on the account is counted before the password is checked, so concurrent
-      // guesses cannot all pass one stale check; a successful login takes its count back.
-      const attempt = accountRule
-        ? await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), meta.onRateLimit)
-        : null;
+      // guesses cannot all pass one stale check; a successful login takes its count back. A client
+      // with a genuine device proof for the account is counted on its own, so others' failures
+      // cannot lock it out (and its own failures meet the same limit).
+      let attempt = null;
+      if (accountRule) {
+        const device = await devices.verify(meta.deviceProof, input.email);
+        attempt = device
+          ? await countRequest(rateLimiter, DEVICE_LOGIN_POLICY, accountKey(DEVICE_LOGIN_POLICY, device), accountRule, clock.now(), meta.onRateLimit)
+          : await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), meta.onRateLimit);
+      }
       const record = await users.findByEmail(input.email);
       if (!record) {
         await hasher.verifyDummy(input.password);
@@ -170,27 +229,25 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       if (hasher.needsRehash(record.passwordHash)) {
         await users.updatePasswordHash(record.id, await hasher.hash(input.password));
       }
-      if (meta.sessionToken) await sessions.delete(digestToken(meta.sessionToken));
+      // Every presented session ends, not only the first: one planted under a longer path (sent
+      // first) would otherwise outlive this login and shadow the fresh one.
+      const presented = meta.sessionToken;
+      if (typeof presented === 'string') await sessions.delete(digestToken(presented));
+      else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
       const user: User = { id: record.id, name: record.name, email: record.email };
-      return { user, session: await issueSession(user.id) };
+      return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
     },
 
-    async logout(meta: SessionMeta): Promise<void> {
-      if (!meta.sessionToken) throw new Unauthenticated();
-      const deleted = await sessions.delete(digestToken(meta.sessionToken));
-      if (!deleted || deleted.expiresAt.getTime() <= clock.now().getTime()) throw new Unauthenticated();
+    logout(meta: SessionMeta): Promise<void> {
+      const presented = meta.sessionToken;
+      if (!presented) return Promise.reject(new Unauthenticated());
+      return typeof presented === 'string' ? endSession(presented) : firstLive(presented, endSession);
     },
 
-    async me(meta: SessionMeta): Promise<User> {
-      if (!meta.sessionToken) throw new Unauthenticated();
-      const digest = digestToken(meta.sessionToken);
-      const found = await sessions.findWithUser(digest);
-      if (!found) throw new Unauthenticated();
-      if (found.expiresAt.getTime() <= clock.now().getTime()) {
-        await sessions.delete(digest);
-        throw new Unauthenticated();
-      }
-      return found.user;
+    me(meta: SessionMeta): Promise<User> {
+      const presented = meta.sessionToken;
+      if (!presented) return Promise.reject(new Unauthenticated());
+      return typeof presented === 'string' ? userOf(presented) : firstLive(presented, userOf);
     },
 
     async contact(body: Body, meta: RequestMeta): Promise<void> {

@@ -5,6 +5,7 @@
 export {
   DEFAULT_SERVICE_NAME,
   SESSION_TTL_MS,
+  DEFAULT_MAX_SESSIONS_PER_USER,
   createAccounts,
   type Accounts,
   type AccountsOptions,
@@ -29,6 +30,7 @@ export {
   type FieldIssue,
   type RateLimitStatus,
 } from './errors.ts';
+export { DEVICE_LOGIN_POLICY, DEVICE_PROOF_TTL_MS, type IssuedDeviceProof } from './device-proofs.ts';
 export { startHousekeeping } from './housekeeping.ts';
 export { contactMail } from './mails.ts';
 export {

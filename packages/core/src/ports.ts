@@ -44,7 +44,12 @@ export interface SessionWithUser {
 }
 
 export interface SessionStore {
-  create(session: NewSession): Promise<void>;
+  /**
+   * Stores the session. With `maxPerUser`, then ends the user's oldest sessions (by `createdAt`)
+   * beyond that many, never the new one, and reports them to the revocation feed like any deletion;
+   * creates for one user are serialised, so concurrent logins too leave at most `maxPerUser`.
+   */
+  create(session: NewSession, maxPerUser?: number): Promise<void>;
   /** The session and its user in one lookup, expired or not; `null` when unknown. */
   findWithUser(tokenDigest: string): Promise<SessionWithUser | null>;
   /** Deletes a session; returns its expiry, or `null` if there was none (so two deletes report one). */
@@ -151,6 +156,15 @@ export interface RateLimiter {
   deleteExpired(now: Date): Promise<number>;
 }
 
+/**
+ * The key that signs device cookies (see device-proofs.ts), one for every process on a store, so a
+ * cookie one instance issued is honoured by all; created by the first that asks.
+ */
+export interface DeviceKeyStore {
+  /** The stored key; when there is none yet, stores `candidate` and returns it (atomically: concurrent first calls all get one key). */
+  getOrCreate(candidate: string): Promise<string>;
+}
+
 export interface PasswordHasher {
   /** A PHC string for the password at the configured work factor. */
   hash(password: string): Promise<string>;
@@ -177,6 +191,7 @@ export interface Ports {
   readonly sessions: SessionStore;
   readonly contacts: ContactStore;
   readonly rateLimiter: RateLimiter;
+  readonly deviceKeys: DeviceKeyStore;
   readonly hasher: PasswordHasher;
   readonly clock: Clock;
   readonly tokens: TokenGenerator;
@@ -211,7 +226,7 @@ export interface SessionRevocations {
 }
 
 /** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */
-export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'rateLimiter' | 'ping'> {
+export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
   /** The mails the store's methods queued, for the mail worker. */
   readonly outbox: MailOutbox;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */

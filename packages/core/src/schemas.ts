@@ -29,6 +29,12 @@ function wellFormed(ctx: { value: string; issues: unknown[] }): void {
 }
 
 /**
+ * Marks a field whose bounds apply after trimming, so the published JSON Schema can say so (the
+ * OpenAPI document turns the bounds into a pattern that allows the surrounding white space).
+ */
+const TRIMMED = { 'x-trimmed': true } as const;
+
+/**
  * A string whose length, in characters, lies within the bounds. The bounds are written once and
  * published to JSON Schema as `minLength`/`maxLength`.
  */
@@ -52,8 +58,9 @@ function text(bounds: { readonly min?: number; readonly max?: number }, options:
         });
       }
     })
-    .meta({ ...(min === undefined ? {} : { minLength: min }), ...(max === undefined ? {} : { maxLength: max }) });
+    .meta({ ...(min === undefined ? {} : { minLength: min }), ...(max === undefined ? {} : { maxLength: max }), ...(options.trim ? TRIMMED : {}) });
 }
+
 
 /** E-mail: trimmed and lower-cased before it is validated, stored or looked up. */
 function email(bounds: { readonly max?: number } = {}) {
@@ -63,7 +70,8 @@ function email(bounds: { readonly max?: number } = {}) {
     .check(wellFormed)
     .trim()
     .toLowerCase()
-    .pipe(bounds.max === undefined ? format : format.max(bounds.max, { message: `must be at most ${bounds.max} characters` }));
+    .pipe(bounds.max === undefined ? format : format.max(bounds.max, { message: `must be at most ${bounds.max} characters` }))
+    .meta(TRIMMED);
 }
 
 export const SignupRequest = z

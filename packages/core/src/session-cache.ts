@@ -179,7 +179,8 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
       return read(digest);
     },
 
-    create: (session: NewSession) => store.create(session),
+    // The sessions a create ends reach the cache through the feed, as every deletion does.
+    create: (session: NewSession, maxPerUser?: number) => store.create(session, maxPerUser),
 
     async delete(digest) {
       evict(digest);

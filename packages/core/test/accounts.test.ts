@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
+  DEVICE_PROOF_TTL_MS,
   EmailTaken,
   InvalidCredentials,
   Pbkdf2PasswordHasher,
@@ -273,5 +274,39 @@ describe('health', () => {
     expect(answers).toHaveLength(2);
     answers[1]!();
     expect(await next).toMatchObject({ ok: true });
+  });
+});
+
+describe('device proofs at login', () => {
+  const lockOut = async (accounts: ReturnType<typeof setup>['accounts']) => {
+    for (let i = 0; i < 20; i++) await expect(accounts.login({ email: ALICE.email, password: `wrong ${i}` }, meta(`198.51.100.${i}`))).rejects.toBeInstanceOf(InvalidCredentials);
+    await expect(accounts.login(ALICE, meta('198.51.100.99'))).rejects.toBeInstanceOf(RateLimited);
+  };
+
+  it('a proof from signup passes a lockout for a year after it was issued, and not after', async () => {
+    const { accounts, clock } = setup();
+    const { device } = await accounts.signup(ALICE, meta());
+    expect(device.maxAgeSeconds).toBe(DEVICE_PROOF_TTL_MS / 1000);
+    await lockOut(accounts);
+    await expect(accounts.login(ALICE, { ...meta(), deviceProof: device.proof })).resolves.toMatchObject({ user: { email: ALICE.email } });
+    clock.advance(DEVICE_PROOF_TTL_MS + 1000);
+    await lockOut(accounts);
+    await expect(accounts.login(ALICE, { ...meta(), deviceProof: device.proof })).rejects.toBeInstanceOf(RateLimited);
+  });
+
+  it('a proof is bound to its account, its key and its bytes', async () => {
+    const { accounts } = setup();
+    const alice = await accounts.signup(ALICE, meta());
+    const bob = await accounts.signup({ ...ALICE, email: 'bob@example.com' }, meta());
+    await lockOut(accounts);
+    const [nonce, issuedAt, mac] = alice.device.proof.split('.') as [string, string, string];
+    for (const forged of [bob.device.proof, `${nonce}.${Number(issuedAt) + 1}.${mac}`, `${nonce}x.${issuedAt}.${mac}`, `${nonce}.${issuedAt}`, 'x'.repeat(300)]) {
+      await expect(accounts.login(ALICE, { ...meta(), deviceProof: forged }), forged).rejects.toBeInstanceOf(RateLimited);
+    }
+    // The same proof under another store's key is worth nothing either.
+    const elsewhere = createAccounts({ ...createMemoryStore(), hasher: new RecordingHasher(), clock: new ManualClock(), tokens: randomTokens });
+    await elsewhere.signup(ALICE, meta());
+    for (let i = 0; i < 20; i++) await elsewhere.login({ email: ALICE.email, password: 'wrong' }, meta(`198.51.100.${i}`)).catch(() => {});
+    await expect(elsewhere.login(ALICE, { ...meta(), deviceProof: alice.device.proof })).rejects.toBeInstanceOf(RateLimited);
   });
 });

@@ -6,7 +6,7 @@
 import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
 import { answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';
-import { refuseUncounted } from './cross-site.ts';
+import { refuseForeignRequest } from './cross-site.ts';
 import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
 import { logRequest, requestIdOf, silentLogger, type Logger } from './logger.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
@@ -56,7 +56,11 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     if (!found) paths.set(path, (found = { operations: new Map(), allow: '' }));
     return found;
   };
-  for (const route of API_ROUTES) entry(route.path).operations.set(route.method, route);
+  for (const route of API_ROUTES) {
+    // Browsers send POSTs from other sites' pages: such an operation must be guarded.
+    if (route.method !== 'GET' && !route.changesState) throw new Error(`${route.method} ${route.path} must declare changesState`);
+    entry(route.path).operations.set(route.method, route);
+  }
   for (const document of discoveryDocuments({ publicUrl, serviceName, extra: options.documents })) entry(document.path).document = document;
   for (const found of paths.values()) {
     const methods = found.document ? ['GET'] : [...found.operations.keys()];
@@ -74,13 +78,14 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
     const exchange = new Exchange(request, trustProxy, logger);
     try {
-      // Refused before anything is counted: a foreign page must not spend its visitors' limits.
-      if (route.limited) refuseUncounted(request, () => publicUrl ?? originOf(request, reqId));
+      // Refused before anything is counted, read or set: a foreign page must neither spend its
+      // visitors' limits nor act with their session.
+      if (route.changesState) refuseForeignRequest(request, route.requestBody !== undefined, () => publicUrl ?? originOf(request, reqId));
       const result = await route.run(accounts, exchange);
       const body = JSON.stringify(result.body);
-      const headers: Record<string, string> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
+      const headers: Record<string, string | string[]> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
       exchange.addHeaders(headers);
-      if (result.setCookie) headers['set-cookie'] = result.setCookie;
+      if (result.setCookie) headers['set-cookie'] = typeof result.setCookie === 'string' ? result.setCookie : [...result.setCookie];
       headers['content-length'] = String(Buffer.byteLength(body));
       return { status: result.status, headers, body };
     } catch (error) {
@@ -102,7 +107,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         answer = errorAnswer(400, 'The Host header is missing or not a valid host', varies);
       } else {
         const rendered = await document.render(request, base);
-        const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*' } : {};
+        // ETag is not a CORS-safelisted header: without the exposure a page could not revalidate.
+        const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' } : {};
         const vary = [rendered.headers.vary, varies.vary].filter(Boolean).join(', ');
         answer = withValidators(request, { ...rendered, headers: { ...rendered.headers, ...cors, ...(vary ? { vary } : {}) } });
       }

@@ -1,7 +1,7 @@
 /**
- * Requests a limited operation refuses before it counts them, so that a page on another site cannot
- * spend its visitors' limits (20 hidden form posts would lock a visitor, and everyone behind the
- * same NAT, out of login for 15 minutes). A browser can send JSON to another origin only after a
+ * Requests a state-changing operation refuses before it does anything, so that a page on another site
+ * can neither spend its visitors' limits (20 hidden form posts would lock a visitor, and everyone
+ * behind the same NAT, out of login for 15 minutes) nor act with their session (log them out). A browser can send JSON to another origin only after a
  * CORS preflight, which this API never grants; so every request a foreign page can make is either
  * marked by the browser as cross-site or carries a body type other than JSON.
  */
@@ -38,10 +38,23 @@ function normalisedOrigin(value: string): string | null {
 export const CROSS_SITE_REFUSED = 'Cross-site requests are not accepted';
 
 /**
- * Throws what a limited operation answers before counting: 403 for a cross-site browser request,
- * 400 for a body that is not JSON (the same answer it always was, now not counted).
+ * Throws what a state-changing operation answers before it counts the request, reads a session or
+ * sets a cookie: 403 for a cross-site browser request; 400 for a body a form or a no-cors fetch could
+ * send (a type other than JSON; for an operation that takes no body, any body without a type too).
  */
-export function refuseUncounted(request: HttpRequest, ownOrigin: () => string | null): void {
+export function refuseForeignRequest(request: HttpRequest, takesBody: boolean, ownOrigin: () => string | null): void {
   if (isCrossSite(request, ownOrigin)) throw new HttpError(403, CROSS_SITE_REFUSED);
-  if (!isJsonMediaType(headerValue(request.headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json');
+  const type = headerValue(request.headers, 'content-type');
+  if (takesBody || type !== undefined) {
+    if (!isJsonMediaType(type)) throw new HttpError(400, 'Content-Type must be application/json');
+  } else if (announcesBody(request)) {
+    throw new HttpError(400, 'This operation takes no request body');
+  }
+}
+
+/** Whether the request says a body follows (RFC 9112 6.3: a Transfer-Encoding, or a non-zero Content-Length). */
+function announcesBody(request: HttpRequest): boolean {
+  if (headerValue(request.headers, 'transfer-encoding') !== undefined) return true;
+  const length = headerValue(request.headers, 'content-length');
+  return length !== undefined && length.trim() !== '0';
 }

@@ -2,10 +2,10 @@
  * The route table: the one list of the API's operations. Routing in every host, the OpenAPI paths,
  * and the endpoint lists of auth.md and the agent skills are all derived from it.
  */
-import { ACCOUNT_LOGIN_POLICY, ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
 import type { Exchange } from './exchange.ts';
 import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './discovery/examples.ts';
-import { clearedSessionCookie, sessionCookie } from './session-cookie.ts';
+import { clearedSessionCookie, deviceCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
 export type ResponseSchemaName = 'UserResponse' | 'Ok' | 'Health' | 'ErrorResponse';
@@ -26,7 +26,7 @@ export interface DocumentedResponse {
 export interface OperationResult {
   readonly status: number;
   readonly body: unknown;
-  readonly setCookie?: string;
+  readonly setCookie?: string | readonly string[];
 }
 
 export interface ApiRoute {
@@ -36,6 +36,12 @@ export interface ApiRoute {
   readonly summary: string;
   readonly description: string;
   readonly tag: 'accounts' | 'contact' | 'system';
+  /**
+   * Whether the operation changes state (counts a limit, starts or ends a session, stores anything).
+   * Such an operation refuses cross-site browser requests (403) and bodies a form could send (400)
+   * before it does anything else (see cross-site.ts); every method but GET must say `true`.
+   */
+  readonly changesState: boolean;
   /** `session`: the operation needs the `sl_session` cookie. */
   readonly auth: 'public' | 'session';
   /** The per-client rate limit the operation counts against, if any. */
@@ -52,7 +58,7 @@ export interface ApiRoute {
   readonly run: (accounts: Accounts, exchange: Exchange) => Promise<OperationResult>;
 }
 
-const userResponse = (status: number, user: User, setCookie?: string): OperationResult => ({
+const userResponse = (status: number, user: User, setCookie?: string | readonly string[]): OperationResult => ({
   status,
   body: { ok: true, user: { id: user.id, name: user.name, email: user.email } },
   ...(setCookie ? { setCookie } : {}),
@@ -68,6 +74,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Health check',
     description: 'Reports whether the service and its store answer.',
     tag: 'system',
+    changesState: false,
     auth: 'public',
     responses: {
       '200': { description: 'The service and its store answer.', body: 'Health', example: EXAMPLE_HEALTH },
@@ -85,6 +92,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Create an account',
     description: 'Creates an account and signs it in. The e-mail address is trimmed and lower-cased first; the name is trimmed.',
     tag: 'accounts',
+    changesState: true,
     auth: 'public',
     limited: 'signup',
     requestBody: SignupRequest,
@@ -93,8 +101,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
     },
     run: async (accounts, exchange) => {
-      const { user, session } = await accounts.signup(exchange.body(), exchange.meta());
-      return userResponse(201, user, sessionCookie(session.token, session.maxAgeSeconds));
+      const { user, session, device } = await accounts.signup(exchange.body(), exchange.meta());
+      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)]);
     },
   },
   {
@@ -104,17 +112,18 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Log in',
     description: 'Checks the credentials and starts a fresh session; a session cookie sent along is ended first.',
     tag: 'accounts',
+    changesState: true,
     auth: 'public',
     limited: 'login',
-    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    alsoLimited: [ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY],
     requestBody: LoginRequest,
     responses: {
       '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
       '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
     },
     run: async (accounts, exchange) => {
-      const { user, session } = await accounts.login(exchange.body(), exchange.meta());
-      return userResponse(200, user, sessionCookie(session.token, session.maxAgeSeconds));
+      const { user, session, device } = await accounts.login(exchange.body(), exchange.meta());
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)]);
     },
   },
   {
@@ -124,6 +133,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Log out',
     description: 'Ends the session of the cookie sent along and clears the cookie.',
     tag: 'accounts',
+    changesState: true,
     auth: 'session',
     responses: {
       '200': { description: 'Session ended.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
@@ -141,6 +151,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Current user',
     description: 'The user of the session cookie sent along.',
     tag: 'accounts',
+    changesState: false,
     auth: 'session',
     responses: {
       '200': { description: 'The signed-in user.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE },
@@ -155,6 +166,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     summary: 'Send a contact message',
     description: 'Stores a message for the operators; no account needed. The e-mail address is trimmed and lower-cased, the name trimmed.',
     tag: 'contact',
+    changesState: true,
     auth: 'public',
     limited: 'contact',
     requestBody: ContactRequest,

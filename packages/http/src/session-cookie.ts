@@ -12,3 +12,15 @@ export function sessionCookie(token: string, maxAgeSeconds: number): string {
 export function clearedSessionCookie(): string {
   return `${SESSION_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; ${ATTRIBUTES}`;
 }
+
+/**
+ * The device cookie (OWASP's device cookies; see the core's device-proofs.ts): proof that this
+ * browser signed in to an account before, so others' failed logins cannot lock it out. Sent only to
+ * the login operation, which alone reads it.
+ */
+export const DEVICE_COOKIE = 'sl_device';
+
+/** `sl_device=<proof>; Max-Age=…; Path=/api/login; HttpOnly; Secure; SameSite=Lax`. Proofs are base64url and dots. */
+export function deviceCookie(proof: string, maxAgeSeconds: number): string {
+  return `${DEVICE_COOKIE}=${proof}; Max-Age=${maxAgeSeconds}; Path=/api/login; HttpOnly; Secure; SameSite=Lax`;
+}

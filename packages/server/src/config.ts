@@ -8,6 +8,7 @@ import {
   DEFAULT_IPV6_PREFIX,
   DEFAULT_MAIL_LEASE_MS,
   DEFAULT_MAIL_POLL_MS,
+  DEFAULT_MAX_SESSIONS_PER_USER,
   DEFAULT_PBKDF2_ITERATIONS,
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SESSION_CACHE_SIZE,
@@ -16,12 +17,14 @@ import {
   type RetrySchedule,
 } from '@sl/core';
 import { DEFAULT_DB_TIMEOUT_MS } from '@sl/store-postgres';
+import { DEFAULT_RATE_LIMIT_KEYS } from '@sl/store-memory';
 
 export type StoreConfig =
   /** `timeoutMs`: bound on each statement, from asking for a connection to its answer. */
   | { readonly kind: 'postgres'; readonly url: string; readonly timeoutMs: number }
   | { readonly kind: 'pglite'; readonly dataDir: string }
-  | { readonly kind: 'memory' };
+  /** `rateLimitKeys`: most rate-limit windows kept in memory (least recently used dropped first). */
+  | { readonly kind: 'memory'; readonly rateLimitKeys: number };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** `pretty`: one readable line per entry, for a person at a terminal; `json`: one JSON object per line. */
@@ -44,6 +47,8 @@ export interface Config {
   readonly ipv6Prefix: number;
   /** Failed logins allowed per account and window; `null` when turned off (`LOGIN_FAILURES_PER_ACCOUNT=0`). */
   readonly accountLoginLimit: RateLimitRule | null;
+  /** Live sessions one user may hold; a login beyond it ends the oldest. */
+  readonly maxSessionsPerUser: number;
   /** The session cache in front of the store; `undefined` when turned off (`SESSION_CACHE_SIZE=0`). */
   readonly sessionCache: SessionCacheConfig | undefined;
   /** Work factor of new password hashes. */
@@ -117,6 +122,8 @@ const Env = z
     IPV6_PREFIX: optional(z.coerce.number().int().min(1).max(128)).default(DEFAULT_IPV6_PREFIX),
     LOGIN_FAILURES_PER_ACCOUNT: optional(z.coerce.number().int().min(0).max(1_000_000)).default(ACCOUNT_LOGIN_LIMIT.limit),
     LOGIN_FAILURE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(ACCOUNT_LOGIN_LIMIT.windowMs / 1000),
+    MAX_SESSIONS_PER_USER: optional(z.coerce.number().int().min(1).max(1_000_000)).default(DEFAULT_MAX_SESSIONS_PER_USER),
+    MEMORY_RATE_LIMIT_KEYS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_RATE_LIMIT_KEYS),
     SESSION_CACHE_SIZE: optional(z.coerce.number().int().min(0).max(10_000_000)).default(DEFAULT_SESSION_CACHE_SIZE),
     SESSION_CACHE_STALENESS_MS: optional(z.coerce.number().int().min(1).max(60_000)).default(DEFAULT_SESSION_CACHE_STALENESS_MS),
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
@@ -158,7 +165,7 @@ const Env = z
   .transform((env): Config => {
     const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
     const store: StoreConfig =
-      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR } : { kind };
+      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR } : { kind, rateLimitKeys: env.MEMORY_RATE_LIMIT_KEYS };
     return {
       port: env.PORT,
       host: env.HOST,
@@ -167,6 +174,7 @@ const Env = z
       ipv6Prefix: env.IPV6_PREFIX,
       accountLoginLimit:
         env.LOGIN_FAILURES_PER_ACCOUNT === 0 ? null : { limit: env.LOGIN_FAILURES_PER_ACCOUNT, windowMs: env.LOGIN_FAILURE_WINDOW_SECONDS * 1000 },
+      maxSessionsPerUser: env.MAX_SESSIONS_PER_USER,
       sessionCache: env.SESSION_CACHE_SIZE === 0 ? undefined : { maxEntries: env.SESSION_CACHE_SIZE, stalenessMs: env.SESSION_CACHE_STALENESS_MS },
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,

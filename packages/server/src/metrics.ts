@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, isDomainError, type Accounts, type MailOutbox, type SessionCacheStats } from '@sl/core';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, isDomainError, type Accounts, type MailOutbox, type SessionCacheStats } from '@sl/core';
 import { requestPath } from '@sl/http';
 import type { PoolStats } from '@sl/store-postgres';
 import type { MetricsConfig } from './config.ts';
@@ -82,8 +82,8 @@ export function createServiceMetrics(): ServiceMetrics {
     if (!isDomainError(error)) return;
     switch (error.code) {
       case 'rate_limited': {
-        const perAccount = error.rateLimit.policy === ACCOUNT_LOGIN_POLICY;
-        rateLimited.inc({ operation: useCase, limit: perAccount ? 'account' : 'ip' });
+        const { policy } = error.rateLimit;
+        rateLimited.inc({ operation: useCase, limit: policy === ACCOUNT_LOGIN_POLICY ? 'account' : policy === DEVICE_LOGIN_POLICY ? 'device' : 'ip' });
         return;
       }
       case 'invalid_credentials':

@@ -18,7 +18,7 @@ export async function openStore(config: StoreConfig, logger: Logger, options: Op
   let store: PostgresStore;
   switch (config.kind) {
     case 'memory':
-      return createMemoryStore();
+      return createMemoryStore({ rateLimitKeys: config.rateLimitKeys });
     case 'pglite':
       store = createPGliteStore({ dataDir: config.dataDir });
       break;

@@ -97,6 +97,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     {
       ipv6Prefix: config.ipv6Prefix,
       accountLoginLimit: config.accountLoginLimit,
+      maxSessionsPerUser: config.maxSessionsPerUser,
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
     },

@@ -12,6 +12,14 @@ describe('limits in the configuration', () => {
     expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, unreadResponseTimeoutMs: 30_000, maxConnections: undefined, maxConnectionsPerAddress: 256 });
   });
 
+  it('bounds sessions per user (50) and the memory limiter’s windows (100,000) by default; both configurable', () => {
+    expect(loadConfig({}).maxSessionsPerUser).toBe(50);
+    expect(loadConfig({ MAX_SESSIONS_PER_USER: '3' }).maxSessionsPerUser).toBe(3);
+    expect(() => loadConfig({ MAX_SESSIONS_PER_USER: '0' })).toThrow(/MAX_SESSIONS_PER_USER/);
+    expect(loadConfig({ STORE: 'memory' }).store).toEqual({ kind: 'memory', rateLimitKeys: 100_000 });
+    expect(loadConfig({ STORE: 'memory', MEMORY_RATE_LIMIT_KEYS: '500' }).store).toEqual({ kind: 'memory', rateLimitKeys: 500 });
+  });
+
   it('behind trusted proxies there is no per-address cap unless one is set', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).http.maxConnectionsPerAddress).toBe(0);
     expect(loadConfig({ TRUST_PROXY: '1', MAX_CONNECTIONS_PER_ADDRESS: '50' }).http.maxConnectionsPerAddress).toBe(50);

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContactMessage, Store } from '@sl/core';
 import { contactCases } from './cases/contacts.ts';
 import { outboxCases } from './cases/outbox.ts';
+import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
 import { sessionCases } from './cases/sessions.ts';
@@ -78,6 +79,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
     describe('mail outbox', () => outboxCases(current));
+    describe('device keys', () => deviceKeyCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
   });
 }

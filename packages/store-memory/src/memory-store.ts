@@ -1,4 +1,4 @@
-import type { Store } from '@sl/core';
+import type { DeviceKeyStore, Store } from '@sl/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
@@ -26,6 +26,8 @@ export interface MemoryStoreOptions {
   readonly contactByteCapacity?: number;
   /** Mails the outbox keeps unsent (the oldest go first past it); default 1000. */
   readonly outboxCapacity?: number;
+  /** Rate-limit windows kept, least recently used dropped first; default `DEFAULT_RATE_LIMIT_KEYS` (100,000). */
+  readonly rateLimitKeys?: number;
 }
 
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
@@ -44,8 +46,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
-    rateLimiter: new MemoryRateLimiter(),
+    rateLimiter: new MemoryRateLimiter(options.rateLimitKeys),
+    deviceKeys: memoryDeviceKeys(),
     ping: async () => {},
     close: async () => {},
   };
+}
+
+/** One key for the life of the store: only this process uses it. */
+function memoryDeviceKeys(): DeviceKeyStore {
+  let key: string | undefined;
+  return { getOrCreate: async (candidate) => (key ??= candidate) };
 }

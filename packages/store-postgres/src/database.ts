@@ -10,6 +10,7 @@ export interface Database {
   readonly contact_messages: ContactMessagesTable;
   readonly rate_limit_windows: RateLimitWindowsTable;
   readonly mail_outbox: MailOutboxTable;
+  readonly device_keys: DeviceKeysTable;
 }
 
 export interface UsersTable {
@@ -59,4 +60,11 @@ export interface MailOutboxTable {
   due_at: Date;
   attempts: Generated<number>;
   last_error: string | null;
+}
+
+/** The one key that signs device cookies (a single row, `id` 1), shared by every process. */
+export interface DeviceKeysTable {
+  id: number;
+  key: string;
+  created_at: Date;
 }

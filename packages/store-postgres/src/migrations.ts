@@ -117,6 +117,18 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('mail_outbox_due_at_idx').on('mail_outbox').column('due_at').execute();
     },
   },
+  '0007_device_cookies': {
+    // The key that signs device cookies: one row, written by the first process that needs it, so
+    // every process on the database honours the cookies any of them issued.
+    async up(db) {
+      await db.schema
+        .createTable('device_keys')
+        .addColumn('id', 'smallint', (c) => c.primaryKey().check(sql`id = 1`))
+        .addColumn('key', 'text', (c) => c.notNull().check(sql`length(key) >= 32`))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -12,6 +12,7 @@ import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
 import { PostgresRevocationFeed } from './revocation-feed.ts';
 import { PostgresSessionStore } from './session-store.ts';
+import { PostgresDeviceKeyStore } from './device-key-store.ts';
 import { PostgresUserStore } from './user-store.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
@@ -200,6 +201,7 @@ function storeOn(db: Kysely<Database>, run: RunStatement, revocations: SessionRe
     contacts: new PostgresContactStore(db),
     outbox: new PostgresMailOutbox(db),
     rateLimiter: new PostgresRateLimiter(db, run),
+    deviceKeys: new PostgresDeviceKeyStore(db),
     revocations,
     ping: async () => {
       await sql`select 1`.execute(db);

@@ -34,8 +34,37 @@ export class PostgresSessionStore implements SessionStore {
     this.#delete = compileOnce(run, 1, (digest: string) => db.deleteFrom('sessions').where('token_digest', '=', digest).returning('expires_at'));
   }
 
-  async create(session: NewSession): Promise<void> {
-    await this.#create(session.tokenDigest, session.userId, session.createdAt, session.expiresAt);
+  async create(session: NewSession, maxPerUser?: number): Promise<void> {
+    if (maxPerUser === undefined) {
+      await this.#create(session.tokenDigest, session.userId, session.createdAt, session.expiresAt);
+      return;
+    }
+    const ended = await this.#db.transaction().execute(async (trx) => {
+      // Serialises the creates of one user, so concurrent logins cannot each keep their own extra
+      // session. NO KEY UPDATE does not block the foreign-key checks of other sessions' inserts.
+      await trx.selectFrom('users').select('id').where('id', '=', session.userId).forNoKeyUpdate().execute();
+      await trx
+        .insertInto('sessions')
+        .values({ token_digest: session.tokenDigest, user_id: session.userId, created_at: session.createdAt, expires_at: session.expiresAt })
+        .execute();
+      // Oldest first by creation time (the digest breaks ties, as it must be some order); the
+      // delete trigger tells every listening process.
+      return trx
+        .deleteFrom('sessions')
+        .where('token_digest', 'in', (q) =>
+          q
+            .selectFrom('sessions')
+            .select('token_digest')
+            .where('user_id', '=', session.userId)
+            .where('token_digest', '<>', session.tokenDigest)
+            .orderBy('created_at', 'desc')
+            .orderBy('token_digest', 'desc')
+            .offset(maxPerUser - 1),
+        )
+        .returning('token_digest')
+        .execute();
+    });
+    if (ended.length > 0) this.#revocations?.publish(ended.map((r) => r.token_digest));
   }
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {

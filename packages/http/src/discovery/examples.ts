@@ -61,6 +61,7 @@ export const ERROR_EXAMPLES = {
   invalidCredentials: errorExample(new InvalidCredentials()),
   unauthenticated: errorExample(new Unauthenticated()),
   crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED)),
+  notJson: errorExample(new HttpError(400, 'Content-Type must be application/json')),
   tooLarge: errorExample(tooLarge(BODY_LIMIT_BYTES)),
   unsupportedEncoding: errorExample(new HttpError(415, UNSUPPORTED_ENCODING)),
   internal: errorExample(new Error('an example of a bug')),

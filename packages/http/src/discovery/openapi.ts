@@ -4,13 +4,13 @@
  * all come from code.
  */
 import { z } from 'zod';
-import { ContactRequest, LoginRequest, RATE_LIMITS, SESSION_TTL_MS, SignupRequest, type LimitedOperation } from '@sl/core';
+import { ContactRequest, DEVICE_PROOF_TTL_MS, LoginRequest, RATE_LIMITS, SESSION_TTL_MS, SignupRequest, type LimitedOperation } from '@sl/core';
 import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
-import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from '../session-cookie.ts';
+import { DEVICE_COOKIE, SESSION_COOKIE, clearedSessionCookie, deviceCookie, sessionCookie } from '../session-cookie.ts';
 import { ErrorResponse, Health, Ok, User, UserResponse } from './response-schemas.ts';
 import { ERROR_EXAMPLES, EXAMPLE_CONTACT, EXAMPLE_LOGIN, EXAMPLE_SIGNUP, rateLimitedExample, validationExample } from './examples.ts';
-import { describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
+import { describeBounds, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** Version of the API contract (OpenAPI `info.version`, MCP server version). */
 export const API_VERSION = '1.0.0';
@@ -31,11 +31,42 @@ function generateComponentSchemas(): Record<string, JsonSchema> {
     override: ({ zodSchema, jsonSchema }) => {
       // Output mode closes every object, but request bodies strip unknown keys rather than reject them.
       if (requests.has(zodSchema)) delete jsonSchema.additionalProperties;
+      if (jsonSchema['x-trimmed'] === true) describeTrimmed(jsonSchema);
     },
   });
   return Object.fromEntries(
     Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema as JsonSchema]),
   );
+}
+
+/**
+ * Rewrites the output schema of a field the server trims (e-mail, name) into what a client may send:
+ * the bounds apply to the trimmed value, so plain `minLength`/`maxLength`/`format` would refuse
+ * `"  A@B.EXAMPLE "` (which the server takes) and accept `" A "` as a name (which it refuses). They
+ * become one pattern that allows white space around a value within the bounds; the bounds stay
+ * readable under `x-trimmed`. JavaScript's `\s` is exactly the set `String.prototype.trim` removes.
+ */
+function describeTrimmed(schema: JsonSchema): void {
+  const { minLength, maxLength, format, pattern } = schema as { minLength?: number; maxLength?: number; format?: string; pattern?: string };
+  let core: string;
+  if (pattern !== undefined) {
+    // The e-mail pattern matches no white space, so the trimmed value is its one run of non-space.
+    const inner = pattern.replace(/^\^/, '').replace(/\$$/, '');
+    core = `${maxLength === undefined ? '' : `(?=\\S{1,${maxLength}}\\s*$)`}(?:${inner})`;
+  } else {
+    const min = minLength ?? 0;
+    const alternatives: string[] = [];
+    if (min <= 1 && (maxLength === undefined || maxLength >= 1)) alternatives.push('\\S');
+    if (maxLength === undefined || maxLength >= 2) alternatives.push(`\\S[\\s\\S]{${Math.max(0, min - 2)},${maxLength === undefined ? '' : maxLength - 2}}\\S`);
+    core = `(?:${alternatives.join('|')})${min === 0 ? '?' : ''}`;
+  }
+  const bounds = { ...(format ? { format } : {}), ...(minLength === undefined ? {} : { minLength }), ...(maxLength === undefined ? {} : { maxLength }) };
+  for (const key of ['minLength', 'maxLength', 'format', 'pattern', 'x-trimmed']) delete schema[key];
+  Object.assign(schema, {
+    pattern: `^\\s*${core}\\s*$`,
+    description: `Surrounding white space is trimmed first${format === 'email' ? ' and the address lower-cased' : ''}; the bounds apply to what remains: ${describeBounds(bounds)}.`,
+    'x-trimmed': bounds,
+  });
 }
 
 /** `components.schemas`, generated once. */
@@ -73,9 +104,9 @@ function rateLimitHeaders(route: ApiRoute, required: boolean) {
 const COOKIE_HEADERS = {
   set: {
     'Set-Cookie': {
-      description: `Starts a session. Attributes are fixed: \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`.`,
+      description: `Starts a session. Attributes are fixed: \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`. A second \`Set-Cookie\` gives this browser a device cookie for the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\`; while it is presented, failed logins of others on the account do not lock this browser out.`,
       required: true,
-      schema: { type: 'string', pattern: `^${SESSION_COOKIE}=[^;]+;` },
+      schema: { type: 'string', pattern: `^(?:${SESSION_COOKIE}|${DEVICE_COOKIE})=[^;]+;` },
     },
   },
   clear: {
@@ -124,15 +155,27 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '415': error('The request body uses a Content-Encoding other than gzip, deflate or br.', ERROR_EXAMPLES.unsupportedEncoding),
         }
       : {}),
-    ...(route.limited
+    ...(route.changesState
       ? {
           '403': error(
-            'A browser request from another site (`Sec-Fetch-Site` other than `same-origin`, or an `Origin` that is not this service), refused before it is counted.',
+            'A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not this service), refused before anything is counted, read or set.',
             ERROR_EXAMPLES.crossSite,
           ),
+        }
+      : {}),
+    ...(route.changesState && !route.requestBody
+      ? {
+          '400': error(
+            'A body a form could send: a Content-Type other than JSON, or a body without one; refused before anything is read or set.',
+            ERROR_EXAMPLES.notJson,
+          ),
+        }
+      : {}),
+    ...(route.limited
+      ? {
           '429': error(
             route.alsoLimited
-              ? 'Rate limit exceeded: the per-client-IP limit, or the per-account limit on failed logins (then even the right password, until the window ends).'
+              ? 'Rate limit exceeded: the per-client-IP limit, or the per-account limit on failed logins (then even the right password, until the window ends), or, for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s.'
               : 'Rate limit exceeded: the per-client-IP limit.',
             rateLimitedExample(route),
             { 'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } } },
@@ -167,7 +210,7 @@ function operationObject(route: ApiRoute) {
     }
   }
   const limit = route.limited
-    ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited ? ' Failed logins are also limited per account (e-mail address), whoever sends them.' : ''}`
+    ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited ? ' Failed logins are also limited per account (e-mail address), whoever sends them; a browser that signed in to the account before and presents its device cookie (`sl_device`) is limited on its own instead, so others’ failures cannot lock it out.' : ''}`
     : '';
   return {
     operationId: route.operationId,

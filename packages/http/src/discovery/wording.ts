@@ -29,7 +29,8 @@ export function describeLimit(rule: RateLimitRule): string {
 
 type JsonSchema = Readonly<Record<string, unknown>>;
 
-function bounds(field: JsonSchema): string {
+/** `an e-mail address, at most 200 characters`: the bounds of a string schema, in words. */
+export function describeBounds(field: JsonSchema): string {
   const min = field.minLength as number | undefined;
   const max = field.maxLength as number | undefined;
   const length =
@@ -38,7 +39,15 @@ function bounds(field: JsonSchema): string {
     : max !== undefined ? `at most ${max} characters`
     : '';
   const format = field.format === 'email' ? 'an e-mail address' : '';
-  return [format, length].filter(Boolean).join(', ') || `any length (the whole body is at most ${BODY_LIMIT_BYTES / 1024} KiB)`;
+  return [format, length].filter(Boolean).join(', ');
+}
+
+function bounds(field: JsonSchema): string {
+  // A trimmed field publishes its bounds under `x-trimmed` (see the OpenAPI document).
+  const trimmed = field['x-trimmed'] as JsonSchema | undefined;
+  const words = describeBounds(trimmed ?? field);
+  if (trimmed) return `${words}${words ? ', ' : ''}after trimming surrounding white space`;
+  return words || `any length (the whole body is at most ${BODY_LIMIT_BYTES / 1024} KiB)`;
 }
 
 /** A Markdown table of an object schema's fields: name, type, whether required, bounds. */

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { CurrentStore } from '../contract.ts';
-import { addSession, addUser, at, DAY, digest, T0 } from '../fixtures.ts';
+import { addSession, addUser, at, DAY, digest, MINUTE, T0 } from '../fixtures.ts';
 
 /** Every way a session goes (delete, concurrent deletes, deleteExpired) is checked with findWithUser. */
 export function sessionCases(current: CurrentStore): void {
@@ -91,5 +91,55 @@ export function sessionCases(current: CurrentStore): void {
     expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
     expect(await store.sessions.deleteExpired(new Date('2000-06-01T00:00:00Z'))).toBe(1);
     expect(await store.sessions.findWithUser(digest(1))).toBeNull();
+  });
+  it('create with maxPerUser ends the oldest sessions beyond it, never the new one, nor another user’s, and reports them to the feed', async () => {
+    const { store } = current;
+    const heard: string[] = [];
+    const unsubscribe = store.revocations.subscribe({ revoked: (digests) => void (digests === 'all' ? heard.push('all') : heard.push(...digests)) });
+    const waitFor = async (done: () => boolean) => {
+      const deadline = Date.now() + 10_000;
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      // A feed from a database says 'all' once it listens: wait for that, then listen for the digests.
+      const subscribedAt = performance.now();
+      await waitFor(() => store.revocations.caughtUpTo() >= subscribedAt);
+      heard.length = 0;
+      const ada = await addUser(store);
+      const grace = await addUser(store, 'grace@example.com', 'Grace');
+      await addSession(store, grace.id, 100, at(DAY));
+      // Created out of digest order, so the order is the creation time's.
+      for (const [i, n] of [5, 3, 4, 1, 2].entries()) {
+        await store.sessions.create({ tokenDigest: digest(n), userId: ada.id, createdAt: at(i * MINUTE), expiresAt: at(DAY) }, 3);
+      }
+      const live = async (ns: number[]) => (await Promise.all(ns.map(async (n) => (await store.sessions.findWithUser(digest(n))) !== null)));
+      expect(await live([5, 3, 4, 1, 2, 100])).toEqual([false, false, true, true, true, true]);
+      // A new session with an older creation time than the rest is still kept; the oldest other goes.
+      await store.sessions.create({ tokenDigest: digest(6), userId: ada.id, createdAt: T0, expiresAt: at(DAY) }, 3);
+      expect(await live([6, 4, 1, 2])).toEqual([true, false, true, true]);
+      await waitFor(() => [5, 3, 4].every((n) => heard.includes(digest(n))));
+      expect(heard).toEqual(expect.arrayContaining([digest(5), digest(3), digest(4)]));
+      expect(heard).not.toContain(digest(6));
+      expect(heard).not.toContain(digest(100));
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it('20 concurrent creates with maxPerUser 3 leave exactly 3 sessions of that user', async () => {
+    const { store } = current;
+    const ada = await addUser(store);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, n) => store.sessions.create({ tokenDigest: digest(n + 1), userId: ada.id, createdAt: at(n), expiresAt: at(DAY) }, 3)),
+    );
+    const found = await Promise.all(Array.from({ length: 20 }, (_, n) => store.sessions.findWithUser(digest(n + 1))));
+    expect(found.filter((f) => f !== null)).toHaveLength(3);
+  });
+
+  it('create without maxPerUser keeps every session', async () => {
+    const { store } = current;
+    const ada = await addUser(store);
+    for (let n = 1; n <= 60; n++) await addSession(store, ada.id, n, at(DAY));
+    expect((await Promise.all(Array.from({ length: 60 }, (_, n) => store.sessions.findWithUser(digest(n + 1))))).every((f) => f !== null)).toBe(true);
   });
 }
