@@ -11,12 +11,13 @@ import {
   DEFAULT_SESSION_CACHE_STALENESS_MS,
   type RateLimitRule,
 } from '@sl/core';
-import { DEFAULT_DB_TIMEOUT_MS } from '@sl/store-postgres';
+import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl/store-postgres';
 
 export type StoreConfig =
   /** `timeoutMs`: bound on each statement, from asking for a connection to its answer. */
   | { readonly kind: 'postgres'; readonly url: string; readonly timeoutMs: number }
-  | { readonly kind: 'pglite'; readonly dataDir: string }
+  /** `settings`: Postgres settings over the store's defaults (PGLITE_SETTINGS). */
+  | { readonly kind: 'pglite'; readonly dataDir: string; readonly settings: Readonly<Record<string, string>> }
   | { readonly kind: 'memory' };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -89,6 +90,16 @@ const Env = z
     HOST: optional(z.string()).default('127.0.0.1'),
     DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
     DATA_DIR: optional(z.string()).default('./.data'),
+    PGLITE_SETTINGS: optional(
+      z.string().transform((text, ctx) => {
+        try {
+          return parsePGliteSettings(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
+    ).default({}),
     STORE: optional(z.enum(['postgres', 'pglite', 'memory'])),
     TRUST_PROXY: optional(z.coerce.number().int().min(0).max(32)).default(0),
     IPV6_PREFIX: optional(z.coerce.number().int().min(1).max(128)).default(DEFAULT_IPV6_PREFIX),
@@ -120,7 +131,7 @@ const Env = z
   .transform((env): Config => {
     const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
     const store: StoreConfig =
-      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR } : { kind };
+      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR, settings: env.PGLITE_SETTINGS } : { kind };
     return {
       port: env.PORT,
       host: env.HOST,
