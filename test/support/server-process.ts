@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -26,10 +27,11 @@ export interface ServerProcess {
 
 /**
  * Starts a server with a clean environment plus `env` (PORT=0, LOG_LEVEL=info and a low
- * PBKDF2_ITERATIONS unless `env` says otherwise). Rejects if it exits or stays silent for 30 s.
+ * PBKDF2_ITERATIONS unless `env` says otherwise), and `nodeFlags` before the script (`START_FLAGS`:
+ * those of `pnpm start`). Rejects if it exits or stays silent for 30 s.
  */
-export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'koa'): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [ENTRIES[host]], {
+export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'koa', nodeFlags: readonly string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, ENTRIES[host]], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PBKDF2_ITERATIONS: '1000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -77,3 +79,10 @@ export async function spawnServer(env: Record<string, string>, host: keyof typeo
     },
   };
 }
+
+/** The node flags `pnpm start` gives (package.json's `start` script). */
+export const START_FLAGS: readonly string[] = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));

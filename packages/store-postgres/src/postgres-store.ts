@@ -4,6 +4,7 @@ import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, ty
 import { throughKysely, type RunStatement } from './compiled.ts';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { initDataDir } from './init-data-dir.ts';
 import type { Database } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
 import { preparingPool } from './prepared-pool.ts';
@@ -166,6 +167,7 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
       await privateDataDir(dataDir);
       const release = await lockDataDir(dataDir);
       try {
+        await initDataDir(dataDir, settings);
         const pglite = await openPrivatePGlite(dataDir, settings);
         unlock = release;
         return pglite;
