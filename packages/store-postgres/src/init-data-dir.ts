@@ -41,6 +41,12 @@ async function hasDatabase(dataDir: string): Promise<boolean> {
 
 if (import.meta.main) {
   const [dataDir, settings] = process.argv.slice(2);
-  const pglite = await openPrivatePGlite(dataDir!, JSON.parse(settings!) as Record<string, string>);
-  await pglite.close();
+  try {
+    const pglite = await openPrivatePGlite(dataDir!, JSON.parse(settings!) as Record<string, string>);
+    await pglite.close();
+  } catch (error) {
+    // One line for the parent's message, not a stack into minified code.
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
 }

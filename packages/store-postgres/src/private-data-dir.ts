@@ -54,5 +54,17 @@ export async function openPrivatePGlite(dataDir: string, settings?: Readonly<Rec
       return super.init(pg, { ...options, preRun: [mask, ...(options.preRun ?? [])] });
     }
   }
-  return PGlite.create({ fs: new PrivateNodeFS(dataDir), startParams: pgliteStartParams(PGlite.defaultStartParams, settings) });
+  // PGlite's own error says only that it failed; Postgres says why (a setting it does not know, a
+  // value it refuses) on its standard error, which PGlite swallows unless asked.
+  let postgresSaid = '';
+  const onStderr = (text: string) => {
+    if (/\b(FATAL|PANIC|ERROR):/.test(text)) postgresSaid = text.replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '');
+    return false;
+  };
+  try {
+    return await PGlite.create({ fs: new PrivateNodeFS(dataDir), startParams: pgliteStartParams(PGlite.defaultStartParams, settings), onStderr });
+  } catch (error) {
+    if (!postgresSaid) throw error;
+    throw new Error(`${(error as Error).message}: ${postgresSaid}`, { cause: error });
+  }
 }

@@ -138,6 +138,14 @@ describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () =
     expect(await show({ shared_buffers: '32MB', work_mem: '8MB' })).toEqual({ shared_buffers: '4096 8kB', work_mem: '8192 kB' });
   });
 
+  it('a setting Postgres refuses stops the open with Postgres’s own reason, on an existing directory and on a new one', async () => {
+    for (const dataDir of [database.dataDir, join(database.dataDir, 'new')]) {
+      const store = createPGliteStore({ dataDir, settings: { no_such_setting: '1' } });
+      await expect(store.ping()).rejects.toThrow(/unrecognized configuration parameter "no_such_setting"/);
+      await store.close();
+    }
+  }, 60_000); // the new directory runs initdb first: seconds, more on a busy machine
+
   it('serves one store at a time, and is free again after close', async () => {
     const first = createPGliteStore({ dataDir: database.dataDir });
     await first.ping();
