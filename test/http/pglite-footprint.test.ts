@@ -19,7 +19,7 @@ const MiB = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`^${fie
 const pglite = await testStore('pglite');
 const linux = process.platform === 'linux';
 
-describe.skipIf(pglite.skip || !linux)('pnpm start on PGlite, in memory', () => {
+describe.skipIf(pglite.skip || !linux)('pnpm start on PGlite, its resident memory', () => {
   let dir = '';
   let server: ServerProcess | undefined;
   afterAll(async () => {
