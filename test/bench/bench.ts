@@ -14,6 +14,7 @@ import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ROOT, START_FLAGS, fmt, freePort, ipFor, load, median, spawnServer, type Child, type LoadOptions, type LoadResult } from './lib.ts';
+import { footprint, medianOf, type StoreKind } from './footprint.ts';
 import { revocationTrials } from './revocation.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,8 +22,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const ITERATIONS = 600_000;
 const MAIN = 'packages/server/src/main.ts';
-/** `BENCH_ONLY=me,revocation,health,login,memory` runs a subset (while working on one figure). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'me,revocation,health,login,memory').split(','));
+/**
+ * `BENCH_ONLY=me,revocation,health,login,memory,footprint` runs a subset (while working on one
+ * figure); the report keeps the other figures of the last full run, marked with their date.
+ */
+const PARTS = 'me,revocation,health,login,memory,footprint';
+const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS).split(','));
 const PASSWORD = 'benchmark password';
 
 interface Figure {
@@ -472,7 +477,48 @@ async function benchMemory() {
   });
 }
 
+/** What `pnpm start` holds and how fast it answers, per store: see footprint.ts. */
+async function benchFootprint(pgUrl: string | null) {
+  const kinds: StoreKind[] = pgUrl ? ['pglite', 'memory', 'postgres'] : ['pglite', 'memory'];
+  const seconds = 2 * SECONDS;
+  log(`footprint: start to the first 200 (fresh and existing data), RSS idle and under ${seconds} s of mixed load (${kinds.join(', ')})`);
+  const results = await footprint(kinds, ROUNDS, seconds, process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  for (const [kind, rounds] of results) {
+    const m = (key: Parameters<typeof medianOf>[1]) => Number(medianOf(rounds, key).replaceAll(',', ''));
+    const pglite = kind === 'pglite';
+    figures.push({
+      name: `resident memory of pnpm start, ${kind} (MiB)`,
+      value: `idle ${m('idleMiB')}, under mixed load ${m('loadedMiB')} MiB (${medianOf(rounds, 'rps')} req/s); peak ${m('loadedPeakMiB')}, first start: idle ${m('freshIdleMiB')}, peak ${m('freshPeakMiB')} MiB`,
+      target: pglite ? 'idle <= 250, loaded <= 300 MiB' : '–',
+      met: pglite ? m('idleMiB') <= 250 && m('loadedMiB') <= 300 : null,
+      rounds: rounds.map((r) => `idle ${fmt(r.idleMiB)}, loaded ${fmt(r.loadedMiB)}, peak ${fmt(r.loadedPeakMiB)}; first start idle ${fmt(r.freshIdleMiB)}, peak ${fmt(r.freshPeakMiB)}`),
+    });
+    figures.push({
+      name: `start to the first 200 of pnpm start, ${kind} (ms)`,
+      value: kind === 'memory' ? `${medianOf(rounds, 'existingStartMs')} ms` : `existing data ${medianOf(rounds, 'existingStartMs')} ms, new data ${medianOf(rounds, 'freshStartMs')} ms`,
+      target: pglite ? 'existing data <= 1,000 ms' : '–',
+      met: pglite ? m('existingStartMs') <= 1000 : null,
+      rounds: rounds.map((r) => `${fmt(r.existingStartMs)} / ${fmt(r.freshStartMs)}`),
+    });
+  }
+}
+
+/** The last run's figures of the parts this run left out (BENCH_ONLY), each marked with that run's date. */
+function carriedOver(): Figure[] {
+  if (PARTS.split(',').every((part) => ONLY.has(part))) return [];
+  try {
+    const last = JSON.parse(readFileSync(new URL('results.json', import.meta.url), 'utf8')) as { date: string; figures: Figure[] };
+    const measured = new Set(figures.map((f) => f.name.replace(/ \(from \d{4}-\d\d-\d\d\)$/, '')));
+    return last.figures
+      .filter((f) => !measured.has(f.name.replace(/ \(from \d{4}-\d\d-\d\d\)$/, '')))
+      .map((f) => (/ \(from \d{4}-\d\d-\d\d\)$/.test(f.name) ? f : { ...f, name: `${f.name} (from ${last.date.slice(0, 10)})` }));
+  } catch {
+    return [];
+  }
+}
+
 function report(pgUrl: string | null) {
+  figures.push(...carriedOver());
   const machine = `${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const rows = figures.map(
     (f) => `| ${f.name} | ${f.value} | ${f.baseline ?? '–'} | ${f.ratio === undefined ? '–' : f.ratio.toFixed(2)} | ${f.target} | ${f.met === null ? '–' : f.met ? 'met' : '**not met**'} |`,
@@ -511,6 +557,7 @@ await withDatabase(async (pgUrl) => {
   if (ONLY.has('health')) await benchHealth();
   if (ONLY.has('login')) await benchLogin(pgUrl);
   if (ONLY.has('memory')) await benchMemory();
+  if (ONLY.has('footprint')) await benchFootprint(pgUrl);
   report(pgUrl);
 });
 log('done');

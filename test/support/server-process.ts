@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +20,8 @@ export interface SpawnOptions {
   readonly via?: 'node' | 'pnpm';
   /** In a process group of its own, led by the child (to signal the whole group, as systemd does). */
   readonly detached?: boolean;
+  /** Node flags before the entry (`START_FLAGS`: those of `pnpm start`); with `via: 'pnpm'` the script's own. */
+  readonly nodeFlags?: readonly string[];
 }
 
 export interface ServerProcess {
@@ -39,7 +42,7 @@ export interface ServerProcess {
  * PBKDF2_ITERATIONS unless `env` says otherwise). Rejects if it exits or stays silent for 30 s.
  */
 export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'koa', options: SpawnOptions = {}): Promise<ServerProcess> {
-  const [command, args] = options.via === 'pnpm' ? ['pnpm', ['start']] : [process.execPath, [ENTRIES[host]]];
+  const [command, args] = options.via === 'pnpm' ? ['pnpm', ['start']] : [process.execPath, [...(options.nodeFlags ?? []), ENTRIES[host]]];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PBKDF2_ITERATIONS: '1000', ...env },
@@ -101,3 +104,10 @@ export async function spawnServer(env: Record<string, string>, host: keyof typeo
     },
   };
 }
+
+/** The node flags `pnpm start` gives (package.json's `start` script). */
+export const START_FLAGS: readonly string[] = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));

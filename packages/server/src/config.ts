@@ -16,13 +16,14 @@ import {
   type RateLimitRule,
   type RetrySchedule,
 } from '@sl/core';
-import { DEFAULT_DB_TIMEOUT_MS } from '@sl/store-postgres';
+import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl/store-postgres';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl/store-memory';
 
 export type StoreConfig =
   /** `timeoutMs`: bound on each statement, from asking for a connection to its answer. */
   | { readonly kind: 'postgres'; readonly url: string; readonly timeoutMs: number }
-  | { readonly kind: 'pglite'; readonly dataDir: string }
+  /** `settings`: Postgres settings over the store's defaults (PGLITE_SETTINGS). */
+  | { readonly kind: 'pglite'; readonly dataDir: string; readonly settings: Readonly<Record<string, string>> }
   /** `rateLimitKeys`: most rate-limit windows kept in memory (least recently used dropped first). */
   | { readonly kind: 'memory'; readonly rateLimitKeys: number };
 
@@ -117,6 +118,16 @@ const Env = z
     HOST: optional(z.string()).default('127.0.0.1'),
     DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
     DATA_DIR: optional(z.string()).default('./.data'),
+    PGLITE_SETTINGS: optional(
+      z.string().transform((text, ctx) => {
+        try {
+          return parsePGliteSettings(text);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
+    ).default({}),
     STORE: optional(z.enum(['postgres', 'pglite', 'memory'])),
     TRUST_PROXY: optional(z.coerce.number().int().min(0).max(32)).default(0),
     IPV6_PREFIX: optional(z.coerce.number().int().min(1).max(128)).default(DEFAULT_IPV6_PREFIX),
@@ -165,7 +176,7 @@ const Env = z
   .transform((env): Config => {
     const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
     const store: StoreConfig =
-      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR } : { kind, rateLimitKeys: env.MEMORY_RATE_LIMIT_KEYS };
+      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR, settings: env.PGLITE_SETTINGS } : { kind, rateLimitKeys: env.MEMORY_RATE_LIMIT_KEYS };
     return {
       port: env.PORT,
       host: env.HOST,

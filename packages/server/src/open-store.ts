@@ -20,7 +20,7 @@ export async function openStore(config: StoreConfig, logger: Logger, options: Op
     case 'memory':
       return createMemoryStore({ rateLimitKeys: config.rateLimitKeys });
     case 'pglite':
-      store = createPGliteStore({ dataDir: config.dataDir });
+      store = createPGliteStore({ dataDir: config.dataDir, settings: config.settings });
       break;
     case 'postgres':
       store = createPostgresStore({

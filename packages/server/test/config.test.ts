@@ -163,3 +163,19 @@ describe('the session cache in the configuration', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${name}: `));
   });
 });
+
+describe('the embedded database’s settings (PGLITE_SETTINGS)', () => {
+  it('none by default: the store’s own small-machine defaults apply', () => {
+    expect(loadConfig({}).store).toEqual({ kind: 'pglite', dataDir: './.data', settings: {} });
+  });
+
+  it('takes name=value pairs separated by commas, names lower-cased', () => {
+    expect(loadConfig({ PGLITE_SETTINGS: 'shared_buffers=64MB, Work_Mem = 8MB,' }).store).toMatchObject({ settings: { shared_buffers: '64MB', work_mem: '8MB' } });
+  });
+
+  it('refuses an entry that is not name=value, naming it and the variable', () => {
+    expect(() => loadConfig({ PGLITE_SETTINGS: 'shared_buffers=64MB,work_mem' })).toThrow(/^Invalid configuration: PGLITE_SETTINGS: "work_mem" is not name=value$/);
+    expect(() => loadConfig({ PGLITE_SETTINGS: 'shared buffers=1MB' })).toThrow(/PGLITE_SETTINGS: "shared buffers=1MB" is not name=value/);
+    expect(() => loadConfig({ PGLITE_SETTINGS: 'shared_buffers=' })).toThrow(/PGLITE_SETTINGS/);
+  });
+});

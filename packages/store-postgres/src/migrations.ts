@@ -142,6 +142,7 @@ const MIGRATION_LOCK_KEY = 0x736c_6d67;
  * queue up, and each later one finds nothing left to do. No statement timeout applies.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
+  if (await isCurrent(db)) return [];
   return db.transaction().execute(async (trx) => {
     // A migration may run long, or wait here for another process's: the connections' statement
     // timeout is for requests, not for this.
@@ -151,4 +152,20 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<readonly st
     if (error) throw error;
     return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
   });
+}
+
+/**
+ * Whether every migration this version knows is applied already, and no other: the common start, on
+ * a database this version (or a parallel start) migrated. Two reads, without the transaction, the
+ * lock and the Migrator's own bookkeeping statements, which cost a start on PGlite ~40-150 ms
+ * (docs/decisions.md). Anything else (no table yet, a migration missing, one this version does not
+ * know) goes the full way, where the Migrator applies or refuses as before.
+ */
+async function isCurrent(db: Kysely<Database>): Promise<boolean> {
+  // Resolved as the Migrator's own unqualified statements resolve it, through the search path.
+  const { rows } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  if (!rows[0]?.present) return false;
+  const applied = (await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map((r) => r.name).sort();
+  const known = Object.keys(MIGRATIONS).sort();
+  return applied.length === known.length && applied.every((name, i) => name === known[i]);
 }

@@ -4,10 +4,12 @@ import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, ty
 import { throughKysely, type RunStatement } from './compiled.ts';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { initDataDir } from './init-data-dir.ts';
 import type { Database } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
 import { PostgresMailOutbox } from './outbox.ts';
 import { preparingPool } from './prepared-pool.ts';
+import { pgliteStartParams } from './pglite-settings.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
 import { PostgresRevocationFeed } from './revocation-feed.ts';
@@ -138,6 +140,11 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
 export interface PGliteStoreOptions {
   /** Directory of the database files, created when missing. Omitted or `memory://`: in memory only. */
   readonly dataDir?: string;
+  /**
+   * Postgres settings (`shared_buffers: '64MB'`) over `DEFAULT_PGLITE_SETTINGS`, which size the
+   * database for a small machine.
+   */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -150,19 +157,20 @@ export function createPGliteStore(options: PGliteStoreOptions = {}): PostgresSto
 
 /** createPGliteStore, with the Kysely instance. */
 export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
-  const { dataDir } = options;
+  const { dataDir, settings } = options;
   let unlock: (() => Promise<void>) | undefined;
   const dialect = new PGliteDialect({
     // Loaded on first use, so a server on a Postgres server never loads PGlite's WebAssembly.
     pglite: async () => {
       if (!dataDir || dataDir.includes('://')) {
         const { PGlite } = await import('@electric-sql/pglite');
-        return PGlite.create(dataDir);
+        return PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams: pgliteStartParams(PGlite.defaultStartParams, settings) });
       }
       await privateDataDir(dataDir);
       const release = await lockDataDir(dataDir);
       try {
-        const pglite = await openPrivatePGlite(dataDir);
+        await initDataDir(dataDir, settings);
+        const pglite = await openPrivatePGlite(dataDir, settings);
         unlock = release;
         return pglite;
       } catch (error) {

@@ -6,6 +6,7 @@
 import { chmod, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { pgliteStartParams } from './pglite-settings.ts';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -36,7 +37,7 @@ interface NodeFsOps {
  * other bits out of every mode that this PGlite instance's own NODEFS (one per instance) creates or
  * sets.
  */
-export async function openPrivatePGlite(dataDir: string): Promise<PGlite> {
+export async function openPrivatePGlite(dataDir: string, settings?: Readonly<Record<string, string>>): Promise<PGlite> {
   const [{ PGlite }, { NodeFS }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/nodefs')]);
   const withoutShared = (attr: { mode?: number }) => (attr.mode === undefined ? attr : { ...attr, mode: attr.mode & ~SHARED_BITS });
   class PrivateNodeFS extends NodeFS {
@@ -53,5 +54,17 @@ export async function openPrivatePGlite(dataDir: string): Promise<PGlite> {
       return super.init(pg, { ...options, preRun: [mask, ...(options.preRun ?? [])] });
     }
   }
-  return PGlite.create({ fs: new PrivateNodeFS(dataDir) });
+  // PGlite's own error says only that it failed; Postgres says why (a setting it does not know, a
+  // value it refuses) on its standard error, which PGlite swallows unless asked.
+  let postgresSaid = '';
+  const onStderr = (text: string) => {
+    if (/\b(FATAL|PANIC|ERROR):/.test(text)) postgresSaid = text.replace(/^.*?\b(FATAL|PANIC|ERROR):\s*/, '');
+    return false;
+  };
+  try {
+    return await PGlite.create({ fs: new PrivateNodeFS(dataDir), startParams: pgliteStartParams(PGlite.defaultStartParams, settings), onStderr });
+  } catch (error) {
+    if (!postgresSaid) throw error;
+    throw new Error(`${(error as Error).message}: ${postgresSaid}`, { cause: error });
+  }
 }

@@ -53,9 +53,16 @@ export interface PostgresTestStore extends PostgresStore {
   query<Row>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
 }
 
-/** Opens the Postgres adapter on a test database (not migrated yet); `timeoutMs` as for a server's pool. */
-export function openTestStore(db: TestDatabase, options: { readonly timeoutMs?: number } = {}): PostgresTestStore {
-  const { store, db: kysely } = db.kind === 'server' ? openPostgres({ connectionString: db.url, poolSize: 10, ...options }) : openPGlite({ dataDir: db.dataDir });
+/**
+ * Opens the Postgres adapter on a test database (not migrated yet); `timeoutMs` as for a server's
+ * pool, `pgliteSettings` as PGlite's `settings`.
+ */
+export function openTestStore(db: TestDatabase, options: { readonly timeoutMs?: number; readonly pgliteSettings?: Readonly<Record<string, string>> } = {}): PostgresTestStore {
+  const { pgliteSettings, ...serverOptions } = options;
+  const { store, db: kysely } =
+    db.kind === 'server'
+      ? openPostgres({ connectionString: db.url, poolSize: 10, ...serverOptions })
+      : openPGlite({ dataDir: db.dataDir, ...(pgliteSettings ? { settings: pgliteSettings } : {}) });
   return {
     ...store,
     query: async <Row>(sql: string, parameters: readonly unknown[] = []) =>

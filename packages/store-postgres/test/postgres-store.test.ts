@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock } from '@sl/core';
 import { testStore } from '@sl/store-contract';
-import { createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl/store-postgres';
+import { DEFAULT_PGLITE_SETTINGS, createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl/store-postgres';
 import {
   createPGliteDatabase,
   createTestDatabase,
@@ -104,6 +104,26 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
       await Promise.all(stores.map((s) => s.close()));
     }
   });
+
+  it('a start on a current database does not queue behind another process holding the migration lock', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const first = openTestStore(database);
+    const second = openTestStore(database);
+    try {
+      await first.migrate();
+      // Another process's migration in progress: its transaction holds the lock (key 0x736c6d67).
+      await withSql(database.url, async (client) => {
+        await client.query('begin');
+        await client.query('select pg_advisory_xact_lock(1936485735)');
+        const outcome = await Promise.race([second.migrate(), new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting for the lock'))]);
+        await client.query('rollback');
+        expect(outcome).toEqual([]);
+      });
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
 });
 
 describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () => {
@@ -112,6 +132,30 @@ describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () =
     database = await createPGliteDatabase();
   });
   afterEach(() => database.drop());
+
+  it('runs with the small-machine settings, and with a site’s own over them', async () => {
+    const show = async (settings?: Record<string, string>) => {
+      const store = openTestStore(database, settings ? { pgliteSettings: settings } : {});
+      try {
+        const rows = await store.query<{ name: string; setting: string; unit: string | null }>(`select name, setting, unit from pg_settings where name in ('shared_buffers', 'work_mem') order by name`);
+        return Object.fromEntries(rows.map((r) => [r.name, `${r.setting} ${r.unit ?? ''}`.trim()]));
+      } finally {
+        await store.close();
+      }
+    };
+    expect(DEFAULT_PGLITE_SETTINGS).toEqual({ shared_buffers: '16MB' });
+    // shared_buffers counts 8 kB pages: 2048 of them are 16 MB; PGlite's own default is 128 MB.
+    expect(await show()).toEqual({ shared_buffers: '2048 8kB', work_mem: '4096 kB' });
+    expect(await show({ shared_buffers: '32MB', work_mem: '8MB' })).toEqual({ shared_buffers: '4096 8kB', work_mem: '8192 kB' });
+  });
+
+  it('a setting Postgres refuses stops the open with Postgres’s own reason, on an existing directory and on a new one', async () => {
+    for (const dataDir of [database.dataDir, join(database.dataDir, 'new')]) {
+      const store = createPGliteStore({ dataDir, settings: { no_such_setting: '1' } });
+      await expect(store.ping()).rejects.toThrow(/unrecognized configuration parameter "no_such_setting"/);
+      await store.close();
+    }
+  }, 60_000); // the new directory runs initdb first: seconds, more on a busy machine
 
   it('serves one store at a time, and is free again after close', async () => {
     const first = createPGliteStore({ dataDir: database.dataDir });
