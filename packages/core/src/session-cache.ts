@@ -181,6 +181,19 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
 
     create: (session: NewSession) => store.create(session),
 
+    listByUser: (userId, at) => store.listByUser(userId, at),
+
+    async deleteById(userId, id) {
+      const digest = await store.deleteById(userId, id);
+      if (digest !== null) evict(digest);
+      return digest;
+    },
+
+    forget(digests) {
+      for (const digest of digests) evict(digest);
+      store.forget?.(digests);
+    },
+
     async delete(digest) {
       evict(digest);
       return store.delete(digest);

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContactMessage, Store } from '@sl/core';
+import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
@@ -74,6 +75,9 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
 
     describe('users', () => userCases(current));
     describe('sessions', () => sessionCases(current));
+    describe('listing and ending sessions', () => sessionListCases(current));
+    describe('password change and account deletion', () => accountChangeCases(current));
+    describe('password reset tokens', () => resetCases(current));
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));

@@ -3,3 +3,4 @@ export { MemoryUserStore } from './user-store.ts';
 export { MemorySessionStore } from './session-store.ts';
 export { DEFAULT_CONTACT_BYTE_CAPACITY, DEFAULT_CONTACT_CAPACITY, MemoryContactStore, contactBytes } from './contact-store.ts';
 export { MemoryRateLimiter } from './rate-limiter.ts';
+export { MemoryPasswordResetStore } from './reset-store.ts';

@@ -1,6 +1,7 @@
 import type { Store } from '@sl/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
+import { MemoryPasswordResetStore } from './reset-store.ts';
 import { MemorySessionStore } from './session-store.ts';
 import { MemoryUserStore, UserTable } from './user-store.ts';
 
@@ -14,6 +15,7 @@ export interface MemoryStore extends Store {
   readonly users: MemoryUserStore;
   readonly sessions: MemorySessionStore;
   readonly contacts: MemoryContactStore;
+  readonly resets: MemoryPasswordResetStore;
   readonly rateLimiter: MemoryRateLimiter;
 }
 
@@ -37,6 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
+    resets: new MemoryPasswordResetStore(users, () => {}),
     rateLimiter: new MemoryRateLimiter(),
     ping: async () => {},
     close: async () => {},

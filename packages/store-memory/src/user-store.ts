@@ -1,13 +1,48 @@
-import type { NewUser, User, UserRecord, UserStore } from '@sl/core';
+import { InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl/core';
+
+/** One stored session, under its token digest. */
+export interface StoredSession {
+  readonly id: string;
+  readonly userId: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** One stored reset token, under its user's id (at most one per user). */
+export interface StoredReset {
+  readonly tokenDigest: string;
+  readonly expiresAt: Date;
+}
 
 /**
- * The users of one memory store. MemoryUserStore writes them; MemorySessionStore reads them for its
- * join. Private to this package (the entry does not export it), so the adapters offer the ports only.
+ * The tables of one memory store, shared by its adapters: the session store joins on the users, a
+ * user's deletion removes their sessions and reset token, a password change ends sessions. Private
+ * to this package (the entry does not export it), so the adapters offer the ports only. Every
+ * change that spans tables happens in one synchronous step, as a transaction would.
  */
 export class UserTable {
   readonly byId = new Map<number, UserRecord>();
   readonly idByEmail = new Map<string, number>();
   nextId = 1;
+  /** Sessions by token digest. */
+  readonly sessions = new Map<string, StoredSession>();
+  /** Reset tokens by user id. */
+  readonly resets = new Map<number, StoredReset>();
+  /** Every session deletion, for the session caches in front of this store. */
+  readonly revocations = new InProcessRevocations();
+
+  /** Deletes the user's sessions but `keep`; returns their digests (and publishes them). */
+  endSessions(userId: number, keep: string | null): string[] {
+    const ended: string[] = [];
+    for (const [digest, session] of this.sessions) {
+      if (session.userId === userId && digest !== keep) {
+        this.sessions.delete(digest);
+        ended.push(digest);
+      }
+    }
+    this.revocations.publish(ended);
+    return ended;
+  }
 }
 
 export class MemoryUserStore implements UserStore {
@@ -32,8 +67,29 @@ export class MemoryUserStore implements UserStore {
     return id === undefined ? null : (this.#table.byId.get(id) ?? null);
   }
 
+  async findById(userId: number): Promise<UserRecord | null> {
+    return this.#table.byId.get(userId) ?? null;
+  }
+
   async updatePasswordHash(userId: number, passwordHash: string): Promise<void> {
     const record = this.#table.byId.get(userId);
     if (record) this.#table.byId.set(userId, { ...record, passwordHash });
+  }
+
+  async changePassword(userId: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+    const record = this.#table.byId.get(userId);
+    if (!record) return null;
+    this.#table.byId.set(userId, { ...record, passwordHash });
+    return this.#table.endSessions(userId, keep);
+  }
+
+  async delete(userId: number): Promise<readonly string[] | null> {
+    const table = this.#table;
+    const record = table.byId.get(userId);
+    if (!record) return null;
+    table.byId.delete(userId);
+    table.idByEmail.delete(record.email);
+    table.resets.delete(userId);
+    return table.endSessions(userId, null);
   }
 }

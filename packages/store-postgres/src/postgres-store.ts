@@ -9,6 +9,7 @@ import { migrateToLatest } from './migrations.ts';
 import { preparingPool } from './prepared-pool.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
+import { PostgresPasswordResetStore } from './reset-store.ts';
 import { PostgresRevocationFeed } from './revocation-feed.ts';
 import { PostgresSessionStore } from './session-store.ts';
 import { PostgresUserStore } from './user-store.ts';
@@ -194,9 +195,10 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
  */
 function storeOn(db: Kysely<Database>, run: RunStatement, revocations: SessionRevocations, published?: InProcessRevocations): PostgresStore {
   return {
-    users: new PostgresUserStore(db, run),
+    users: new PostgresUserStore(db, run, published),
     sessions: new PostgresSessionStore(db, run, published),
     contacts: new PostgresContactStore(db),
+    resets: new PostgresPasswordResetStore(db, published),
     rateLimiter: new PostgresRateLimiter(db, run),
     revocations,
     ping: async () => {
