@@ -11,7 +11,7 @@ import {
   RESET_ADDRESS_LIMIT,
   RESET_ADDRESS_POLICY,
 } from './rate-limits.ts';
-import type { Ports, RateLimitRule, ResetMail, User, UserRecord } from './ports.ts';
+import type { Ports, RateLimitRule, OutgoingMail, User, UserRecord } from './ports.ts';
 import {
   ChangePasswordRequest,
   ContactRequest,
@@ -23,6 +23,7 @@ import {
   parseRequest,
   toWellFormed,
 } from './schemas.ts';
+import { contactMail } from './mails.ts';
 import { digestToken } from './system.ts';
 
 /** Session lifetime: absolute, from issue. */
@@ -103,6 +104,8 @@ export interface AccountsOptions {
   readonly resetUrl?: string;
   /** Hears failures of work done after the answer (a reset request's store write). Default: none. */
   readonly onBackgroundError?: (error: unknown) => void;
+  /** The operator's address: each contact message is mailed there too. Unset: messages are only stored. */
+  readonly contactTo?: string;
 }
 
 /**
@@ -121,7 +124,7 @@ export interface Accounts {
   logout(meta: SessionMeta): Promise<void>;
   /** The user of the presented session. Throws Unauthenticated when missing or expired. */
   me(meta: SessionMeta): Promise<User>;
-  /** Stores a contact message. Throws ValidationError or RateLimited. */
+  /** Stores a contact message and queues its mail to `contactTo`. Throws ValidationError or RateLimited. */
   contact(body: Body, meta: RequestMeta): Promise<void>;
   /**
    * Never throws: a store that does not answer makes the status `unavailable`. Concurrent calls
@@ -253,7 +256,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     if (digests.length > 0) sessions.forget?.(digests);
   };
 
-  function resetMail(to: string, token: string): ResetMail {
+  function resetMail(to: string, token: string): OutgoingMail {
     const link = new URL(resetUrl);
     link.searchParams.set('token', token);
     return {
@@ -328,7 +331,8 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       const input = parseRequest(ContactRequest, await readBody(body));
       // The user agent is the transport's, not the client's field: kept, with what no store can hold replaced.
       const userAgent = meta.userAgent == null ? null : toWellFormed(meta.userAgent);
-      await contacts.add({ ...input, clientIp, userAgent, receivedAt: clock.now() });
+      const message = { ...input, clientIp, userAgent, receivedAt: clock.now() };
+      await contacts.add(message, options.contactTo === undefined ? null : contactMail(message, options.contactTo, serviceName));
     },
 
     async health(): Promise<Health> {

@@ -34,6 +34,18 @@ export {
   type RateLimitStatus,
 } from './errors.ts';
 export { startHousekeeping } from './housekeeping.ts';
+export { contactMail } from './mails.ts';
+export {
+  DEFAULT_MAIL_LEASE_MS,
+  DEFAULT_MAIL_POLL_MS,
+  DEFAULT_RETRY_SCHEDULE,
+  messageIdOf,
+  retryDelayMs,
+  startMailWorker,
+  type MailWorker,
+  type MailWorkerOptions,
+  type RetrySchedule,
+} from './mail-worker.ts';
 export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Pbkdf2 } from './password-hasher.ts';
 export type * from './ports.ts';
 export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation } from './rate-limits.ts';

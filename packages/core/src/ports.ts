@@ -95,14 +95,61 @@ export interface ContactMessage {
 }
 
 export interface ContactStore {
-  add(message: ContactMessage): Promise<void>;
+  /**
+   * Stores the message and, when `mail` is given, queues that mail in the store's outbox: both or
+   * neither (one transaction on a SQL store), so an accepted message is never left unmailed.
+   */
+  add(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
 }
 
-/** A mail as the core writes it (the mail port's own type, by shape). */
-export interface ResetMail {
+/** A mail to send, as the use cases write it; the outbox adds the id and the sender. */
+export interface OutgoingMail {
   readonly to: string;
   readonly subject: string;
+  /** Plain text; the only body a mail has. */
   readonly text: string;
+  readonly replyTo?: string;
+}
+
+/** Sends one mail now (SMTP, or the log); rejects when it could not hand it on. */
+export interface Mailer {
+  /**
+   * `messageId` (`<…@…>`) is the same for every attempt at one outbox entry, so a mail sent twice
+   * (a crash between the send and its record) is recognisable as one by whoever receives it.
+   */
+  send(mail: OutgoingMail & { readonly messageId: string }): Promise<void>;
+}
+
+/** An outbox entry a worker claimed: the mail, its id and how many attempts this claim makes. */
+export interface QueuedMail extends OutgoingMail {
+  /** A UUID, fixed when the mail was queued; the Message-ID is made from it. */
+  readonly id: string;
+  /** Attempts so far, this claim included (1 on the first). */
+  readonly attempts: number;
+  readonly createdAt: Date;
+}
+
+/**
+ * The durable outbox, in the same store as what causes the mails (they are queued by the store
+ * methods that write those, in the same transaction). Several workers, in several processes on one
+ * database, may claim at once: a mail is held by one claim at a time.
+ */
+export interface MailOutbox {
+  /**
+   * Claims up to `limit` mails that are due at `now` (those due longest first) and holds each for
+   * `leaseMs`: no other claim gets it until then. A mail whose lease ran out (its worker died) is due
+   * again. The claimed mails come back oldest queued first.
+   */
+  claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]>;
+  /** The mail went out: it leaves the outbox (its text may hold a secret, such as a reset link). */
+  markSent(id: string): Promise<void>;
+  /**
+   * The attempt failed: the mail is due again at `retryAt`. Ignored unless the mail is still held by
+   * the claim that made attempt number `attempts` (a worker whose lease ran out reschedules nothing).
+   */
+  retryLater(id: string, attempts: number, retryAt: Date, error: string): Promise<void>;
+  /** How many mails wait in the outbox (due, held or scheduled for a retry). */
+  depth(): Promise<number>;
 }
 
 export interface NewPasswordReset {
@@ -119,7 +166,7 @@ export interface PasswordResetStore {
    * enqueues `mail` in the same transaction; else changes nothing. Resolves either way with
    * whether it was a user's (callers must not let that show).
    */
-  request(email: string, reset: NewPasswordReset, mail: ResetMail): Promise<boolean>;
+  request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean>;
   /**
    * Uses the token: when its digest is stored and has not expired at `now`, deletes it, sets the
    * user's password and ends every session of the user, all in one transaction (of concurrent calls
@@ -224,6 +271,8 @@ export interface SessionRevocations {
 
 /** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */
 export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'resets' | 'rateLimiter' | 'ping'> {
+  /** The mails the store's methods queued, for the mail worker. */
+  readonly outbox: MailOutbox;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */
   readonly revocations: SessionRevocations;
   /** Releases connections and files; the store is unusable afterwards. */

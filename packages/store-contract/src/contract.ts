@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContactMessage, Store } from '@sl/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
+import { outboxCases } from './cases/outbox.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
 import { sessionCases } from './cases/sessions.ts';
@@ -80,6 +81,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('password reset tokens', () => resetCases(current));
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
+    describe('mail outbox', () => outboxCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
   });
 }

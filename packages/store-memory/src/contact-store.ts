@@ -1,4 +1,5 @@
-import type { ContactMessage, ContactStore } from '@sl/core';
+import type { ContactMessage, ContactStore, OutgoingMail } from '@sl/core';
+import type { MemoryOutbox } from './outbox.ts';
 
 /** Default most messages kept. */
 export const DEFAULT_CONTACT_CAPACITY = 10_000;
@@ -55,7 +56,10 @@ export class MemoryContactStore implements ContactStore {
   /** How many older messages were let go to stay within the capacities. */
   dropped = 0;
 
-  constructor(options: { readonly capacity?: number; readonly byteCapacity?: number } = {}) {
+  readonly #outbox: MemoryOutbox;
+
+  constructor(outbox: MemoryOutbox, options: { readonly capacity?: number; readonly byteCapacity?: number } = {}) {
+    this.#outbox = outbox;
     this.capacity = options.capacity ?? DEFAULT_CONTACT_CAPACITY;
     this.byteCapacity = options.byteCapacity ?? DEFAULT_CONTACT_BYTE_CAPACITY;
   }
@@ -65,8 +69,10 @@ export class MemoryContactStore implements ContactStore {
     return this.#stored.map(restore);
   }
 
-  async add(message: ContactMessage): Promise<void> {
+  async add(message: ContactMessage, mail: OutgoingMail | null): Promise<void> {
     const stored = store(message);
+    // In the same synchronous step as the message: both are kept, or (a throw) neither.
+    if (mail) this.#outbox.enqueue(mail, message.receivedAt);
     this.#stored.push(stored);
     this.bytes += contactBytes(stored);
     while (this.#stored.length > 1 && (this.#stored.length > this.capacity || this.bytes > this.byteCapacity)) {

@@ -1,5 +1,6 @@
 import type { Store } from '@sl/core';
 import { MemoryContactStore } from './contact-store.ts';
+import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
 import { MemoryPasswordResetStore } from './reset-store.ts';
 import { MemorySessionStore } from './session-store.ts';
@@ -17,6 +18,7 @@ export interface MemoryStore extends Store {
   readonly contacts: MemoryContactStore;
   readonly resets: MemoryPasswordResetStore;
   readonly rateLimiter: MemoryRateLimiter;
+  readonly outbox: MemoryOutbox;
 }
 
 export interface MemoryStoreOptions {
@@ -31,15 +33,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   // One table for both: the session store joins on the users the user store writes.
   const users = new UserTable();
   const sessions = new MemorySessionStore(users);
+  // One outbox for every store that mails: each gets this instance and enqueues in its own write.
+  const outbox = new MemoryOutbox();
   return {
     users: new MemoryUserStore(users),
     sessions,
     revocations: sessions.revocations,
-    contacts: new MemoryContactStore({
+    outbox,
+    contacts: new MemoryContactStore(outbox, {
       ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
-    resets: new MemoryPasswordResetStore(users, () => {}),
+    resets: new MemoryPasswordResetStore(users, outbox),
     rateLimiter: new MemoryRateLimiter(),
     ping: async () => {},
     close: async () => {},

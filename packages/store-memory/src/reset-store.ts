@@ -1,23 +1,24 @@
-import type { NewPasswordReset, PasswordResetStore, ResetMail } from '@sl/core';
+import type { NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl/core';
 import { deleteWhere } from './delete-where.ts';
+import type { MemoryOutbox } from './outbox.ts';
 import type { UserTable } from './user-store.ts';
 
 /** Reset tokens in the shared tables, one per user; each method is one synchronous step. */
 export class MemoryPasswordResetStore implements PasswordResetStore {
   readonly #table: UserTable;
   /** Where a reset's mail goes, in the same synchronous step as its token. */
-  readonly #enqueue: (mail: ResetMail, now: Date) => void;
+  readonly #outbox: MemoryOutbox;
 
-  constructor(table: UserTable, enqueue: (mail: ResetMail, now: Date) => void) {
+  constructor(table: UserTable, outbox: MemoryOutbox) {
     this.#table = table;
-    this.#enqueue = enqueue;
+    this.#outbox = outbox;
   }
 
-  async request(email: string, reset: NewPasswordReset, mail: ResetMail): Promise<boolean> {
+  async request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean> {
     const userId = this.#table.idByEmail.get(email);
     if (userId === undefined) return false;
     this.#table.resets.set(userId, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt });
-    this.#enqueue(mail, reset.createdAt);
+    this.#outbox.enqueue(mail, reset.createdAt);
     return true;
   }
 

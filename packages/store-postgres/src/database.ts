@@ -9,6 +9,7 @@ export interface Database {
   readonly sessions: SessionsTable;
   readonly contact_messages: ContactMessagesTable;
   readonly rate_limit_windows: RateLimitWindowsTable;
+  readonly mail_outbox: MailOutboxTable;
   readonly password_resets: PasswordResetsTable;
 }
 
@@ -56,4 +57,18 @@ export interface RateLimitWindowsTable {
   key: string;
   count: number;
   reset_at: Date;
+}
+
+export interface MailOutboxTable {
+  /** A UUID given at enqueue; the Message-ID of every attempt is made from it. */
+  id: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  reply_to: string | null;
+  created_at: Date;
+  /** When the next attempt may start (a claim's lease end, or a failure's retry time). */
+  due_at: Date;
+  attempts: Generated<number>;
+  last_error: string | null;
 }

@@ -97,6 +97,26 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await sql`create trigger users_changed_revokes_sessions after update of id, name, email on users for each statement execute function sl_notify_all_sessions_revoked()`.execute(db);
     },
   },
+  '0004_mail_outbox': {
+    // Mails waiting to be sent, written in the same transaction as what caused them (outbox.ts).
+    // A sent mail's row is deleted, so the table holds only what is still owed.
+    async up(db) {
+      await db.schema
+        .createTable('mail_outbox')
+        .addColumn('id', 'uuid', (c) => c.primaryKey())
+        .addColumn('recipient', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('reply_to', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        // When the next attempt may start; a claim moves it past its lease, a failure to the retry time.
+        .addColumn('due_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0).check(sql`attempts >= 0`))
+        .addColumn('last_error', 'text')
+        .execute();
+      await db.schema.createIndex('mail_outbox_due_at_idx').on('mail_outbox').column('due_at').execute();
+    },
+  },
   '0005_password_reset': {
     // One row per account (the primary key): a new request replaces the old token. A deleted user's
     // token goes with the user.

@@ -6,6 +6,7 @@ import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
+import { PostgresMailOutbox } from './outbox.ts';
 import { preparingPool } from './prepared-pool.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
@@ -199,6 +200,7 @@ function storeOn(db: Kysely<Database>, run: RunStatement, revocations: SessionRe
     sessions: new PostgresSessionStore(db, run, published),
     contacts: new PostgresContactStore(db),
     resets: new PostgresPasswordResetStore(db, published),
+    outbox: new PostgresMailOutbox(db),
     rateLimiter: new PostgresRateLimiter(db, run),
     revocations,
     ping: async () => {

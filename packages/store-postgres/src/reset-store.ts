@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { InProcessRevocations, NewPasswordReset, PasswordResetStore, ResetMail } from '@sl/core';
+import type { InProcessRevocations, NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl/core';
 import type { Database } from './database.ts';
+import { enqueueMail } from './outbox.ts';
 import { endSessions } from './user-store.ts';
 
 export class PostgresPasswordResetStore implements PasswordResetStore {
@@ -13,8 +14,7 @@ export class PostgresPasswordResetStore implements PasswordResetStore {
     this.#revocations = revocations;
   }
 
-  async request(email: string, reset: NewPasswordReset, mail: ResetMail): Promise<boolean> {
-    void mail;
+  async request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
       // One statement finds the user and writes the token: an unknown address writes nothing.
       const row = await trx
@@ -36,7 +36,9 @@ export class PostgresPasswordResetStore implements PasswordResetStore {
         )
         .returning('user_id')
         .executeTakeFirst();
-      return row !== undefined;
+      if (!row) return false;
+      await enqueueMail(trx, mail, reset.createdAt);
+      return true;
     });
   }
 

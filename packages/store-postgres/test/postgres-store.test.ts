@@ -88,7 +88,7 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
     const stores = Array.from({ length: 5 }, () => openTestStore(database));
     try {
       const applied = await Promise.all(stores.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations']);
+      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox']);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -142,7 +142,7 @@ describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () =
     try {
       await store.migrate();
       await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
-      await store.contacts.add({ name: 'Ada', email: 'ada@example.com', message: 'Hello there, friend.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 });
+      await store.contacts.add({ name: 'Ada', email: 'ada@example.com', message: 'Hello there, friend.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 }, null);
       expect((await stat(join(dataDir, 'sl-owner.pid'))).mode & 0o777).toBe(0o600);
       expect(await sharedPaths(dataDir)).toEqual([]);
       const modes = new Set<number>();

@@ -113,8 +113,18 @@ export function resetCases(current: CurrentStore): void {
     const { store } = current;
     await addUser(store, 'ada@example.com');
     expect(await store.resets.request('nobody@example.com', reset(1), { ...MAIL, to: 'nobody@example.com' })).toBe(false);
+    expect(await store.outbox.depth()).toBe(0);
     expect(await store.resets.consume(digest(1001), T0, OTHER_PHC)).toBeNull();
     expect(await store.resets.deleteExpired(at(DAY))).toBe(0);
+  });
+
+  it('request for a registered address queues its mail with the token', async () => {
+    const { store } = current;
+    await addUser(store, 'ada@example.com');
+    expect(await store.resets.request('ada@example.com', reset(1), MAIL)).toBe(true);
+    expect(await store.outbox.depth()).toBe(1);
+    const [queued] = await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE });
+    expect(queued).toMatchObject({ ...MAIL, attempts: 1, createdAt: T0 });
   });
 
   it('consume sets the password and ends every session of the user, once', async () => {

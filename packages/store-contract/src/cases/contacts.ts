@@ -12,8 +12,8 @@ export function contactCases(current: CurrentStore): void {
   it('add stores a message, with or without a user agent', async () => {
     const { store, inspect } = current;
     const message = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, a question.', clientIp: '203.0.113.7', receivedAt: T0 };
-    await expect(store.contacts.add({ ...message, userAgent: 'curl/8.5.0' })).resolves.toBeUndefined();
-    await expect(store.contacts.add({ ...message, userAgent: null, clientIp: '2001:db8::1' })).resolves.toBeUndefined();
+    await expect(store.contacts.add({ ...message, userAgent: 'curl/8.5.0' }, null)).resolves.toBeUndefined();
+    await expect(store.contacts.add({ ...message, userAgent: null, clientIp: '2001:db8::1' }, null)).resolves.toBeUndefined();
     expect(await inspect.contactMessages()).toStrictEqual([
       { ...message, userAgent: 'curl/8.5.0' },
       { ...message, userAgent: null, clientIp: '2001:db8::1' },
@@ -30,7 +30,7 @@ export function contactCases(current: CurrentStore): void {
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) "quoted"; \\ backslash',
       receivedAt: T0,
     };
-    await expect(store.contacts.add(message)).resolves.toBeUndefined();
+    await expect(store.contacts.add(message, null)).resolves.toBeUndefined();
     expect(await inspect.contactMessages()).toStrictEqual([message]);
   });
 
@@ -44,9 +44,9 @@ export function contactCases(current: CurrentStore): void {
       userAgent: null,
       receivedAt: at(n),
     });
-    await store.contacts.add(message(0));
-    await store.contacts.add(message(0));
-    await Promise.all(Array.from({ length: 20 }, (_, i) => store.contacts.add(message(i + 1))));
+    await store.contacts.add(message(0), null);
+    await store.contacts.add(message(0), null);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.contacts.add(message(i + 1), null)));
     const stored = await inspect.contactMessages();
     expect(stored.slice(0, 2)).toStrictEqual([message(0), message(0)]);
     // Concurrent adds may land in any order.

@@ -81,7 +81,7 @@ export function roundTripCases(current: CurrentStore): void {
       userAgent: i % 5 === 4 ? null : text,
       receivedAt: at(i * 1_234_567 + 89),
     }));
-    for (const message of messages) await store.contacts.add(message);
+    for (const message of messages) await store.contacts.add(message, null);
     const stored = await inspect.contactMessages();
     expect(stored).toHaveLength(messages.length);
     for (const [i, [label]] of SAMPLES.entries()) expect(stored[i], label).toStrictEqual(messages[i]);

@@ -1,0 +1,126 @@
+import { expect, it } from 'vitest';
+import type { ContactMessage, OutgoingMail, QueuedMail, Store } from '@sl/core';
+import type { CurrentStore } from '../contract.ts';
+import { at, MINUTE, T0 } from '../fixtures.ts';
+
+const LEASE = 2 * MINUTE;
+const one = { limit: 1, leaseMs: LEASE };
+
+const message = (n: number, receivedAt = T0): ContactMessage => ({
+  name: `Sender ${n}`,
+  email: `sender${n}@example.com`,
+  message: `Message number ${n}, long enough.`,
+  clientIp: '192.0.2.1',
+  userAgent: null,
+  receivedAt,
+});
+const mail = (n: number): OutgoingMail => ({ to: 'operator@example.net', subject: `Contact ${n}`, text: `Text of mail ${n}\nsecond line`, replyTo: `sender${n}@example.com` });
+
+/** Queues mail `n` the only way a port can: with the contact message that causes it. */
+async function queue(store: Store, n: number, now = T0): Promise<void> {
+  await store.contacts.add(message(n, now), mail(n));
+}
+
+const subjects = (mails: readonly QueuedMail[]) => mails.map((m) => m.subject);
+
+/** Mails are queued only by the store methods that cause them; the outbox is read through its own port. */
+export function outboxCases(current: CurrentStore): void {
+  it('a fresh store has an empty outbox', async () => {
+    expect(await current.store.outbox.depth()).toBe(0);
+    expect(await current.store.outbox.claim(T0, { limit: 10, leaseMs: LEASE })).toEqual([]);
+  });
+
+  it('a contact message with a mail stores both; the claim gives the mail back exactly, as attempt 1', async () => {
+    const { store, inspect } = current;
+    await queue(store, 1);
+    expect(await inspect.contactMessages()).toStrictEqual([message(1)]);
+    expect(await store.outbox.depth()).toBe(1);
+    const [claimed, ...rest] = await store.outbox.claim(T0, one);
+    expect(rest).toEqual([]);
+    expect(claimed).toStrictEqual({ ...mail(1), id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/), attempts: 1, createdAt: T0 });
+  });
+
+  it('a contact message without a mail queues nothing; a mail without Reply-To comes back without one', async () => {
+    const { store } = current;
+    await store.contacts.add(message(1), null);
+    expect(await store.outbox.depth()).toBe(0);
+    const { replyTo: _replyTo, ...bare } = mail(2);
+    await store.contacts.add(message(2), bare);
+    const [claimed] = await store.outbox.claim(T0, one);
+    expect(claimed).toStrictEqual({ ...bare, id: expect.any(String), attempts: 1, createdAt: T0 });
+  });
+
+  it('claims only due mails, oldest first, at most `limit`', async () => {
+    const { outbox } = current.store;
+    await queue(current.store, 2, at(2));
+    await queue(current.store, 1, at(1));
+    await queue(current.store, 3, at(3));
+    expect(await outbox.claim(T0, { limit: 10, leaseMs: LEASE })).toEqual([]);
+    expect(subjects(await outbox.claim(at(2), { limit: 10, leaseMs: LEASE }))).toEqual(['Contact 1', 'Contact 2']);
+    await queue(current.store, 4, at(4));
+    await queue(current.store, 5, at(5));
+    expect(subjects(await outbox.claim(at(10), { limit: 2, leaseMs: LEASE }))).toEqual(['Contact 3', 'Contact 4']);
+    expect(await outbox.depth()).toBe(5);
+  });
+
+  it('a claimed mail is held until its lease ends, then claimed again as the next attempt', async () => {
+    const { outbox } = current.store;
+    await queue(current.store, 1);
+    const [first] = await outbox.claim(T0, one);
+    expect(await outbox.claim(T0, one)).toEqual([]);
+    expect(await outbox.claim(at(LEASE - 1), one)).toEqual([]);
+    const [again] = await outbox.claim(at(LEASE), one);
+    expect(again).toStrictEqual({ ...first!, attempts: 2 });
+    expect(await outbox.depth()).toBe(1);
+  });
+
+  it('markSent removes the mail: never claimed again, not counted', async () => {
+    const { outbox } = current.store;
+    await queue(current.store, 1);
+    await queue(current.store, 2);
+    const [claimed] = await outbox.claim(T0, one);
+    await outbox.markSent(claimed!.id);
+    expect(await outbox.depth()).toBe(1);
+    expect(subjects(await outbox.claim(at(10 * LEASE), { limit: 10, leaseMs: LEASE }))).toEqual(['Contact 2']);
+    // Twice is harmless (a worker whose lease ran out may mark one another worker sent).
+    await expect(outbox.markSent(claimed!.id)).resolves.toBeUndefined();
+  });
+
+  it('retryLater makes the mail due at the given time, not before, and counts the attempts', async () => {
+    const { outbox } = current.store;
+    await queue(current.store, 1);
+    const [claimed] = await outbox.claim(T0, one);
+    await outbox.retryLater(claimed!.id, 1, at(5_000), 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:25');
+    expect(await outbox.claim(at(4_999), one)).toEqual([]);
+    const [second] = await outbox.claim(at(5_000), one);
+    expect(second).toMatchObject({ id: claimed!.id, attempts: 2 });
+    // Sooner than the lease: a retry time replaces the lease's end.
+    await outbox.retryLater(claimed!.id, 2, at(6_000), 'again');
+    expect(await outbox.claim(at(6_000), one)).toMatchObject([{ id: claimed!.id, attempts: 3 }]);
+    expect(await outbox.depth()).toBe(1);
+  });
+
+  it('retryLater from a claim that lost its lease changes nothing', async () => {
+    const { outbox } = current.store;
+    await queue(current.store, 1);
+    const [stale] = await outbox.claim(T0, one);
+    const [fresh] = await outbox.claim(at(LEASE), one);
+    expect(fresh!.attempts).toBe(2);
+    // The first worker fails late; the mail stays held by the second claim, not pushed to the far future.
+    await outbox.retryLater(stale!.id, stale!.attempts, at(1_000 * MINUTE), 'late failure');
+    expect(await outbox.claim(at(2 * LEASE - 1), one)).toEqual([]);
+    expect(await outbox.claim(at(2 * LEASE), one)).toMatchObject([{ id: stale!.id, attempts: 3 }]);
+  });
+
+  it('parallel claims never hand one mail to two claimers, and together take every due mail', async () => {
+    const { outbox } = current.store;
+    await Promise.all(Array.from({ length: 30 }, (_, i) => queue(current.store, i)));
+    const claims = await Promise.all(Array.from({ length: 12 }, () => outbox.claim(T0, { limit: 4, leaseMs: LEASE })));
+    const ids = claims.flat().map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // 12 claims of up to 4 could take 48; there are 30, and a claim skips what another holds.
+    const rest = await outbox.claim(T0, { limit: 100, leaseMs: LEASE });
+    expect(new Set([...ids, ...rest.map((m) => m.id)]).size).toBe(30);
+    expect(ids.length + rest.length).toBe(30);
+  });
+}

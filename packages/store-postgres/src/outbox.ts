@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl/core';
+import type { Database } from './database.ts';
+
+/**
+ * Queues `mail`, due at once. Other store methods call it with their own transaction, so the mail is
+ * written with what caused it, or not at all. Within this package only (the entry does not export it).
+ */
+export async function enqueueMail(db: Kysely<Database> | Transaction<Database>, mail: OutgoingMail, now: Date): Promise<void> {
+  await db
+    .insertInto('mail_outbox')
+    .values({ id: randomUUID(), recipient: mail.to, subject: mail.subject, body: mail.text, reply_to: mail.replyTo ?? null, created_at: now, due_at: now })
+    .execute();
+}
+
+/** Longest error text kept per mail: enough for an SMTP reply, bounded whatever a server answers. */
+const ERROR_CHARS = 1_000;
+
+export class PostgresMailOutbox implements MailOutbox {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]> {
+    const leaseEnd = new Date(now.getTime() + options.leaseMs);
+    // One statement: the rows are locked as they are picked, and SKIP LOCKED lets another worker's
+    // claim pass over them instead of waiting and then taking the same rows.
+    const rows = await this.#db
+      .updateTable('mail_outbox')
+      .set((eb) => ({ due_at: leaseEnd, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('mail_outbox').select('id').where('due_at', '<=', now).orderBy('due_at').limit(options.limit).forUpdate().skipLocked(),
+      )
+      .returning(['id', 'recipient', 'subject', 'body', 'reply_to', 'created_at', 'attempts'])
+      .execute();
+    // RETURNING keeps no order; the claim's is the queue's.
+    rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+    return rows.map((row) => ({
+      id: row.id,
+      to: row.recipient,
+      subject: row.subject,
+      text: row.body,
+      ...(row.reply_to === null ? {} : { replyTo: row.reply_to }),
+      attempts: row.attempts,
+      createdAt: row.created_at,
+    }));
+  }
+
+  async markSent(id: string): Promise<void> {
+    await this.#db.deleteFrom('mail_outbox').where('id', '=', id).execute();
+  }
+
+  async retryLater(id: string, attempts: number, retryAt: Date, error: string): Promise<void> {
+    await this.#db
+      .updateTable('mail_outbox')
+      .set({ due_at: retryAt, last_error: error.slice(0, ERROR_CHARS) })
+      .where('id', '=', id)
+      .where('attempts', '=', attempts)
+      .execute();
+  }
+
+  async depth(): Promise<number> {
+    const { count } = await this.#db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+    return Number(count);
+  }
+}
