@@ -39,9 +39,10 @@ export const CROSS_SITE_REFUSED = 'Cross-site requests are not accepted';
 
 /**
  * Throws what a limited operation answers before counting: 403 for a cross-site browser request,
- * 400 for a body that is not JSON (the same answer it always was, now not counted).
+ * 400 for a body that is not JSON (the same answer it always was, now not counted). An operation
+ * without a body (`json: false`) is refused only when cross-site.
  */
-export function refuseUncounted(request: HttpRequest, ownOrigin: () => string | null): void {
+export function refuseUncounted(request: HttpRequest, ownOrigin: () => string | null, options: { readonly json?: boolean } = {}): void {
   if (isCrossSite(request, ownOrigin)) throw new HttpError(403, CROSS_SITE_REFUSED);
-  if (!isJsonMediaType(headerValue(request.headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json');
+  if (options.json !== false && !isJsonMediaType(headerValue(request.headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json');
 }

@@ -82,9 +82,18 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const metrics = config.metrics ? (await import('./metrics.ts')).createServiceMetrics() : undefined;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = config.sessionCache ? cacheSessions(store.sessions, store.revocations, config.sessionCache) : undefined;
+  // The reset link never comes from a request: the configured page, else this server's own address.
+  const resetUrl = config.resetUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/reset-password`;
   const created = createAccounts(
     { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
-    { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
+    {
+      ipv6Prefix: config.ipv6Prefix,
+      accountLoginLimit: config.accountLoginLimit,
+      resetUrl,
+      resetAddressLimit: config.resetAddressLimit,
+      onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'),
+      ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
+    },
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
@@ -149,6 +158,8 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(force);
         // Together: closing a database that does not answer also ends a sweep waiting on it.
+        // Reset requests answered before the stop still write their token and mail.
+        await accounts.settled();
         sessions?.close();
         await Promise.all([housekeeping.stop(), store.close(), metrics?.close()]);
       })()),
