@@ -1,0 +1,100 @@
+/**
+ * Issue 20 on a Postgres server: two instances on one database, each with its session cache, and
+ * the reset mail read from the outbox table. A session that any of the operations ends on one
+ * instance is refused by the other within the cache's bound, through the revocation feed (the
+ * other instance had it cached, and its entries live a minute otherwise).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '@sl/server';
+import { testStore } from '@sl/store-contract';
+import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl/store-postgres/testing';
+import { request, sessionFrom } from '../support/client.ts';
+import { poll } from '../support/poll.ts';
+import { startTestServer } from '../support/server.ts';
+
+const postgres = await testStore('postgres', locatePostgres);
+const PUBLIC_URL = 'https://accounts.example.org';
+const NEW_PASSWORD = 'a new and longer passphrase';
+
+describe.skipIf(postgres.skip !== undefined)(`the account’s life across two instances on ${postgres.title}`, () => {
+  let database: ServerDatabase;
+  let a: RunningServer;
+  let b: RunningServer;
+  let ip = 0;
+  let user = 0;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = { STORE: 'postgres', DATABASE_URL: database.url, TRUST_PROXY: '1', PUBLIC_URL };
+    a = await startTestServer({ env });
+    b = await startTestServer({ env });
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await database?.drop();
+  });
+
+  const call = (server: RunningServer, path: string, options: Parameters<typeof request>[2] = {}) =>
+    request(server.url, path, { ip: `198.18.${++ip >> 8}.${ip & 255}`, ...options });
+  /** A fresh account signed in twice on A: `first` and `second`, and `second` cached on B. */
+  async function twoSessions() {
+    const who = { name: 'Ada', email: `ada${++user}@example.com`, password: 'correct horse battery' };
+    const first = sessionFrom(await call(a, '/api/signup', { json: who }))!;
+    const second = sessionFrom(await call(a, '/api/login', { json: { email: who.email, password: who.password } }))!;
+    for (let i = 0; i < 2; i++) expect((await call(b, '/api/me', { session: second })).status).toBe(200);
+    return { who, first, second };
+  }
+  /** B's answers to `session` until it refuses it; fails unless that happens within 5 s (caches keep entries 60 s). */
+  async function refusedOnB(session: string): Promise<void> {
+    const res = await poll(() => call(b, '/api/me', { session }), (r) => r.status === 401, 5_000);
+    expect(res.status).toBe(401);
+  }
+  const outbox = (recipient: string) =>
+    withSql(database.url, async (sql) => (await sql.query<{ body: string }>('select body from mail_outbox where recipient = $1 order by created_at', [recipient])).rows);
+
+  it('a session ended by id on one instance is refused by the other', async () => {
+    const { first, second } = await twoSessions();
+    const listed = (await call(a, '/api/sessions', { session: first })).body as { sessions: { id: string; current: boolean }[] };
+    const other = listed.sessions.find((s) => !s.current)!;
+    expect((await call(a, `/api/sessions/${other.id}`, { method: 'DELETE', session: first })).status).toBe(200);
+    await refusedOnB(second);
+  });
+
+  it('a password change on one instance ends the other sessions there too', async () => {
+    const { who, first, second } = await twoSessions();
+    expect((await call(a, '/api/password', { json: { currentPassword: who.password, newPassword: NEW_PASSWORD }, session: first })).status).toBe(200);
+    await refusedOnB(second);
+    expect((await call(b, '/api/me', { session: first })).status).toBe(200);
+  });
+
+  it('a deletion on one instance is refused by the other, and the address signs up again there', async () => {
+    const { who, first, second } = await twoSessions();
+    expect((await call(a, '/api/me', { method: 'DELETE', json: { password: who.password }, session: first })).status).toBe(200);
+    await refusedOnB(second);
+    expect((await call(b, '/api/signup', { json: who })).status).toBe(201);
+  });
+
+  it('a reset mails only the registered address, with a PUBLIC_URL link whose token works once and ends every session everywhere', async () => {
+    const { who, first, second } = await twoSessions();
+    const unknown = `nobody${user}@example.com`;
+    expect((await call(a, '/api/password-reset', { json: { email: unknown } })).status).toBe(202);
+    expect((await call(a, '/api/password-reset', { json: { email: who.email } })).status).toBe(202);
+    await a.accounts.settled();
+    expect(await outbox(unknown)).toEqual([]);
+    const mails = await outbox(who.email);
+    expect(mails).toHaveLength(1);
+    const link = new URL(/https?:\/\/\S+/.exec(mails[0]!.body)![0]);
+    expect(`${link.origin}${link.pathname}`).toBe(`${PUBLIC_URL}/reset-password`);
+    const token = link.searchParams.get('token')!;
+    // Stored only as its digest.
+    const stored = await withSql(database.url, async (sql) => (await sql.query('select * from password_resets')).rows);
+    expect(JSON.stringify(stored)).not.toContain(token);
+    // Confirmed on the other instance.
+    expect((await call(b, '/api/password-reset/confirm', { json: { token, newPassword: NEW_PASSWORD } })).status).toBe(200);
+    await refusedOnB(second);
+    await refusedOnB(first);
+    expect((await call(a, '/api/me', { session: first })).status).toBe(401);
+    expect((await call(a, '/api/login', { json: { email: who.email, password: NEW_PASSWORD } })).status).toBe(200);
+    expect((await call(a, '/api/password-reset/confirm', { json: { token, newPassword: 'yet another passphrase' } })).status).toBe(400);
+  });
+});
