@@ -18,7 +18,7 @@ export function contactMail(message: ContactMessage, to: string, serviceName: st
     text: [
       `A contact message arrived through ${serviceName}. Reply to this mail to answer the sender.`,
       '',
-      `Name:     ${message.name}`,
+      `Name:     ${name}`,
       `E-mail:   ${message.email}`,
       `Received: ${message.receivedAt.toISOString()}`,
       `From IP:  ${message.clientIp}`,

@@ -6,11 +6,15 @@ import { z } from 'zod';
 import {
   ACCOUNT_LOGIN_LIMIT,
   DEFAULT_IPV6_PREFIX,
+  DEFAULT_MAIL_LEASE_MS,
+  DEFAULT_MAIL_POLL_MS,
   DEFAULT_PBKDF2_ITERATIONS,
+  DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SESSION_CACHE_SIZE,
   DEFAULT_SESSION_CACHE_STALENESS_MS,
   RESET_ADDRESS_LIMIT,
   type RateLimitRule,
+  type RetrySchedule,
 } from '@sl/core';
 import { DEFAULT_DB_TIMEOUT_MS } from '@sl/store-postgres';
 
@@ -60,7 +64,24 @@ export interface Config {
   /** `undefined`: no metrics (METRICS_PORT unset). */
   readonly metrics: MetricsConfig | undefined;
   readonly http: HttpLimits;
+  readonly mail: MailConfig;
 }
+
+/** Where mails go, and how the outbox worker sends them. */
+export interface MailConfig {
+  /** `undefined`: no SMTP_URL, mails are written to the log instead of sent. */
+  readonly smtp: { readonly url: string; readonly timeoutMs: number } | undefined;
+  /** The From of every mail (MAIL_FROM). */
+  readonly from: string;
+  /** Where contact messages are mailed; `undefined`: they are only stored. */
+  readonly contactTo: string | undefined;
+  readonly pollMs: number;
+  readonly leaseMs: number;
+  readonly retry: RetrySchedule;
+}
+
+/** The From address when MAIL_FROM is unset (allowed only while mails go to the log). */
+export const DEFAULT_MAIL_FROM = 'sl-accounts@localhost';
 
 export interface SessionCacheConfig {
   /** Most sessions held in memory. */
@@ -120,6 +141,15 @@ const Env = z
     KEEP_ALIVE_TIMEOUT_MS: milliseconds(5_000),
     MAX_CONNECTIONS: optional(z.coerce.number().int().min(1)),
     MAX_CONNECTIONS_PER_ADDRESS: optional(z.coerce.number().int().min(0)),
+    SMTP_URL: optional(z.string().regex(/^smtps?:\/\/[^/?#]/, 'must be an smtp:// or smtps:// URL')),
+    // A bare address or `Name <address>`: the domain after the last @ names every Message-ID.
+    MAIL_FROM: optional(z.string().regex(/^[^\r\n]*@[^@\s<>]+>?$/, 'must be an address, or Name <address>')),
+    CONTACT_TO: optional(z.email()),
+    SMTP_TIMEOUT_MS: milliseconds(10_000),
+    MAIL_POLL_MS: milliseconds(DEFAULT_MAIL_POLL_MS),
+    MAIL_LEASE_MS: milliseconds(DEFAULT_MAIL_LEASE_MS),
+    MAIL_RETRY_BASE_MS: milliseconds(DEFAULT_RETRY_SCHEDULE.baseMs),
+    MAIL_RETRY_MAX_MS: milliseconds(DEFAULT_RETRY_SCHEDULE.maxMs),
   })
   .superRefine((env, ctx) => {
     if (env.STORE === 'postgres' && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['STORE'], message: 'STORE=postgres needs DATABASE_URL' });
@@ -127,6 +157,11 @@ const Env = z
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
       ctx.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not exceed REQUEST_TIMEOUT_MS' });
     }
+    // Real mail from a made-up sender would be refused or filed as spam: say who sends.
+    if (env.SMTP_URL && !env.MAIL_FROM) ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: 'SMTP_URL needs MAIL_FROM' });
+    // A send may take three stages of SMTP_TIMEOUT_MS (connect, greeting, a reply); a lease shorter than that could let a second worker send the same mail.
+    if (env.MAIL_LEASE_MS <= 3 * env.SMTP_TIMEOUT_MS) ctx.addIssue({ code: 'custom', path: ['MAIL_LEASE_MS'], message: 'must exceed three times SMTP_TIMEOUT_MS' });
+    if (env.MAIL_RETRY_BASE_MS > env.MAIL_RETRY_MAX_MS) ctx.addIssue({ code: 'custom', path: ['MAIL_RETRY_BASE_MS'], message: 'must not exceed MAIL_RETRY_MAX_MS' });
   })
   .transform((env): Config => {
     const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
@@ -155,6 +190,14 @@ const Env = z
         maxConnections: env.MAX_CONNECTIONS,
         // Behind trusted proxies every connection comes from a proxy: the proxy's limits apply.
         maxConnectionsPerAddress: env.MAX_CONNECTIONS_PER_ADDRESS ?? (env.TRUST_PROXY > 0 ? 0 : DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
+      },
+      mail: {
+        smtp: env.SMTP_URL === undefined ? undefined : { url: env.SMTP_URL, timeoutMs: env.SMTP_TIMEOUT_MS },
+        from: env.MAIL_FROM ?? DEFAULT_MAIL_FROM,
+        contactTo: env.CONTACT_TO,
+        pollMs: env.MAIL_POLL_MS,
+        leaseMs: env.MAIL_LEASE_MS,
+        retry: { baseMs: env.MAIL_RETRY_BASE_MS, maxMs: env.MAIL_RETRY_MAX_MS },
       },
     };
   });

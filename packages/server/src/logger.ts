@@ -53,7 +53,7 @@ export function batchedLines(out: { write(chunk: string): unknown }): { write(li
 }
 
 /** Fields that the readable lines put into their message (so they are not repeated after it). */
-const IN_MESSAGE = ['method', 'path', 'status', 'ms', 'url', 'store', 'dataDir', 'database', 'docs', 'metrics', 'signal'];
+const IN_MESSAGE = ['method', 'path', 'status', 'ms', 'url', 'store', 'dataDir', 'database', 'docs', 'metrics', 'signal', 'mail', 'contactTo'];
 
 /**
  * The readable line of an entry: time, level, a sentence for the request and start-up lines, and
@@ -69,9 +69,25 @@ export function readableLines(colorize: boolean): (line: string) => string {
       const message = String(log[messageKey] ?? '');
       if (message === 'request') return `${String(log.method)} ${String(log.path)} ${String(log.status)} ${String(log.ms)} ms`;
       if (message === 'listening') return startupLine(log);
+      if (message === 'mail' && typeof log.mail === 'object' && log.mail !== null) return mailBlock(log.mail as Record<string, unknown>);
       return message;
     },
   });
+}
+
+/** A mail the log mailer wrote, as a mail reads: its headers, a blank line, its text (links whole, so a terminal makes them clickable). */
+function mailBlock(mail: Record<string, unknown>): string {
+  const header = (name: string, key: string) => (typeof mail[key] === 'string' ? [`  ${name}: ${mail[key]}`] : []);
+  const text = String(mail.text ?? '').replace(/\n$/, '');
+  return [
+    'mail (not sent: SMTP_URL is unset)',
+    ...header('To', 'to'),
+    ...header('Reply-To', 'replyTo'),
+    ...header('Subject', 'subject'),
+    ...header('Message-ID', 'messageId'),
+    '',
+    ...text.split('\n').map((line) => `  ${line}`),
+  ].join('\n');
 }
 
 /** `listening on http://127.0.0.1:3000; store: pglite in /srv/data; API docs: http://…/docs/api`. */
@@ -79,5 +95,6 @@ function startupLine(log: Record<string, unknown>): string {
   const where = log.dataDir ? ` in ${String(log.dataDir)}` : log.database ? ` at ${String(log.database)}` : '';
   const store = log.store === 'memory' ? 'memory (nothing survives a restart)' : `${String(log.store)}${where}`;
   const metrics = log.metrics ? `; metrics: ${String(log.metrics)}` : '';
-  return `listening on ${String(log.url)}; store: ${store}; API docs: ${String(log.docs)}${metrics}`;
+  const mail = log.mail ? `; mail: ${String(log.mail)}${log.contactTo ? `, contact messages to ${String(log.contactTo)}` : ', contact messages not mailed (CONTACT_TO unset)'}` : '';
+  return `listening on ${String(log.url)}; store: ${store}; API docs: ${String(log.docs)}${metrics}${mail}`;
 }

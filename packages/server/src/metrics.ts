@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, isDomainError, type Accounts, type SessionCacheStats } from '@sl/core';
+import { ACCOUNT_LOGIN_POLICY, isDomainError, type Accounts, type MailOutbox, type SessionCacheStats } from '@sl/core';
 import { pathPattern, requestPath } from '@sl/http';
 import type { PoolStats } from '@sl/store-postgres';
 import type { MetricsConfig } from './config.ts';
@@ -33,6 +33,8 @@ export interface ServiceMetrics {
   observePool(stats: () => PoolStats): void;
   /** Reports the session cache's lookups and size at each scrape. */
   observeSessionCache(stats: () => SessionCacheStats): void;
+  /** Reports the outbox's depth at each scrape; returns the hooks that count sent mails and failed attempts. */
+  observeMail(outbox: MailOutbox): { onSent(): void; onAttemptFailed(): void };
   /** Serves `GET /metrics` on `config`'s address; resolves with the metrics URL. */
   listen(config: MetricsConfig): Promise<string>;
   close(): Promise<void>;
@@ -185,6 +187,29 @@ export function createServiceMetrics(): ServiceMetrics {
           this.set(stats().entries);
         },
       });
+    },
+
+    observeMail(outbox) {
+      new Gauge({
+        name: `${METRICS_PREFIX}mail_outbox_depth`,
+        help: 'Mails waiting in the outbox: due, being sent, or waiting for a retry. Growing while mail_send_failures_total grows: the SMTP server is not taking mail.',
+        registers,
+        async collect() {
+          // A store that does not answer leaves the last value (and store_unavailable_total says why).
+          try {
+            this.set(await outbox.depth());
+          } catch {
+            // kept
+          }
+        },
+      });
+      const sent = new Counter({ name: `${METRICS_PREFIX}mails_sent_total`, help: 'Mails the SMTP server (or the log) took.', registers });
+      const failed = new Counter({
+        name: `${METRICS_PREFIX}mail_send_failures_total`,
+        help: 'Attempts to send a mail that failed; each such mail stays in the outbox and is tried again later.',
+        registers,
+      });
+      return { onSent: () => sent.inc(), onAttemptFailed: () => failed.inc() };
     },
 
     async listen(config) {

@@ -26,6 +26,7 @@ import { answerClientError } from './client-error.ts';
 import { limitConnections, serverOptions } from './http-limits.ts';
 import { InFlight } from './in-flight.ts';
 import { createLogger } from './logger.ts';
+import { mailSummary, startMail } from './mail.ts';
 import { openStore, storeSummary } from './open-store.ts';
 import { deprioritizeThreadPool } from './thread-priority.ts';
 
@@ -55,6 +56,13 @@ export interface ServerOverrides {
  */
 const DRAIN_MS = 7_000;
 
+/**
+ * On stop, how long a mail being sent may take to finish (its result recorded) before the store
+ * closes; a send still running then is retried later, by this or another process, with the same
+ * Message-ID. Within DRAIN_MS, which runs at the same time, so it adds nothing to the stop.
+ */
+const MAIL_STOP_MS = 5_000;
+
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
   readonly url: string;
@@ -82,10 +90,11 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const metrics = config.metrics ? (await import('./metrics.ts')).createServiceMetrics() : undefined;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = config.sessionCache ? cacheSessions(store.sessions, store.revocations, config.sessionCache) : undefined;
+  const clock = overrides.clock ?? systemClock;
   // The reset link never comes from a request: the configured page, else this server's own address.
   const resetUrl = config.resetUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/reset-password`;
   const created = createAccounts(
-    { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock: overrides.clock ?? systemClock, tokens: randomTokens },
+    { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock, tokens: randomTokens },
     {
       ipv6Prefix: config.ipv6Prefix,
       accountLoginLimit: config.accountLoginLimit,
@@ -93,6 +102,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
       resetAddressLimit: config.resetAddressLimit,
       onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'),
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
+      ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
     },
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
@@ -135,10 +145,20 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     intervalMs: overrides.sweepIntervalMs ?? 60_000,
     onError: (err) => logger.warn({ err }, 'sweep failed'),
   });
+  const mail = startMail(config.mail, store.outbox, clock, logger, metrics?.observeMail(store.outbox));
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   logger.info(
-    { url, ...storeSummary(config.store), docs: `${url}/docs/api`, ...(metricsUrl ? { metrics: metricsUrl } : {}), maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress },
+    {
+      url,
+      ...storeSummary(config.store),
+      docs: `${url}/docs/api`,
+      ...(metricsUrl ? { metrics: metricsUrl } : {}),
+      mail: mailSummary(config.mail),
+      contactTo: config.mail.contactTo ?? null,
+      maxConnections,
+      maxConnectionsPerAddress: config.http.maxConnectionsPerAddress,
+    },
     'listening',
   );
 
@@ -153,6 +173,8 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
       (closing ??= (async () => {
         // Keep-alive clients leave once their answer is written, instead of holding the stop up.
         stopping = true;
+        // No new mail is claimed from now; the one being sent finishes while requests drain.
+        const mailStopped = mail.stop(MAIL_STOP_MS);
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
         const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -161,6 +183,8 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
         // Reset requests answered before the stop still write their token and mail.
         await accounts.settled();
         sessions?.close();
+        // The mail's result is written before the store closes (or, past its bound, left to the lease).
+        await mailStopped;
         await Promise.all([housekeeping.stop(), store.close(), metrics?.close()]);
       })()),
   };

@@ -44,6 +44,57 @@ describe('limits in the configuration', () => {
   });
 });
 
+describe('mail in the configuration', () => {
+  it('defaults: mails go to the log from sl-accounts@localhost, contact messages are not mailed, 1 s polls, 5 s doubling to 10 min', () => {
+    expect(loadConfig({}).mail).toEqual({
+      smtp: undefined,
+      from: 'sl-accounts@localhost',
+      contactTo: undefined,
+      pollMs: 1_000,
+      leaseMs: 120_000,
+      retry: { baseMs: 5_000, maxMs: 600_000 },
+    });
+  });
+
+  it('takes every variable', () => {
+    const config = loadConfig({
+      SMTP_URL: 'smtps://user:secret@mail.example.org:465',
+      MAIL_FROM: 'Accounts <accounts@example.org>',
+      CONTACT_TO: 'ops@example.org',
+      SMTP_TIMEOUT_MS: '3000',
+      MAIL_POLL_MS: '250',
+      MAIL_LEASE_MS: '60000',
+      MAIL_RETRY_BASE_MS: '1000',
+      MAIL_RETRY_MAX_MS: '30000',
+    });
+    expect(config.mail).toEqual({
+      smtp: { url: 'smtps://user:secret@mail.example.org:465', timeoutMs: 3_000 },
+      from: 'Accounts <accounts@example.org>',
+      contactTo: 'ops@example.org',
+      pollMs: 250,
+      leaseMs: 60_000,
+      retry: { baseMs: 1_000, maxMs: 30_000 },
+    });
+  });
+
+  it.each([
+    ['SMTP_URL', { SMTP_URL: 'http://mail.example.org' }],
+    ['MAIL_FROM', { SMTP_URL: 'smtp://mail.example.org' }],
+    ['MAIL_FROM', { MAIL_FROM: 'nobody' }],
+    ['MAIL_FROM', { MAIL_FROM: 'a@b.example\r\nBcc: x@y.example' }],
+    ['CONTACT_TO', { CONTACT_TO: 'not an address' }],
+    ['MAIL_LEASE_MS', { MAIL_LEASE_MS: '30000' }],
+    ['MAIL_RETRY_BASE_MS', { MAIL_RETRY_BASE_MS: '700000', MAIL_RETRY_MAX_MS: '600000' }],
+  ])('refuses a bad %s with a message that names it', (name, env) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: .*${name}`));
+  });
+
+  it('never echoes the SMTP password in its message', () => {
+    expect(() => loadConfig({ SMTP_URL: 'smtp://user:hunter2@mail.example.org' })).toThrow(/MAIL_FROM/);
+    expect(() => loadConfig({ SMTP_URL: 'smtp://user:hunter2@mail.example.org' })).not.toThrow(/hunter2/);
+  });
+});
+
 describe('the default total cap', () => {
   it('leaves a tenth of the descriptors, at least 128, for everything but client connections', () => {
     expect(defaultMaxConnections(20_000)).toBe(18_000);

@@ -4,4 +4,4 @@ export { MemorySessionStore } from './session-store.ts';
 export { DEFAULT_CONTACT_BYTE_CAPACITY, DEFAULT_CONTACT_CAPACITY, MemoryContactStore, contactBytes } from './contact-store.ts';
 export { MemoryRateLimiter } from './rate-limiter.ts';
 export { MemoryPasswordResetStore } from './reset-store.ts';
-export { MemoryOutbox } from './outbox.ts';
+export { DEFAULT_OUTBOX_CAPACITY, MemoryOutbox } from './outbox.ts';

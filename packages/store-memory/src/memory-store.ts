@@ -26,6 +26,8 @@ export interface MemoryStoreOptions {
   readonly contactCapacity?: number;
   /** Bytes of contact messages kept, as `contactBytes` counts them; default 32 MiB. */
   readonly contactByteCapacity?: number;
+  /** Mails the outbox keeps unsent (the oldest go first past it); default 1000. */
+  readonly outboxCapacity?: number;
 }
 
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
@@ -34,7 +36,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const users = new UserTable();
   const sessions = new MemorySessionStore(users);
   // One outbox for every store that mails: each gets this instance and enqueues in its own write.
-  const outbox = new MemoryOutbox();
+  const outbox = new MemoryOutbox(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity });
   return {
     users: new MemoryUserStore(users),
     sessions,

@@ -51,6 +51,17 @@ for (const [target, createDatabase] of [
       expect((await store.users.findByEmail('ada@example.com'))?.id).toBe(user!.id);
     });
 
+    it('a contact message and its mail are written in one transaction: a mail the database refuses takes the message with it', async () => {
+      const message = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, friend.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 };
+      // Postgres text cannot hold NUL: the outbox insert fails after the message's insert succeeded.
+      await expect(store.contacts.add(message, { to: 'ops@example.net', subject: 'bad \u0000 subject', text: 'text' })).rejects.toThrow();
+      expect(await store.query('select * from contact_messages')).toEqual([]);
+      expect(await store.outbox.depth()).toBe(0);
+      await store.contacts.add(message, { to: 'ops@example.net', subject: 'fine', text: 'text' });
+      expect(await store.query('select name from contact_messages')).toEqual([{ name: 'Ada' }]);
+      expect(await store.outbox.depth()).toBe(1);
+    });
+
     it('refuses a password hash that is not a PHC string', async () => {
       await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: 'hunter22', createdAt: T0 })).rejects.toThrow(/check constraint/);
     });

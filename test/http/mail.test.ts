@@ -1,0 +1,110 @@
+/**
+ * Contact messages reach the operator (CONTACT_TO) through the outbox and a real SMTP server in this
+ * process, on every store; with SMTP down they are still accepted, kept, counted in the metrics and
+ * delivered once it is back. Without SMTP_URL the mail is written to the log.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningServer } from '@sl/server';
+import { freshIp, request } from '../support/client.ts';
+import { capturingLogger } from '../support/logger.ts';
+import { sample, scrape } from '../support/metrics.ts';
+import { poll } from '../support/poll.ts';
+import { STORES, startTestServer } from '../support/server.ts';
+import { messageIds, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
+
+const P = 'sl_accounts_';
+/** Fast polls and retries, so a test waits milliseconds where production waits seconds. */
+const FAST = { MAIL_POLL_MS: '20', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', SMTP_TIMEOUT_MS: '2000' };
+
+const contact = (n: number) => ({ name: `Visitor ${n}`, email: `visitor${n}@example.com`, message: `Question number ${n}: is there a student price?` });
+
+for (const store of STORES) {
+  describe.skipIf(store.skip !== undefined)(`contact mail on the ${store.title} store`, () => {
+    let smtp: TestSmtp | undefined;
+    let server: RunningServer | undefined;
+    afterEach(async () => {
+      await server?.close();
+      await smtp?.close();
+      server = smtp = undefined;
+    });
+
+    const start = async (extra: Record<string, string> = {}) =>
+      (server = await startTestServer({
+        store: store.kind,
+        env: { SMTP_URL: smtp!.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', METRICS_PORT: '0', ...FAST, ...extra },
+      }));
+
+    it('a contact message reaches CONTACT_TO: its name, e-mail as Reply-To, message and time', async () => {
+      smtp = await startTestSmtp();
+      const { url } = await start();
+      const before = Date.now();
+      const res = await request(url, '/api/contact', { json: contact(1) });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ok: true });
+      await poll(async () => smtp!.received.length, (n) => n > 0, 10_000);
+      expect(smtp.received).toHaveLength(1);
+      const { parsed, rcptTo } = smtp.received[0]!;
+      expect(rcptTo).toEqual(['operator@example.net']);
+      expect(parsed.replyTo?.value).toEqual([{ address: 'visitor1@example.com', name: '' }]);
+      expect(parsed.subject).toBe('[sl-accounts] Contact message from Visitor 1');
+      expect(parsed.messageId).toMatch(/^<[0-9a-f-]{36}@example\.org>$/);
+      expect(parsed.text).toContain('Name:     Visitor 1');
+      expect(parsed.text).toContain('Question number 1: is there a student price?');
+      const received = new Date(/Received: (\S+)/.exec(parsed.text ?? '')![1]!).getTime();
+      expect(received).toBeGreaterThanOrEqual(before - 1);
+      expect(received).toBeLessThanOrEqual(Date.now());
+      const metrics = await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mails_sent_total`) === 1, 10_000);
+      expect(sample(metrics, `${P}mails_sent_total`)).toBe(1);
+      expect(sample(metrics, `${P}mail_outbox_depth`)).toBe(0);
+    });
+
+    it('with SMTP down contact messages are accepted and wait in the outbox; when it is back each arrives exactly once', async () => {
+      smtp = await startTestSmtp({ up: false });
+      const { url } = await start({ TRUST_PROXY: '1' });
+      for (let n = 1; n <= 3; n++) {
+        const res = await request(url, '/api/contact', { ip: freshIp(), json: contact(n) });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ ok: true });
+      }
+      const down = await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mail_send_failures_total`) >= 3, 10_000);
+      expect(sample(down, `${P}mail_send_failures_total`)).toBeGreaterThanOrEqual(3);
+      expect(sample(down, `${P}mail_outbox_depth`)).toBe(3);
+      expect(sample(down, `${P}mails_sent_total`)).toBe(0);
+
+      await smtp.up();
+      const up = await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mail_outbox_depth`) === 0, 10_000);
+      expect(sample(up, `${P}mail_outbox_depth`)).toBe(0);
+      expect(sample(up, `${P}mails_sent_total`)).toBe(3);
+      expect(smtp.received.map((m) => m.parsed.subject).sort()).toEqual([1, 2, 3].map((n) => `[sl-accounts] Contact message from Visitor ${n}`));
+      expect(new Set(messageIds(smtp.received)).size).toBe(3);
+    });
+
+    it('without CONTACT_TO a contact message is stored and nothing is mailed', async () => {
+      // Down: a mail that was queued would stay in the outbox, where the depth shows it.
+      smtp = await startTestSmtp({ up: false });
+      const { url } = await start({ CONTACT_TO: '' });
+      expect((await request(url, '/api/contact', { json: contact(1) })).status).toBe(200);
+      const metrics = await scrape(server!.metricsUrl!);
+      expect(sample(metrics, `${P}mail_outbox_depth`)).toBe(0);
+      expect(smtp.received).toEqual([]);
+    });
+  });
+}
+
+describe('without SMTP_URL', () => {
+  it('the mail is written to the log, whole, and the start-up line says so', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const server = await startTestServer({ logger, env: { CONTACT_TO: 'operator@example.net', MAIL_POLL_MS: '20' } });
+    try {
+      expect((await request(server.url, '/api/contact', { json: contact(7) })).status).toBe(200);
+      const logged = await poll(async () => lines.map((l) => JSON.parse(l) as { msg: string; mail?: Record<string, string> }).find((e) => e.msg === 'mail'), (e) => e !== undefined, 10_000);
+      expect(logged?.mail).toMatchObject({ to: 'operator@example.net', replyTo: 'visitor7@example.com', subject: '[sl-accounts] Contact message from Visitor 7' });
+      expect(logged?.mail?.messageId).toMatch(/^<[0-9a-f-]{36}@localhost>$/);
+      expect(logged?.mail?.text).toContain('Question number 7: is there a student price?');
+      const listening = lines.map((l) => JSON.parse(l) as { msg: string; mail?: string; contactTo?: string }).find((e) => e.msg === 'listening');
+      expect(listening).toMatchObject({ mail: 'log (SMTP_URL unset: mails are written here, not sent)', contactTo: 'operator@example.net' });
+    } finally {
+      await server.close();
+    }
+  });
+});
