@@ -4,7 +4,7 @@
  * store's (the store contract covers every store's outbox; the server suites run on Postgres).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { contactMail, messageIdOf, retryDelayMs, startMailWorker, systemClock, type MailWorker } from '@sl/core';
+import { contactMail, messageIdOf, retryDelayMs, startMailWorker, systemClock, type MailOutbox, type MailWorker } from '@sl/core';
 import { createSmtpMailer, type SmtpMailer } from '@sl/mail-smtp';
 import { createMemoryStore, type MemoryStore } from '@sl/store-memory';
 import { poll } from '../support/poll.ts';
@@ -127,5 +127,46 @@ describe('the mail worker over SMTP', () => {
     await worker!.stop(200);
     expect(Date.now() - before).toBeLessThan(5_000);
     expect(await store.outbox.depth()).toBe(1);
+  });
+});
+
+describe('the mail worker while its store fails', () => {
+  it('reports the first failure of an outage once, the recovery once, and then sends what waited', async () => {
+    const smtp = await startTestSmtp();
+    const store = createMemoryStore();
+    let broken = true;
+    let claims = 0;
+    // The memory outbox, made to fail as a store that does not answer would.
+    const outbox: MailOutbox = {
+      claim: (now, options) => (claims++, broken ? Promise.reject(new Error('store unavailable')) : store.outbox.claim(now, options)),
+      markSent: (id) => store.outbox.markSent(id),
+      retryLater: (id, attempts, at, error) => store.outbox.retryLater(id, attempts, at, error),
+      depth: () => store.outbox.depth(),
+    };
+    const errors: unknown[] = [];
+    let recoveries = 0;
+    const mailer = createSmtpMailer({ url: smtp.url, from: FROM, timeoutMs: 2_000 });
+    const worker = startMailWorker({
+      outbox,
+      mailer,
+      clock: systemClock,
+      messageIdDomain: 'example.org',
+      pollMs: 10,
+      onError: (error) => errors.push(error),
+      onRecovered: () => recoveries++,
+    });
+    try {
+      await store.contacts.add(contact(1), contactMail(contact(1), 'operator@example.net', 'sl-accounts'));
+      await poll(async () => claims, (n) => n >= 5, 10_000);
+      expect(errors).toHaveLength(1);
+      broken = false;
+      await poll(async () => smtp.received.length, (n) => n === 1, 10_000);
+      expect(recoveries).toBe(1);
+      expect(errors).toHaveLength(1);
+    } finally {
+      await worker.stop(5_000);
+      mailer.close();
+      await smtp.close();
+    }
   });
 });

@@ -41,13 +41,16 @@ export interface MailWorkerOptions {
   readonly onSent?: (mail: QueuedMail) => void;
   /** An attempt failed; the mail is tried again at `retryAt`. */
   readonly onAttemptFailed?: (mail: QueuedMail, error: unknown, retryAt: Date) => void;
-  /** The outbox itself failed (the store does not answer): the worker tries again at the next poll. */
+  /**
+   * The outbox itself failed (the store does not answer): the worker tries again at each poll. Called
+   * for the first failure of each outage only, so a database that is down for an hour costs one line.
+   */
   readonly onError?: (error: unknown) => void;
+  /** The outbox answers again after a failure that `onError` reported. */
+  readonly onRecovered?: () => void;
 }
 
 export interface MailWorker {
-  /** Looks at the outbox now instead of at the next poll (a mail was just queued). */
-  wake(): void;
   /**
    * Claims nothing more and waits for the send in flight, at most `boundMs`. A send still running
    * then is left to its lease: the mail goes again later, with the same Message-ID.
@@ -72,10 +75,25 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
   const retry = options.retry ?? DEFAULT_RETRY_SCHEDULE;
   let stopping = false;
   let running: Promise<void> | null = null;
-  let again = false;
+  let failing = false;
+
+  async function claimOne(): Promise<QueuedMail | undefined> {
+    try {
+      const [mail] = await outbox.claim(clock.now(), { limit: 1, leaseMs });
+      if (failing) {
+        failing = false;
+        options.onRecovered?.();
+      }
+      return mail;
+    } catch (error) {
+      if (!failing) options.onError?.(error);
+      failing = true;
+      return undefined;
+    }
+  }
 
   async function sendOne(): Promise<boolean> {
-    const [mail] = await outbox.claim(clock.now(), { limit: 1, leaseMs });
+    const mail = await claimOne();
     if (!mail) return false;
     const { id, attempts, createdAt: _createdAt, ...outgoing } = mail;
     try {
@@ -92,19 +110,13 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
     return true;
   }
 
+  /** One round: mails until none is due or a send fails. A poll that comes during a round is dropped. */
   function round(): void {
-    if (stopping) return;
-    if (running) {
-      again = true;
-      return;
-    }
+    if (stopping || running) return;
     running = (async () => {
-      do {
-        again = false;
-        while (!stopping && (await sendOne())) {
-          // the next one
-        }
-      } while (again && !stopping);
+      while (!stopping && (await sendOne())) {
+        // the next one
+      }
     })()
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
@@ -116,7 +128,6 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
   timer.unref();
   round();
   return {
-    wake: round,
     async stop(boundMs) {
       stopping = true;
       clearInterval(timer);

@@ -64,7 +64,8 @@ export function startMail(
       // The error's code and message: an SMTP error object also carries the conversation.
       logger.warn({ ...about(mail), retryAt: retryAt.toISOString(), ...brief(error) }, 'mail not sent; it stays in the outbox and is tried again');
     },
-    onError: (error) => logger.warn(brief(error), 'mail outbox could not be read; trying again at the next poll'),
+    onError: (error) => logger.warn(brief(error), 'mail outbox could not be read; trying again at each poll'),
+    onRecovered: () => logger.info('mail outbox readable again'),
   });
   return {
     worker,

@@ -30,6 +30,21 @@ describe('readable lines', () => {
     expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/api\/health 200 1\.2 ms \{"reqId":"abc-1"\}\n$/);
   });
 
+  it('write a mail of the log mailer as a mail reads: its headers, a blank line, its text', () => {
+    const mail = { messageId: '<id@localhost>', to: 'ops@example.net', replyTo: 'ada@example.com', subject: 'Hello', text: 'First line\nhttp://127.0.0.1:3000/reset?token=abc\n' };
+    expect(line(entry({ msg: 'mail', mail }))).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: mail \(not sent: SMTP_URL is unset\)\n {2}To: ops@example.net\n {2}Reply-To: ada@example.com\n {2}Subject: Hello\n {2}Message-ID: <id@localhost>\n\n {2}First line\n {2}http:\/\/127\.0\.0\.1:3000\/reset\?token=abc\n$/,
+    );
+  });
+
+  it('name where mails go in the start-up line, and whether contact messages are mailed', () => {
+    const base = { msg: 'listening', url: 'http://127.0.0.1:3000', store: 'memory', docs: 'http://127.0.0.1:3000/docs/api' };
+    expect(line(entry({ ...base, mail: 'smtp://mail.example.org:587', contactTo: 'ops@example.net' }))).toContain(
+      'API docs: http://127.0.0.1:3000/docs/api; mail: smtp://mail.example.org:587, contact messages to ops@example.net\n',
+    );
+    expect(line(entry({ ...base, mail: 'log', contactTo: null }))).toContain('; mail: log, contact messages not mailed (CONTACT_TO unset)\n');
+  });
+
   it('write the start-up line with the URL, the store and where its data is, and the docs', () => {
     const pglite = line(entry({ msg: 'listening', url: 'http://127.0.0.1:3000', store: 'pglite', dataDir: '/srv/data', docs: 'http://127.0.0.1:3000/docs/api', maxConnections: 10 }));
     expect(pglite).toContain('INFO: listening on http://127.0.0.1:3000; store: pglite in /srv/data; API docs: http://127.0.0.1:3000/docs/api {"maxConnections":10}');
