@@ -103,7 +103,7 @@ describe.each(HOST_KINDS)('the HTTP contract on the %s host', (host) => {
 
     it.each([
       ['GET', '/api/signup', 'POST'],
-      ['DELETE', '/api/me', 'HEAD, GET'],
+      ['PUT', '/api/me', 'HEAD, GET, DELETE'],
       ['POST', '/api/health', 'HEAD, GET'],
     ])('answers 405 ErrorResponse with Allow for %s %s', async (method, path, allow) => {
       const res = await api(path, { method });

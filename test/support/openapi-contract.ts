@@ -6,7 +6,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from '@sl/http';
+import { openApiDocument, pathPattern } from '@sl/http';
 
 interface HeaderObject {
   readonly required?: boolean;
@@ -53,7 +53,9 @@ const ROUTING_STATUSES = new Set([404, 405, 501]);
  */
 export function checkAgainstOpenApi(method: string, url: URL, res: ObservedResponse): void {
   const m = method.toLowerCase();
-  const operation = PATHS[url.pathname]?.[m === 'head' ? 'get' : m];
+  // A path with `{name}` segments describes every path it matches.
+  const path = PATHS[url.pathname] ? url.pathname : (Object.keys(PATHS).find((p) => p.includes('{') && pathPattern(p).pattern.test(url.pathname)) ?? url.pathname);
+  const operation = PATHS[path]?.[m === 'head' ? 'get' : m];
   if (!operation) {
     if (!url.pathname.startsWith('/api/') || ROUTING_STATUSES.has(res.status) || m === 'options') return;
     throw new Error(`${method.toUpperCase()} ${url.pathname} → ${res.status}: the operation is not in the OpenAPI document`);
@@ -70,13 +72,13 @@ export function checkAgainstOpenApi(method: string, url: URL, res: ObservedRespo
       if (header.required) problems.push(`header ${name} is missing`);
       continue;
     }
-    const ref = pointer('paths', url.pathname, m, 'responses', String(res.status), 'headers', name, 'schema');
+    const ref = pointer('paths', path, m, 'responses', String(res.status), 'headers', name, 'schema');
     const errors = values.map((v) => validate(ref, header.schema?.type === 'integer' ? Number(v) : v));
     if (errors.every((e) => e !== null)) problems.push(`header ${name}: ${values.join(' | ')}: ${errors[0]}`);
   }
   if (documented.content?.['application/json']) {
     if (!(res.headers.get('content-type') ?? '').includes('json')) problems.push(`content-type ${res.headers.get('content-type')} is not JSON`);
-    const errors = validate(pointer('paths', url.pathname, m, 'responses', String(res.status), 'content', 'application/json', 'schema'), res.body);
+    const errors = validate(pointer('paths', path, m, 'responses', String(res.status), 'content', 'application/json', 'schema'), res.body);
     if (errors) problems.push(`body: ${errors}`);
   } else if (res.text !== '') {
     problems.push('a body where the document describes none');

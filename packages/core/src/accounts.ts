@@ -1,9 +1,28 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
-import { InvalidCredentials, EmailTaken, Unauthenticated, type RateLimitStatus } from './errors.ts';
+import { InvalidCredentials, EmailTaken, NotFound, Unauthenticated, ValidationError, WrongPassword, type RateLimitStatus } from './errors.ts';
 import type { LimitedOperation } from './rate-limits.ts';
-import { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, accountKey, countRequest, RATE_LIMITS, refundRequest } from './rate-limits.ts';
-import type { Ports, RateLimitRule, User } from './ports.ts';
-import { ContactRequest, LoginRequest, SignupRequest, parseRequest, toWellFormed } from './schemas.ts';
+import {
+  ACCOUNT_LOGIN_LIMIT,
+  ACCOUNT_LOGIN_POLICY,
+  accountKey,
+  countRequest,
+  RATE_LIMITS,
+  refundRequest,
+  RESET_ADDRESS_LIMIT,
+  RESET_ADDRESS_POLICY,
+} from './rate-limits.ts';
+import type { Ports, RateLimitRule, OutgoingMail, User, UserRecord } from './ports.ts';
+import {
+  ChangePasswordRequest,
+  ContactRequest,
+  DeleteAccountRequest,
+  LoginRequest,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  SignupRequest,
+  parseRequest,
+  toWellFormed,
+} from './schemas.ts';
 import { contactMail } from './mails.ts';
 import { digestToken } from './system.ts';
 import { createDeviceProofs, DEVICE_LOGIN_POLICY, type IssuedDeviceProof } from './device-proofs.ts';
@@ -13,6 +32,18 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Live sessions one user may hold by default; a login beyond it ends the oldest. */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
+
+/** How long a password reset token is valid, from its request. */
+export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000;
+
+/** A session as `GET /api/sessions` lists it. */
+export interface ListedSession {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  /** Whether it is the session the request came with. */
+  readonly current: boolean;
+}
 
 /**
  * A request body, or a function that reads it. Pass a function to read the body only after the
@@ -74,6 +105,16 @@ export interface AccountsOptions {
   readonly accountLoginLimit?: RateLimitRule | null;
   /** How many leading bits of an IPv6 address identify one client for the limits (1 to 128); default 56. */
   readonly ipv6Prefix?: number;
+  /** Reset requests per address (registered or not) and window; default RESET_ADDRESS_LIMIT. */
+  readonly resetAddressLimit?: RateLimitRule;
+  /**
+   * The page a reset mail links to, absolute; the link adds `?token=<token>`. Configured, never
+   * taken from a request, so no Host header can put another site's link into a mail. Default
+   * `http://localhost/reset-password` (the composition root always passes one).
+   */
+  readonly resetUrl?: string;
+  /** Hears failures of work done after the answer (a reset request's store write). Default: none. */
+  readonly onBackgroundError?: (error: unknown) => void;
   /** The operator's address: each contact message is mailed there too. Unset: messages are only stored. */
   readonly contactTo?: string;
   /** Sessions one user may hold; a signup or login beyond it ends the oldest. Default DEFAULT_MAX_SESSIONS_PER_USER. */
@@ -103,8 +144,39 @@ export interface Accounts {
    * share one ping of the store.
    */
   health(): Promise<Health>;
-  /** Deletes expired sessions and ended limiter windows; returns how many of each. */
-  sweep(): Promise<{ readonly sessions: number; readonly rateLimitWindows: number }>;
+  /** Deletes expired sessions, reset tokens and ended limiter windows; returns how many of each. */
+  sweep(): Promise<{ readonly sessions: number; readonly resetTokens: number; readonly rateLimitWindows: number }>;
+  /** The presented session's user's sessions that have not expired. Throws Unauthenticated. */
+  listSessions(meta: SessionMeta): Promise<readonly ListedSession[]>;
+  /**
+   * Ends one of the presented session's user's sessions by its id; resolves with whether it was the
+   * presented one. Throws Unauthenticated, or NotFound when the id is not one of the user's.
+   */
+  endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }>;
+  /**
+   * Sets a new password after checking the current one, and ends every other session of the user.
+   * Throws Unauthenticated, ValidationError, WrongPassword or RateLimited (the per-account limit
+   * on failed logins, which a wrong current password counts against).
+   */
+  changePassword(body: Body, meta: RequestMeta): Promise<void>;
+  /**
+   * Starts a reset: when the address is registered, a token replaces the account's previous one and
+   * a mail with the link is enqueued with it. Answers alike, and as fast, either way: the store
+   * work happens after the answer (see `settled`). Throws ValidationError or RateLimited.
+   */
+  requestPasswordReset(body: Body, meta: RequestMeta): Promise<void>;
+  /**
+   * Uses a reset token: sets the password and ends every session of its user. Throws
+   * ValidationError (also for an unknown, used or expired token) or RateLimited.
+   */
+  confirmPasswordReset(body: Body, meta: RequestMeta): Promise<void>;
+  /**
+   * Deletes the presented session's user, their sessions and reset token, after checking the
+   * password. Throws Unauthenticated, ValidationError, WrongPassword or RateLimited (as changePassword).
+   */
+  deleteAccount(body: Body, meta: RequestMeta): Promise<void>;
+  /** Resolves when the work started after earlier answers (reset requests) has finished. */
+  settled(): Promise<void>;
 }
 
 /** What the session operations need: only the token, so a transport computes nothing else. */
@@ -147,6 +219,13 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
   const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
+  const resetAddressRule = options.resetAddressLimit ?? RESET_ADDRESS_LIMIT;
+  const resetUrl = new URL(options.resetUrl ?? 'http://localhost/reset-password');
+  if (resetUrl.protocol !== 'https:' && resetUrl.protocol !== 'http:') throw new RangeError('resetUrl must be an http or https URL');
+  const onBackgroundError = options.onBackgroundError ?? (() => {});
+  const { resets } = ports;
+  /** Work started after an answer, so `settled` can wait for it. */
+  const background = new Set<Promise<void>>();
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
   const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
@@ -183,8 +262,8 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     if (!deleted || deleted.expiresAt.getTime() <= clock.now().getTime()) throw new Unauthenticated();
   }
 
-  /** The user of the token's session; Unauthenticated when it names none, or an expired one (deleted now). */
-  async function userOf(token: string): Promise<User> {
+  /** The user of the token's session and its digest; Unauthenticated when it names none, or an expired one (deleted now). */
+  async function liveSession(token: string): Promise<{ readonly user: User; readonly digest: string }> {
     const digest = digestToken(token);
     const found = await sessions.findWithUser(digest);
     if (!found) throw new Unauthenticated();
@@ -192,7 +271,60 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       await sessions.delete(digest);
       throw new Unauthenticated();
     }
-    return found.user;
+    return { user: found.user, digest };
+  }
+
+  /** The user of the token's session; Unauthenticated as `liveSession`. */
+  async function userOf(token: string): Promise<User> {
+    return (await liveSession(token)).user;
+  }
+
+  /** The first presented session that is live, with its user and digest; throws Unauthenticated as `me` does. */
+  function signedIn(meta: SessionMeta): Promise<{ readonly user: User; readonly digest: string }> {
+    const presented = meta.sessionToken;
+    if (!presented) return Promise.reject(new Unauthenticated());
+    return typeof presented === 'string' ? liveSession(presented) : firstLive(presented, liveSession);
+  }
+
+  /**
+   * Checks a password the signed-in user gave to confirm a change. It is a login attempt on the
+   * account: counted against the per-account limit first, taken back when right, so a stolen
+   * cookie cannot be used to guess the password faster than a login could.
+   */
+  async function confirmPassword(userId: number, password: string, meta: RequestMeta): Promise<UserRecord> {
+    const record = await users.findById(userId);
+    // The user went between the session lookup and now (deleted elsewhere): the session went with it.
+    if (!record) throw new Unauthenticated();
+    const attempt = accountRule
+      ? await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, record.email), accountRule, clock.now(), meta.onRateLimit)
+      : null;
+    if (!(await hasher.verify(password, record.passwordHash))) throw new WrongPassword();
+    if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), meta.onRateLimit);
+    return record;
+  }
+
+  /** Sessions a store ended beside a change: a cache in front of it forgets them now, not at the feed's pace. */
+  const forget = (digests: readonly string[]) => {
+    if (digests.length > 0) sessions.forget?.(digests);
+  };
+
+  function resetMail(to: string, token: string): OutgoingMail {
+    const link = new URL(resetUrl);
+    link.searchParams.set('token', token);
+    return {
+      to,
+      subject: `Reset your ${serviceName} password`,
+      text: [
+        `Someone (we hope you) asked to reset the password of the ${serviceName} account of ${to}.`,
+        '',
+        `To choose a new password, open this link within ${RESET_TOKEN_TTL_MS / 60_000} minutes:`,
+        '',
+        link.href,
+        '',
+        'The link works once. Using it signs you out everywhere.',
+        'If you did not ask for this, ignore this mail: your password stays as it is.',
+      ].join('\n'),
+    };
   }
 
   return {
@@ -266,8 +398,72 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
 
     async sweep() {
       const now = clock.now();
-      const [s, r] = await Promise.all([sessions.deleteExpired(now), rateLimiter.deleteExpired(now)]);
-      return { sessions: s, rateLimitWindows: r };
+      const [s, t, r] = await Promise.all([sessions.deleteExpired(now), resets.deleteExpired(now), rateLimiter.deleteExpired(now)]);
+      return { sessions: s, resetTokens: t, rateLimitWindows: r };
+    },
+
+    async listSessions(meta: SessionMeta): Promise<readonly ListedSession[]> {
+      const { user, digest } = await signedIn(meta);
+      const listed = await sessions.listByUser(user.id, clock.now());
+      return listed.map((s) => ({ id: s.id, createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString(), current: s.tokenDigest === digest }));
+    },
+
+    async endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }> {
+      const { user, digest } = await signedIn(meta);
+      const ended = await sessions.deleteById(user.id, id);
+      if (ended === null) throw new NotFound('Session');
+      forget([ended]);
+      return { current: ended === digest };
+    },
+
+    async changePassword(body: Body, meta: RequestMeta): Promise<void> {
+      const { user, digest } = await signedIn(meta);
+      const input = parseRequest(ChangePasswordRequest, await readBody(body));
+      await confirmPassword(user.id, input.currentPassword, meta);
+      const ended = await users.changePassword(user.id, await hasher.hash(input.newPassword), digest);
+      if (ended === null) throw new Unauthenticated();
+      forget(ended);
+    },
+
+    async requestPasswordReset(body: Body, meta: RequestMeta): Promise<void> {
+      await limit('passwordReset', meta);
+      const input = parseRequest(PasswordResetRequest, await readBody(body));
+      // Per address, registered or not, so the answer (429 included) says nothing about registration.
+      await countRequest(rateLimiter, RESET_ADDRESS_POLICY, accountKey(RESET_ADDRESS_POLICY, input.email), resetAddressRule, clock.now(), meta.onRateLimit);
+      const token = tokens.generate();
+      const createdAt = clock.now();
+      const reset = { tokenDigest: digestToken(token), createdAt, expiresAt: new Date(createdAt.getTime() + RESET_TOKEN_TTL_MS) };
+      // After the answer: a known address costs a write and a mail the unknown one does not, and
+      // an answer that waited for them would tell the two apart by its time (test/bench/reset-timing.ts
+      // measures both).
+      const work = resets.request(input.email, reset, resetMail(input.email, token)).then(
+        () => {},
+        (error: unknown) => onBackgroundError(error),
+      );
+      background.add(work);
+      void work.finally(() => background.delete(work));
+    },
+
+    async confirmPasswordReset(body: Body, meta: RequestMeta): Promise<void> {
+      await limit('passwordResetConfirm', meta);
+      const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
+      const passwordHash = await hasher.hash(input.newPassword);
+      const done = await resets.consume(digestToken(input.token), clock.now(), passwordHash);
+      if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
+      forget(done.endedSessions);
+    },
+
+    async deleteAccount(body: Body, meta: RequestMeta): Promise<void> {
+      const { user } = await signedIn(meta);
+      const input = parseRequest(DeleteAccountRequest, await readBody(body));
+      await confirmPassword(user.id, input.password, meta);
+      const ended = await users.delete(user.id);
+      if (ended === null) throw new Unauthenticated();
+      forget(ended);
+    },
+
+    async settled(): Promise<void> {
+      while (background.size > 0) await Promise.all(background);
     },
   };
 }

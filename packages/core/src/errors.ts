@@ -44,6 +44,24 @@ export class Unauthenticated extends Error {
   }
 }
 
+/** The password given to confirm a change (the current one, or the account's at deletion) is wrong. */
+export class WrongPassword extends Error {
+  readonly code = 'wrong_password' as const;
+  constructor() {
+    super('The password is wrong');
+    this.name = 'WrongPassword';
+  }
+}
+
+/** The resource does not exist, or is not the caller's (the answer does not say which). */
+export class NotFound extends Error {
+  readonly code = 'not_found' as const;
+  constructor(what: string) {
+    super(`${what} not found`);
+    this.name = 'NotFound';
+  }
+}
+
 export class RateLimited extends Error {
   readonly code = 'rate_limited' as const;
   readonly retryAfterSeconds: number;
@@ -69,7 +87,7 @@ export class StoreUnavailable extends Error {
  * Every domain error, once. `DomainError`, `isDomainError` and the HTTP status table (which must name
  * a status for every `code`) are all derived from this list, so adding an error here is the one step.
  */
-export const DOMAIN_ERRORS = [ValidationError, EmailTaken, InvalidCredentials, Unauthenticated, RateLimited, StoreUnavailable] as const;
+export const DOMAIN_ERRORS = [ValidationError, EmailTaken, InvalidCredentials, Unauthenticated, WrongPassword, NotFound, RateLimited, StoreUnavailable] as const;
 
 export type DomainError = InstanceType<(typeof DOMAIN_ERRORS)[number]>;
 

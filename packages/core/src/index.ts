@@ -4,6 +4,7 @@
  */
 export {
   DEFAULT_SERVICE_NAME,
+  RESET_TOKEN_TTL_MS,
   SESSION_TTL_MS,
   DEFAULT_MAX_SESSIONS_PER_USER,
   createAccounts,
@@ -12,6 +13,7 @@ export {
   type Body,
   type Health,
   type IssuedSession,
+  type ListedSession,
   type RequestMeta,
   type SessionMeta,
   type SignedIn,
@@ -20,10 +22,12 @@ export {
   DOMAIN_ERRORS,
   EmailTaken,
   InvalidCredentials,
+  NotFound,
   RateLimited,
   StoreUnavailable,
   Unauthenticated,
   ValidationError,
+  WrongPassword,
   isDomainError,
   type DomainError,
   type DomainErrorCode,
@@ -46,9 +50,17 @@ export {
 } from './mail-worker.ts';
 export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Pbkdf2 } from './password-hasher.ts';
 export type * from './ports.ts';
-export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, type LimitedOperation } from './rate-limits.ts';
+export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation } from './rate-limits.ts';
 export { DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT, canonicalIp, clientKey } from './client-ip.ts';
-export { ContactRequest, LoginRequest, SignupRequest, parseRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
+export {
+  ChangePasswordRequest,
+  ContactRequest,
+  DeleteAccountRequest,
+  LoginRequest,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  SignupRequest,
+  parseRequest, type ContactInput, type LoginInput, type SignupInput } from './schemas.ts';
 export { InProcessRevocations } from './revocations.ts';
 export {
   DEFAULT_SESSION_CACHE_BYTES,

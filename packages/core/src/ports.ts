@@ -28,6 +28,19 @@ export interface UserStore {
   findByEmail(email: string): Promise<UserRecord | null>;
   /** Replaces the stored hash (used to upgrade weaker hashes at login). */
   updatePasswordHash(userId: number, passwordHash: string): Promise<void>;
+  /** Looks a user up by id. */
+  findById(userId: number): Promise<UserRecord | null>;
+  /**
+   * Sets a new password and, in the same transaction, ends every session of the user but the one
+   * whose digest is `keep` (`null`: all of them). Returns the ended sessions' digests, or `null`
+   * when there is no such user (then nothing changes).
+   */
+  changePassword(userId: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null>;
+  /**
+   * Deletes the user with their sessions and reset token, in one transaction, so that the e-mail
+   * address may sign up again. Returns the ended sessions' digests, or `null` when there was no such user.
+   */
+  delete(userId: number): Promise<readonly string[] | null>;
 }
 
 export interface NewSession {
@@ -43,6 +56,16 @@ export interface SessionWithUser {
   readonly expiresAt: Date;
 }
 
+/** A session as its user sees it in the list of their sessions. */
+export interface SessionInfo {
+  /** Opaque, random, assigned by the store: neither the token nor its digest. */
+  readonly id: string;
+  /** Never leaves the core: it tells which listed session is the caller's own. */
+  readonly tokenDigest: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
 export interface SessionStore {
   /**
    * Stores the session. With `maxPerUser`, then ends the user's oldest sessions (by `createdAt`)
@@ -50,6 +73,15 @@ export interface SessionStore {
    * creates for one user are serialised, so concurrent logins too leave at most `maxPerUser`.
    */
   create(session: NewSession, maxPerUser?: number): Promise<void>;
+  /** The user's sessions that have not expired at `now`, oldest first. */
+  listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]>;
+  /** Deletes the session with this id if it belongs to the user; returns its digest, else `null`. */
+  deleteById(userId: number, id: string): Promise<string | null>;
+  /**
+   * Forgets these sessions at once where they are held in memory (a cache in front of the store);
+   * the store itself has already deleted them. Stores need not implement it.
+   */
+  forget?(digests: readonly string[]): void;
   /** The session and its user in one lookup, expired or not; `null` when unknown. */
   findWithUser(tokenDigest: string): Promise<SessionWithUser | null>;
   /** Deletes a session; returns its expiry, or `null` if there was none (so two deletes report one). */
@@ -125,6 +157,32 @@ export interface MailOutbox {
   depth(): Promise<number>;
 }
 
+export interface NewPasswordReset {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** Password reset tokens: at most one live token per account. */
+export interface PasswordResetStore {
+  /**
+   * When `email` (normalised) is a user's, replaces that user's reset token with this one and
+   * enqueues `mail` in the same transaction; else changes nothing. Resolves either way with
+   * whether it was a user's (callers must not let that show).
+   */
+  request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean>;
+  /**
+   * Uses the token: when its digest is stored and has not expired at `now`, deletes it, sets the
+   * user's password and ends every session of the user, all in one transaction (of concurrent calls
+   * exactly one succeeds). Returns the ended sessions' digests, or `null` for an unknown, used or
+   * expired token (then nothing changes).
+   */
+  consume(tokenDigest: string, now: Date, passwordHash: string): Promise<{ readonly userId: number; readonly endedSessions: readonly string[] } | null>;
+  /** Deletes every token that expired at or before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
 export interface RateLimitRule {
   /** Requests allowed per window. */
   readonly limit: number;
@@ -190,6 +248,7 @@ export interface Ports {
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly contacts: ContactStore;
+  readonly resets: PasswordResetStore;
   readonly rateLimiter: RateLimiter;
   readonly deviceKeys: DeviceKeyStore;
   readonly hasher: PasswordHasher;
@@ -226,7 +285,7 @@ export interface SessionRevocations {
 }
 
 /** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */
-export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
+export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'resets' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
   /** The mails the store's methods queued, for the mail worker. */
   readonly outbox: MailOutbox;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */

@@ -2,14 +2,30 @@ import { createHash } from 'node:crypto';
 import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { RateLimiter, RateLimitRule } from './ports.ts';
 
-export type LimitedOperation = 'signup' | 'login' | 'contact';
+export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm';
 
-/** The spec's limits, per client IP. */
+/**
+ * The limits per client IP: the spec's three, then the password reset's own. A reset request sends
+ * a mail, so its limit is the contact form's order of magnitude; a confirmation costs one password
+ * hash, as a login does, and a token (256 bits) cannot be guessed at any rate.
+ */
 export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
   login: { limit: 20, windowMs: 15 * 60_000 },
   signup: { limit: 10, windowMs: 60 * 60_000 },
   contact: { limit: 5, windowMs: 60 * 60_000 },
+  passwordReset: { limit: 10, windowMs: 60 * 60_000 },
+  passwordResetConfirm: { limit: 20, windowMs: 15 * 60_000 },
 };
+
+/**
+ * Reset requests per address (normalised e-mail, registered or not), from whatever IP: at most 3
+ * reset mails an hour reach one inbox, however many clients ask. The per-IP limit alone would let a
+ * botnet bomb an inbox; this one caps it.
+ */
+export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_000 };
+
+/** The policy name of RESET_ADDRESS_LIMIT in RateLimit headers. */
+export const RESET_ADDRESS_POLICY = 'password-reset-address';
 
 /**
  * Failed logins per account (normalised e-mail, whether or not it is registered), beside the per-IP

@@ -74,11 +74,14 @@ function email(bounds: { readonly max?: number } = {}) {
     .meta(TRIMMED);
 }
 
+/** The signup bounds of a password, for every new one. */
+const newPassword = () => text({ min: 8, max: 200 });
+
 export const SignupRequest = z
   .object({
     name: text({ min: 2, max: 120 }, { trim: true }),
     email: email({ max: 200 }),
-    password: text({ min: 8, max: 200 }),
+    password: newPassword(),
   })
   .meta({ id: 'SignupRequest' });
 
@@ -96,6 +99,33 @@ export const ContactRequest = z
     message: text({ min: 10, max: 5000 }),
   })
   .meta({ id: 'ContactRequest' });
+
+export const ChangePasswordRequest = z
+  .object({
+    currentPassword: text({}),
+    newPassword: newPassword(),
+  })
+  .meta({ id: 'ChangePasswordRequest' });
+
+export const PasswordResetRequest = z
+  .object({
+    email: email({ max: 200 }),
+  })
+  .meta({ id: 'PasswordResetRequest' });
+
+export const PasswordResetConfirmRequest = z
+  .object({
+    // A token is 43 base64url characters; the bound only keeps absurd input away from the digest.
+    token: text({ min: 1, max: 200 }),
+    newPassword: newPassword(),
+  })
+  .meta({ id: 'PasswordResetConfirmRequest' });
+
+export const DeleteAccountRequest = z
+  .object({
+    password: text({}),
+  })
+  .meta({ id: 'DeleteAccountRequest' });
 
 export type SignupInput = z.output<typeof SignupRequest>;
 export type LoginInput = z.output<typeof LoginRequest>;

@@ -182,6 +182,19 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
     // The sessions a create ends reach the cache through the feed, as every deletion does.
     create: (session: NewSession, maxPerUser?: number) => store.create(session, maxPerUser),
 
+    listByUser: (userId, at) => store.listByUser(userId, at),
+
+    async deleteById(userId, id) {
+      const digest = await store.deleteById(userId, id);
+      if (digest !== null) evict(digest);
+      return digest;
+    },
+
+    forget(digests) {
+      for (const digest of digests) evict(digest);
+      store.forget?.(digests);
+    },
+
     async delete(digest) {
       evict(digest);
       return store.delete(digest);

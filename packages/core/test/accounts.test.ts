@@ -181,10 +181,10 @@ describe('sessions', () => {
     await accounts.signup(ALICE, meta());
     clock.advance(SESSION_TTL_MS / 2);
     await accounts.login({ email: ALICE.email, password: ALICE.password }, meta('198.51.100.7'));
-    expect(await accounts.sweep()).toEqual({ sessions: 0, rateLimitWindows: 1 });
+    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, rateLimitWindows: 1 });
     clock.advance(SESSION_TTL_MS / 2);
     // The login's per-IP window and its per-account window.
-    expect(await accounts.sweep()).toEqual({ sessions: 1, rateLimitWindows: 2 });
+    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, rateLimitWindows: 2 });
     expect(store.sessions.size).toBe(1);
     expect(store.rateLimiter.size).toBe(0);
   });

@@ -53,6 +53,9 @@ function fakeStore() {
       return row ? { expiresAt: row.expiresAt } : null;
     }),
     deleteExpired: vi.fn(async () => 0),
+    listByUser: vi.fn(async () => []),
+    /** Deletes the row named by the id (here: the digest itself) and returns its digest. */
+    deleteById: vi.fn(async (_userId: number, id: string) => (rows.delete(id) ? id : null)),
     /** Holds every read until the returned function is called. */
     hold() {
       let release!: () => void;
@@ -207,6 +210,20 @@ describe('cacheSessions', () => {
     await cache.deleteExpired(new Date('2026-01-01T00:00:00Z'));
     expect(cache.stats().entries).toBe(0);
     expect(store.deleteExpired).toHaveBeenCalledTimes(1);
+  });
+
+  it('evicts what deleteById ended and what it is told to forget, without waiting for the feed', async () => {
+    const { store, cache } = setup();
+    for (const n of [1, 2, 3]) store.rows.set(digest(n), session(n));
+    for (const n of [1, 2, 3]) await cache.findWithUser(digest(n));
+    expect(cache.stats().entries).toBe(3);
+    expect(await cache.deleteById(1, digest(1))).toBe(digest(1));
+    expect(await cache.findWithUser(digest(1))).toBeNull();
+    // Ended by another store method (a password change): gone from the store, and told to the cache.
+    store.rows.delete(digest(2));
+    cache.forget!([digest(2)]);
+    expect(await cache.findWithUser(digest(2))).toBeNull();
+    expect(await cache.findWithUser(digest(3))).toEqual(session(3));
   });
 
   it('holds at most maxEntries, sparing recently used entries', async () => {

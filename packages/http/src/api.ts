@@ -61,6 +61,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     if (route.method !== 'GET' && !route.changesState) throw new Error(`${route.method} ${route.path} must declare changesState`);
     entry(route.path).operations.set(route.method, route);
   }
+  // Paths with `{name}` segments, tried in table order after an exact match failed.
+  const templates = [...paths.keys()].filter((p) => p.includes('{')).map((template) => ({ template, ...pathPattern(template) }));
   for (const document of discoveryDocuments({ publicUrl, serviceName, extra: options.documents })) entry(document.path).document = document;
   for (const found of paths.values()) {
     const methods = found.document ? ['GET'] : [...found.operations.keys()];
@@ -75,8 +77,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   /** An operation's answer, complete: its headers are written once, in the order `finish` gives. */
-  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
-    const exchange = new Exchange(request, trustProxy, logger);
+  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>): Promise<HttpAnswer> {
+    const exchange = new Exchange(request, trustProxy, logger, params);
     try {
       // Refused before anything is counted, read or set: a foreign page must neither spend its
       // visitors' limits nor act with their session.
@@ -118,12 +120,31 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return finish(answer, commonFor(found, answer.status), reqId);
   }
 
-  function route(found: PathEntry | undefined, request: HttpRequest, reqId: string): Promise<HttpAnswer> | HttpAnswer {
+  /** The entry of a path, exact or by a template, with the template's segments. */
+  function lookup(path: string): { found: PathEntry | undefined; params: Record<string, string> } {
+    const exact = paths.get(path);
+    if (exact) return { found: exact, params: {} };
+    for (const { template, pattern, names } of templates) {
+      const match = pattern.exec(path);
+      if (!match) continue;
+      const params: Record<string, string> = {};
+      try {
+        names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
+      } catch {
+        // A malformed percent-escape names no resource.
+        return { found: undefined, params: {} };
+      }
+      return { found: paths.get(template), params };
+    }
+    return { found: undefined, params: {} };
+  }
+
+  function route(found: PathEntry | undefined, request: HttpRequest, reqId: string, params: Record<string, string> = {}): Promise<HttpAnswer> | HttpAnswer {
     if (!found) return finish(errorAnswer(404, 'Not found'), NOT_CACHED, reqId);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId);
     const operation = found.operations.get(method);
-    if (operation) return runOperation(found, operation, request, reqId);
+    if (operation) return runOperation(found, operation, request, reqId, params);
     let answer: HttpAnswer;
     if (request.method === 'OPTIONS') answer = found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
     else if (!KNOWN_METHODS.has(request.method)) answer = errorAnswer(501, 'Method not implemented');
@@ -136,12 +157,28 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       const start = performance.now();
       const reqId = requestIdOf(request, trustProxy);
       const path = requestPath(request.url);
-      const answer = await route(paths.get(path), request, reqId);
+      const { found, params } = lookup(path);
+      const answer = await route(found, request, reqId, params);
       logRequest(logger, reqId, request.method, path, answer.status, start);
       return answer;
     },
     paths: [...paths.keys()],
   };
+}
+
+/** A matcher for a path with `{name}` segments: each matches one non-empty segment. */
+export function pathPattern(template: string): { readonly pattern: RegExp; readonly names: readonly string[] } {
+  const names: string[] = [];
+  const source = template
+    .split('/')
+    .map((segment) => {
+      const name = /^\{(\w+)\}$/.exec(segment)?.[1];
+      if (name === undefined) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(name);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}$`), names };
 }
 
 /** Successful answers on a document's path may be cached; everything else is personal or not worth keeping. */

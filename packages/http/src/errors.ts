@@ -24,6 +24,8 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   validation: 400,
   invalid_credentials: 401,
   unauthenticated: 401,
+  wrong_password: 403,
+  not_found: 404,
   email_taken: 409,
   rate_limited: 429,
   store_unavailable: 503,

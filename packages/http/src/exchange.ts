@@ -14,14 +14,16 @@ export class Exchange {
   readonly request: HttpRequest;
   readonly #trustProxy: number;
   readonly #logger: Logger;
+  readonly #params: Readonly<Record<string, string>>;
   /**
    * The quota of each policy that counted the request, latest report per policy, in counting order;
    * made when the first one reports (most requests count against none).
    */
   #limits: Map<string, RateLimitStatus> | undefined;
 
-  constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger) {
+  constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger, params: Readonly<Record<string, string>> = {}) {
     this.request = request;
+    this.#params = params;
     this.#trustProxy = trustProxy;
     this.#logger = logger;
   }
@@ -44,6 +46,13 @@ export class Exchange {
   deviceProof(): string | readonly string[] | null {
     const cookie = headerValue(this.request.headers, 'cookie');
     return cookie ? cookieValues(cookie, DEVICE_COOKIE) : null;
+  }
+
+  /** A `{name}` segment of the route's path, as the request spelled it (percent-decoded). */
+  param(name: string): string {
+    const value = this.#params[name];
+    if (value === undefined) throw new Error(`the route has no {${name}} segment`);
+    return value;
   }
 
   clientIp(): string {

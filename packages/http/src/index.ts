@@ -3,7 +3,7 @@
  * core's use cases and hand its `handle` each request; write back the answer. Also the pieces other
  * transports share (body rules, client address, logging shape) and the discovery documents.
  */
-export { createHttpApi, type HttpApi, type HttpApiOptions } from './api.ts';
+export { createHttpApi, pathPattern, type HttpApi, type HttpApiOptions } from './api.ts';
 export { BODY_LIMIT_BYTES, isJsonMediaType, readJsonBody } from './body.ts';
 export { clientAddress } from './client-address.ts';
 export { isCrossSite } from './cross-site.ts';

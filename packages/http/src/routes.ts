@@ -2,13 +2,28 @@
  * The route table: the one list of the API's operations. Routing in every host, the OpenAPI paths,
  * and the endpoint lists of auth.md and the agent skills are all derived from it.
  */
-import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, ContactRequest, LoginRequest, SignupRequest, type Accounts, type LimitedOperation, type User } from '@sl/core';
+import {
+  ACCOUNT_LOGIN_POLICY,
+  DEVICE_LOGIN_POLICY,
+  ChangePasswordRequest,
+  ContactRequest,
+  DeleteAccountRequest,
+  LoginRequest,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  RESET_ADDRESS_POLICY,
+  RESET_TOKEN_TTL_MS,
+  SignupRequest,
+  type Accounts,
+  type LimitedOperation,
+  type User,
+} from '@sl/core';
 import type { Exchange } from './exchange.ts';
-import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './discovery/examples.ts';
+import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_SESSIONS, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './discovery/examples.ts';
 import { clearedSessionCookie, deviceCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
-export type ResponseSchemaName = 'UserResponse' | 'Ok' | 'Health' | 'ErrorResponse';
+export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse';
 
 /** One documented response of a route. */
 export interface DocumentedResponse {
@@ -30,7 +45,8 @@ export interface OperationResult {
 }
 
 export interface ApiRoute {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  /** The path; a segment `{name}` matches any one segment, which `exchange.param(name)` reads. */
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
@@ -49,7 +65,14 @@ export interface ApiRoute {
   /** Further limits that may count a request after `limited` (their RateLimit policies follow its own). */
   readonly alsoLimited?: readonly string[];
   /** The core schema of the JSON request body, if the operation takes one. */
-  readonly requestBody?: typeof SignupRequest | typeof LoginRequest | typeof ContactRequest;
+  readonly requestBody?:
+    | typeof SignupRequest
+    | typeof LoginRequest
+    | typeof ContactRequest
+    | typeof ChangePasswordRequest
+    | typeof PasswordResetRequest
+    | typeof PasswordResetConfirmRequest
+    | typeof DeleteAccountRequest;
   /**
    * Success and the operation's own errors. The generic ones follow from the fields above: a body
    * adds 400, 413 and 415; a limit adds 429; every operation may answer 500 and 503.
@@ -174,6 +197,117 @@ export const API_ROUTES: readonly ApiRoute[] = [
     run: async (accounts, exchange) => {
       await accounts.contact(exchange.body(), exchange.meta());
       return { status: 200, body: { ok: true } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/sessions',
+    operationId: 'listSessions',
+    summary: 'List sessions',
+    description: 'The signed-in user’s sessions that have not expired, oldest first; `current` marks the one of the cookie sent along. An `id` is opaque: neither the token nor anything derived from it.',
+    tag: 'accounts',
+    changesState: false,
+    auth: 'session',
+    responses: {
+      '200': { description: 'The sessions.', body: 'SessionsResponse', example: EXAMPLE_SESSIONS },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+    },
+    run: async (accounts, exchange) => ({ status: 200, body: { ok: true, sessions: await accounts.listSessions({ sessionToken: exchange.sessionToken() }) } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/sessions/{id}',
+    operationId: 'endSession',
+    summary: 'End a session',
+    description: 'Ends one of the signed-in user’s sessions, by the `id` that `GET /api/sessions` lists. Ending the session of the cookie sent along also clears the cookie.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    responses: {
+      '200': { description: 'The session ended.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '404': { description: 'No session of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.sessionNotFound },
+    },
+    run: async (accounts, exchange) => {
+      const { current } = await accounts.endSession(exchange.param('id'), { sessionToken: exchange.sessionToken() });
+      return { status: 200, body: { ok: true }, ...(current ? { setCookie: clearedSessionCookie() } : {}) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/password',
+    operationId: 'changePassword',
+    summary: 'Change the password',
+    description: 'Sets a new password (the signup bounds) after checking the current one, and ends every other session of the user; the session of the cookie sent along stays. A wrong current password counts as a failed login of the account.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    requestBody: ChangePasswordRequest,
+    responses: {
+      '200': { description: 'The password changed; every other session ended.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The current password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
+    },
+    run: async (accounts, exchange) => {
+      await accounts.changePassword(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/password-reset',
+    operationId: 'requestPasswordReset',
+    summary: 'Request a password reset',
+    description: `Mails a link with a reset token to the address when it is registered, and nothing otherwise; the answer is the same either way, and as fast. A token is valid for ${RESET_TOKEN_TTL_MS / 60_000} minutes and once; a new request replaces the previous token. Reset requests are also limited per address, whoever sends them.`,
+    tag: 'accounts',
+    changesState: true,
+    auth: 'public',
+    limited: 'passwordReset',
+    alsoLimited: [RESET_ADDRESS_POLICY],
+    requestBody: PasswordResetRequest,
+    responses: { '202': { description: 'Accepted: if the address is registered, a mail is on its way.', body: 'Ok', example: EXAMPLE_OK } },
+    run: async (accounts, exchange) => {
+      await accounts.requestPasswordReset(exchange.body(), exchange.meta());
+      return { status: 202, body: { ok: true } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/password-reset/confirm',
+    operationId: 'confirmPasswordReset',
+    summary: 'Set a new password with a reset token',
+    description: 'Sets the password (the signup bounds) of the account the token was mailed for, and ends every session of that account. An unknown, used or expired token is a 400 naming `token`.',
+    tag: 'accounts',
+    changesState: true,
+    auth: 'public',
+    limited: 'passwordResetConfirm',
+    requestBody: PasswordResetConfirmRequest,
+    responses: { '200': { description: 'The password is set; every session of the account ended.', body: 'Ok', example: EXAMPLE_OK } },
+    run: async (accounts, exchange) => {
+      await accounts.confirmPasswordReset(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/me',
+    operationId: 'deleteAccount',
+    summary: 'Delete the account',
+    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again. A wrong password counts as a failed login of the account.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    requestBody: DeleteAccountRequest,
+    responses: {
+      '200': { description: 'The account is gone.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
+    },
+    run: async (accounts, exchange) => {
+      await accounts.deleteAccount(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true }, setCookie: clearedSessionCookie() };
     },
   },
 ];

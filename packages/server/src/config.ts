@@ -13,6 +13,7 @@ import {
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SESSION_CACHE_SIZE,
   DEFAULT_SESSION_CACHE_STALENESS_MS,
+  RESET_ADDRESS_LIMIT,
   type RateLimitRule,
   type RetrySchedule,
 } from '@sl/core';
@@ -56,6 +57,13 @@ export interface Config {
   readonly pbkdf2Iterations: number;
   /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
   readonly publicUrl: string | undefined;
+  /**
+   * The page a reset mail links to (`?token=` is added): RESET_URL, else PUBLIC_URL + /reset-password,
+   * else `undefined` (the server then uses its own listening address). Never a request's Host.
+   */
+  readonly resetUrl: string | undefined;
+  /** Reset requests allowed per address (registered or not) and window. */
+  readonly resetAddressLimit: RateLimitRule;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** `undefined`: pretty when standard output is a terminal, else JSON. */
   readonly logFormat: LogFormat | undefined;
@@ -139,6 +147,9 @@ const Env = z
     SESSION_CACHE_STALENESS_MS: optional(z.coerce.number().int().min(1).max(60_000)).default(DEFAULT_SESSION_CACHE_STALENESS_MS),
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
+    RESET_URL: optional(z.url({ protocol: /^https?$/ })),
+    RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(1_000)).default(RESET_ADDRESS_LIMIT.limit),
+    RESET_REQUEST_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(RESET_ADDRESS_LIMIT.windowMs / 1000),
     LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
     LOG_FORMAT: optional(z.enum(LOG_FORMATS)),
     METRICS_PORT: optional(z.coerce.number().int().min(0).max(65_535)),
@@ -189,6 +200,8 @@ const Env = z
       sessionCache: env.SESSION_CACHE_SIZE === 0 ? undefined : { maxEntries: env.SESSION_CACHE_SIZE, stalenessMs: env.SESSION_CACHE_STALENESS_MS },
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
+      resetUrl: env.RESET_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/reset-password` : undefined),
+      resetAddressLimit: { limit: env.RESET_REQUESTS_PER_ADDRESS, windowMs: env.RESET_REQUEST_WINDOW_SECONDS * 1000 },
       logLevel: env.LOG_LEVEL,
       logFormat: env.LOG_FORMAT,
       metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },

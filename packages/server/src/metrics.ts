@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, isDomainError, type Accounts, type MailOutbox, type SessionCacheStats } from '@sl/core';
-import { requestPath } from '@sl/http';
+import { pathPattern, requestPath } from '@sl/http';
 import type { PoolStats } from '@sl/store-postgres';
 import type { MetricsConfig } from './config.ts';
 
@@ -126,6 +126,12 @@ export function createServiceMetrics(): ServiceMetrics {
         me: watched('me', accounts.me),
         contact: watched('contact', accounts.contact),
         sweep: watched('sweep', accounts.sweep),
+        listSessions: watched('listSessions', accounts.listSessions),
+        endSession: watched('endSession', accounts.endSession),
+        changePassword: watched('changePassword', accounts.changePassword),
+        requestPasswordReset: watched('requestPasswordReset', accounts.requestPasswordReset),
+        confirmPasswordReset: watched('confirmPasswordReset', accounts.confirmPasswordReset),
+        deleteAccount: watched('deleteAccount', accounts.deleteAccount),
         // Health never throws: a store that does not answer makes it report "unavailable".
         health: async () => {
           const health = await accounts.health();
@@ -137,11 +143,14 @@ export function createServiceMetrics(): ServiceMetrics {
 
     observeRequests(http, routes) {
       const known = new Set(routes);
+      // A path with `{name}` segments is one label, whatever the segments hold.
+      const templates = [...known].filter((r) => r.includes('{')).map((r) => ({ route: r, pattern: pathPattern(r).pattern }));
+      const labelOf = (path: string) => (known.has(path) ? path : (templates.find((t) => t.pattern.test(path))?.route ?? UNMATCHED_ROUTE));
       http.on('request', (req, res) => {
         const start = performance.now();
         res.once('finish', () => {
           const path = requestPath(req.url ?? '/');
-          const route = known.has(path) ? path : UNMATCHED_ROUTE;
+          const route = labelOf(path);
           const method = METHODS.has(req.method ?? '') ? req.method! : 'other';
           requests.inc({ route, method, status: String(res.statusCode) });
           latency.observe({ route, method }, (performance.now() - start) / 1000);

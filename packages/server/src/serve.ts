@@ -92,12 +92,17 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = config.sessionCache ? cacheSessions(store.sessions, store.revocations, config.sessionCache) : undefined;
   const clock = overrides.clock ?? systemClock;
+  // The reset link never comes from a request: the configured page, else this server's own address.
+  const resetUrl = config.resetUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/reset-password`;
   const created = createAccounts(
     { ...store, ...(sessions ? { sessions } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }), clock, tokens: randomTokens },
     {
       ipv6Prefix: config.ipv6Prefix,
       accountLoginLimit: config.accountLoginLimit,
       maxSessionsPerUser: config.maxSessionsPerUser,
+      resetUrl,
+      resetAddressLimit: config.resetAddressLimit,
+      onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'),
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
     },
@@ -178,6 +183,8 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearTimeout(force);
         // Together: closing a database that does not answer also ends a sweep waiting on it.
+        // Reset requests answered before the stop still write their token and mail.
+        await accounts.settled();
         sessions?.close();
         // The mail's result is written before the store closes (or, past its bound, left to the lease).
         await mailStopped;

@@ -179,3 +179,19 @@ describe('the embedded database’s settings (PGLITE_SETTINGS)', () => {
     expect(() => loadConfig({ PGLITE_SETTINGS: 'shared_buffers=' })).toThrow(/PGLITE_SETTINGS/);
   });
 });
+
+describe('password reset settings', () => {
+  it('the reset page is RESET_URL, else PUBLIC_URL + /reset-password, else unset; 3 requests per address an hour', () => {
+    expect(loadConfig({}).resetUrl).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org/' }).resetUrl).toBe('https://accounts.example.org/reset-password');
+    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org', RESET_URL: 'https://www.example.org/account/reset' }).resetUrl).toBe('https://www.example.org/account/reset');
+    expect(loadConfig({}).resetAddressLimit).toEqual({ limit: 3, windowMs: 3_600_000 });
+    expect(loadConfig({ RESET_REQUESTS_PER_ADDRESS: '5', RESET_REQUEST_WINDOW_SECONDS: '600' }).resetAddressLimit).toEqual({ limit: 5, windowMs: 600_000 });
+  });
+
+  it('refuses a reset page that is not an http(s) URL, and a per-address limit of 0', () => {
+    expect(() => loadConfig({ RESET_URL: 'javascript:alert(1)' })).toThrow(/RESET_URL/);
+    expect(() => loadConfig({ RESET_URL: 'not a url' })).toThrow(/RESET_URL/);
+    expect(() => loadConfig({ RESET_REQUESTS_PER_ADDRESS: '0' })).toThrow(/RESET_REQUESTS_PER_ADDRESS/);
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContactMessage, Store } from '@sl/core';
+import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
 import { outboxCases } from './cases/outbox.ts';
 import { deviceKeyCases } from './cases/device-keys.ts';
@@ -76,6 +77,9 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
 
     describe('users', () => userCases(current));
     describe('sessions', () => sessionCases(current));
+    describe('listing and ending sessions', () => sessionListCases(current));
+    describe('password change and account deletion', () => accountChangeCases(current));
+    describe('password reset tokens', () => resetCases(current));
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
     describe('mail outbox', () => outboxCases(current));

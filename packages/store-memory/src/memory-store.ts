@@ -2,6 +2,7 @@ import type { DeviceKeyStore, Store } from '@sl/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
+import { MemoryPasswordResetStore } from './reset-store.ts';
 import { MemorySessionStore } from './session-store.ts';
 import { MemoryUserStore, UserTable } from './user-store.ts';
 
@@ -15,6 +16,7 @@ export interface MemoryStore extends Store {
   readonly users: MemoryUserStore;
   readonly sessions: MemorySessionStore;
   readonly contacts: MemoryContactStore;
+  readonly resets: MemoryPasswordResetStore;
   readonly rateLimiter: MemoryRateLimiter;
   readonly outbox: MemoryOutbox;
 }
@@ -46,6 +48,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
+    resets: new MemoryPasswordResetStore(users, outbox),
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys),
     deviceKeys: memoryDeviceKeys(),
     ping: async () => {},

@@ -1,51 +1,63 @@
-import { InProcessRevocations, type NewSession, type SessionStore, type SessionWithUser } from '@sl/core';
-import { deleteWhere } from './delete-where.ts';
+import { randomUUID } from 'node:crypto';
+import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl/core';
 import type { UserTable } from './user-store.ts';
 
-interface Session {
-  readonly userId: number;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-}
-
 export class MemorySessionStore implements SessionStore {
-  readonly #sessions = new Map<string, Session>();
-  /** Each user's session digests, for the bound on sessions per user. */
-  readonly #byUser = new Map<number, Set<string>>();
-  /** Read only, for the join that findWithUser makes. */
-  readonly #users: UserTable;
-  /** Every deletion, for the session caches in front of this store. */
-  readonly revocations = new InProcessRevocations();
+  /** The sessions live in the shared tables: a user's deletion or password change ends them too. */
+  readonly #table: UserTable;
 
-  constructor(users: UserTable) {
-    this.#users = users;
+  constructor(table: UserTable) {
+    this.#table = table;
+  }
+
+  /** Every deletion, for the session caches in front of this store. */
+  get revocations(): InProcessRevocations {
+    return this.#table.revocations;
   }
 
   async create(session: NewSession, maxPerUser?: number): Promise<void> {
+    const table = this.#table;
     const { tokenDigest, userId } = session;
-    this.#remove(tokenDigest);
-    this.#sessions.set(tokenDigest, { userId, createdAt: session.createdAt, expiresAt: session.expiresAt });
-    let digests = this.#byUser.get(userId);
-    if (!digests) this.#byUser.set(userId, (digests = new Set()));
-    digests.add(tokenDigest);
+    table.addSession(tokenDigest, { id: randomUUID(), userId, createdAt: session.createdAt, expiresAt: session.expiresAt });
+    const digests = table.sessionsByUser.get(userId)!;
     if (maxPerUser === undefined || digests.size <= maxPerUser) return;
     // Oldest first by creation time; a stable sort keeps insertion order among equal times.
     const others = [...digests].filter((d) => d !== tokenDigest);
-    others.sort((a, b) => this.#sessions.get(a)!.createdAt.getTime() - this.#sessions.get(b)!.createdAt.getTime());
+    others.sort((a, b) => table.sessions.get(a)!.createdAt.getTime() - table.sessions.get(b)!.createdAt.getTime());
     const ended = others.slice(0, digests.size - maxPerUser);
-    for (const digest of ended) this.#remove(digest);
+    for (const digest of ended) table.removeSession(digest);
     this.revocations.publish(ended);
   }
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
-    const session = this.#sessions.get(tokenDigest);
-    const record = session ? this.#users.byId.get(session.userId) : undefined;
+    const session = this.#table.sessions.get(tokenDigest);
+    const record = session ? this.#table.byId.get(session.userId) : undefined;
     if (!session || !record) return null;
     return { user: { id: record.id, name: record.name, email: record.email }, expiresAt: session.expiresAt };
   }
 
+  async listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]> {
+    const listed: SessionInfo[] = [];
+    for (const tokenDigest of this.#table.sessionsByUser.get(userId) ?? []) {
+      const s = this.#table.sessions.get(tokenDigest)!;
+      if (s.expiresAt.getTime() > now.getTime()) listed.push({ id: s.id, tokenDigest, createdAt: s.createdAt, expiresAt: s.expiresAt });
+    }
+    return listed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+  }
+
+  async deleteById(userId: number, id: string): Promise<string | null> {
+    for (const digest of this.#table.sessionsByUser.get(userId) ?? []) {
+      if (this.#table.sessions.get(digest)!.id === id) {
+        this.#table.removeSession(digest);
+        this.revocations.publish([digest]);
+        return digest;
+      }
+    }
+    return null;
+  }
+
   async delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null> {
-    const session = this.#remove(tokenDigest);
+    const session = this.#table.removeSession(tokenDigest);
     if (!session) return null;
     this.revocations.publish([tokenDigest]);
     return { expiresAt: session.expiresAt };
@@ -53,35 +65,14 @@ export class MemorySessionStore implements SessionStore {
 
   async deleteExpired(now: Date): Promise<number> {
     const gone: string[] = [];
-    const count = deleteWhere(this.#sessions, (s, digest) => {
-      const expired = s.expiresAt.getTime() <= now.getTime();
-      if (expired) {
-        gone.push(digest);
-        this.#unindex(s.userId, digest);
-      }
-      return expired;
-    });
+    for (const [digest, s] of this.#table.sessions) if (s.expiresAt.getTime() <= now.getTime()) gone.push(digest);
+    for (const digest of gone) this.#table.removeSession(digest);
     this.revocations.publish(gone);
-    return count;
+    return gone.length;
   }
 
   /** How many sessions are kept, expired ones included (for tests of the sweep). */
   get size(): number {
-    return this.#sessions.size;
-  }
-
-  #remove(digest: string): Session | undefined {
-    const session = this.#sessions.get(digest);
-    if (!session) return undefined;
-    this.#sessions.delete(digest);
-    this.#unindex(session.userId, digest);
-    return session;
-  }
-
-  #unindex(userId: number, digest: string): void {
-    const digests = this.#byUser.get(userId);
-    if (!digests) return;
-    digests.delete(digest);
-    if (digests.size === 0) this.#byUser.delete(userId);
+    return this.#table.sessions.size;
   }
 }

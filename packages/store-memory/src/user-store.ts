@@ -1,13 +1,65 @@
-import type { NewUser, User, UserRecord, UserStore } from '@sl/core';
+import { InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl/core';
+
+/** One stored session, under its token digest. */
+export interface StoredSession {
+  readonly id: string;
+  readonly userId: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** One stored reset token, under its user's id (at most one per user). */
+export interface StoredReset {
+  readonly tokenDigest: string;
+  readonly expiresAt: Date;
+}
 
 /**
- * The users of one memory store. MemoryUserStore writes them; MemorySessionStore reads them for its
- * join. Private to this package (the entry does not export it), so the adapters offer the ports only.
+ * The tables of one memory store, shared by its adapters: the session store joins on the users, a
+ * user's deletion removes their sessions and reset token, a password change ends sessions. Private
+ * to this package (the entry does not export it), so the adapters offer the ports only. Every
+ * change that spans tables happens in one synchronous step, as a transaction would.
  */
 export class UserTable {
   readonly byId = new Map<number, UserRecord>();
   readonly idByEmail = new Map<string, number>();
   nextId = 1;
+  /** Sessions by token digest; change them only through the methods below, which keep `sessionsByUser`. */
+  readonly sessions = new Map<string, StoredSession>();
+  /** Each user's session digests: the bound on sessions per user, and a user's list, without a scan. */
+  readonly sessionsByUser = new Map<number, Set<string>>();
+  /** Reset tokens by user id. */
+  readonly resets = new Map<number, StoredReset>();
+  /** Every session deletion, for the session caches in front of this store. */
+  readonly revocations = new InProcessRevocations();
+
+  /** Stores a session under its digest (replacing one there). */
+  addSession(digest: string, session: StoredSession): void {
+    this.removeSession(digest);
+    this.sessions.set(digest, session);
+    let digests = this.sessionsByUser.get(session.userId);
+    if (!digests) this.sessionsByUser.set(session.userId, (digests = new Set()));
+    digests.add(digest);
+  }
+
+  /** Removes a session without publishing it; returns what was stored. */
+  removeSession(digest: string): StoredSession | undefined {
+    const session = this.sessions.get(digest);
+    if (!session) return undefined;
+    this.sessions.delete(digest);
+    const digests = this.sessionsByUser.get(session.userId);
+    digests?.delete(digest);
+    if (digests?.size === 0) this.sessionsByUser.delete(session.userId);
+    return session;
+  }
+
+  /** Deletes the user's sessions but `keep`; returns their digests (and publishes them). */
+  endSessions(userId: number, keep: string | null): string[] {
+    const ended = [...(this.sessionsByUser.get(userId) ?? [])].filter((digest) => digest !== keep);
+    for (const digest of ended) this.removeSession(digest);
+    this.revocations.publish(ended);
+    return ended;
+  }
 }
 
 export class MemoryUserStore implements UserStore {
@@ -32,8 +84,29 @@ export class MemoryUserStore implements UserStore {
     return id === undefined ? null : (this.#table.byId.get(id) ?? null);
   }
 
+  async findById(userId: number): Promise<UserRecord | null> {
+    return this.#table.byId.get(userId) ?? null;
+  }
+
   async updatePasswordHash(userId: number, passwordHash: string): Promise<void> {
     const record = this.#table.byId.get(userId);
     if (record) this.#table.byId.set(userId, { ...record, passwordHash });
+  }
+
+  async changePassword(userId: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+    const record = this.#table.byId.get(userId);
+    if (!record) return null;
+    this.#table.byId.set(userId, { ...record, passwordHash });
+    return this.#table.endSessions(userId, keep);
+  }
+
+  async delete(userId: number): Promise<readonly string[] | null> {
+    const table = this.#table;
+    const record = table.byId.get(userId);
+    if (!record) return null;
+    table.byId.delete(userId);
+    table.idByEmail.delete(record.email);
+    table.resets.delete(userId);
+    return table.endSessions(userId, null);
   }
 }

@@ -11,6 +11,16 @@ export interface Database {
   readonly rate_limit_windows: RateLimitWindowsTable;
   readonly mail_outbox: MailOutboxTable;
   readonly device_keys: DeviceKeysTable;
+  readonly password_resets: PasswordResetsTable;
+}
+
+export interface PasswordResetsTable {
+  /** The primary key: at most one live token per account. */
+  user_id: number;
+  /** SHA-256 of the reset token, 64 hex digits: the token itself is never stored. */
+  token_digest: string;
+  created_at: Date;
+  expires_at: Date;
 }
 
 export interface UsersTable {
@@ -26,6 +36,8 @@ export interface UsersTable {
 export interface SessionsTable {
   /** SHA-256 of the session token, 64 hex digits: the token itself is never stored. */
   token_digest: string;
+  /** The opaque id a user sees in the list of their sessions: random, set by the database. */
+  id: Generated<string>;
   user_id: number;
   created_at: Date;
   expires_at: Date;

@@ -117,6 +117,28 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('mail_outbox_due_at_idx').on('mail_outbox').column('due_at').execute();
     },
   },
+  '0005_password_reset': {
+    // One row per account (the primary key): a new request replaces the old token. A deleted user's
+    // token goes with the user.
+    async up(db) {
+      await db.schema
+        .createTable('password_resets')
+        .addColumn('user_id', 'integer', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+        .addColumn('token_digest', 'text', (c) => c.notNull().unique().check(sql`token_digest ~ '^[0-9a-f]{64}$'`))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('password_resets_expires_at_idx').on('password_resets').column('expires_at').execute();
+    },
+  },
+  '0006_session_ids': {
+    // The id a user sees in the list of their sessions and ends one by: random, so it says nothing
+    // of the token, of its digest, or of how many sessions there are. Existing sessions get one too.
+    async up(db) {
+      await sql`alter table sessions add column id text not null default gen_random_uuid()::text`.execute(db);
+      await db.schema.createIndex('sessions_id_key').on('sessions').column('id').unique().execute();
+    },
+  },
   '0007_device_cookies': {
     // The key that signs device cookies: one row, written by the first process that needs it, so
     // every process on the database honours the cookies any of them issued.

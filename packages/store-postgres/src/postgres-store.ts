@@ -12,6 +12,7 @@ import { preparingPool } from './prepared-pool.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
+import { PostgresPasswordResetStore } from './reset-store.ts';
 import { PostgresRevocationFeed } from './revocation-feed.ts';
 import { PostgresSessionStore } from './session-store.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
@@ -204,9 +205,10 @@ export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
  */
 function storeOn(db: Kysely<Database>, run: RunStatement, revocations: SessionRevocations, published?: InProcessRevocations): PostgresStore {
   return {
-    users: new PostgresUserStore(db, run),
+    users: new PostgresUserStore(db, run, published),
     sessions: new PostgresSessionStore(db, run, published),
     contacts: new PostgresContactStore(db),
+    resets: new PostgresPasswordResetStore(db, published),
     outbox: new PostgresMailOutbox(db),
     rateLimiter: new PostgresRateLimiter(db, run),
     deviceKeys: new PostgresDeviceKeyStore(db),

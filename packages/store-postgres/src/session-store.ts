@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { InProcessRevocations, NewSession, SessionStore, SessionWithUser } from '@sl/core';
+import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 
@@ -70,6 +70,24 @@ export class PostgresSessionStore implements SessionStore {
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
     const [row] = await this.#findWithUser(tokenDigest);
     return row ? { user: { id: row.id, name: row.name, email: row.email }, expiresAt: row.expires_at } : null;
+  }
+
+  async listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]> {
+    const rows = await this.#db
+      .selectFrom('sessions')
+      .select(['id', 'token_digest', 'created_at', 'expires_at'])
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', now)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({ id: r.id, tokenDigest: r.token_digest, createdAt: r.created_at, expiresAt: r.expires_at }));
+  }
+
+  async deleteById(userId: number, id: string): Promise<string | null> {
+    const row = await this.#db.deleteFrom('sessions').where('id', '=', id).where('user_id', '=', userId).returning('token_digest').executeTakeFirst();
+    if (row) this.#revocations?.publish([row.token_digest]);
+    return row?.token_digest ?? null;
   }
 
   async delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null> {

@@ -7,7 +7,7 @@ import { RATE_LIMITS, SESSION_TTL_MS } from '@sl/core';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { EXAMPLE_CONTACT, EXAMPLE_SIGNUP } from './examples.ts';
 import { COMPONENT_SCHEMAS } from './openapi.ts';
-import { curl, describeDuration, describeLimit, fieldTable, inertUrl } from './wording.ts';
+import { curl, describeDuration, describeLimit, fieldTable, inertUrl, operationList } from './wording.ts';
 
 export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
@@ -40,7 +40,7 @@ export function createSkills(publicUrl: string | undefined, serviceName: string)
 
   const accountApi = skill(
     'account-api',
-    `Create an account, log in, read the signed-in user and log out on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
+    `Create an account, log in, read the signed-in user, log out, list and end sessions, change or reset the password and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
     `# ${serviceName} account API
 
 ${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session cookie; there is no OAuth, no bearer token and no token endpoint. More: \`${base}/auth.md\`; the full contract: \`${base}/openapi.json\`.
@@ -67,6 +67,10 @@ Keep the token from \`Set-Cookie: ${SESSION_COOKIE}=<token>; …\` and send \`Co
 
 - \`GET /api/me\` returns the signed-in user. \`401\`: the session is missing or expired (sessions last ${describeDuration(SESSION_TTL_MS)}); log in again.
 - \`POST /api/logout\` ends the session and clears the cookie.
+
+## 4. Sessions, password and account
+
+${operationList({ tag: 'accounts', except: ['signup', 'login', 'getCurrentUser', 'logout'] })}
 
 ## When things go wrong
 

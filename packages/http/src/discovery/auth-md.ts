@@ -2,13 +2,13 @@
  * `/auth.md`: how an automated agent signs in. Operations, answers, bounds, limits and lifetimes are
  * generated from the route table and the code that enforces them, as the OpenAPI document is.
  */
-import { ACCOUNT_LOGIN_LIMIT, SESSION_TTL_MS } from '@sl/core';
+import { ACCOUNT_LOGIN_LIMIT, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS } from '@sl/core';
 import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute } from '../routes.ts';
 import { SESSION_COOKIE, sessionCookie } from '../session-cookie.ts';
-import { EXAMPLE_LOGIN, EXAMPLE_SIGNUP, EXAMPLE_USER_RESPONSE } from './examples.ts';
+import { EXAMPLE_LOGIN, EXAMPLE_RESET_CONFIRM, EXAMPLE_RESET_REQUEST, EXAMPLE_SIGNUP, EXAMPLE_USER_RESPONSE } from './examples.ts';
 import { COMPONENT_SCHEMAS, routeResponses } from './openapi.ts';
-import { curl, describeDuration, fieldTable, inertUrl, markdownLink, protectedOperations, rateLimitTable } from './wording.ts';
+import { curl, describeDuration, describeLimit, fieldTable, inertUrl, markdownLink, operationList, protectedOperations, rateLimitTable } from './wording.ts';
 
 const routeById = (operationId: string): ApiRoute => API_ROUTES.find((r) => r.operationId === operationId)!;
 const name = (route: ApiRoute) => `\`${route.method} ${route.path}\``;
@@ -39,6 +39,8 @@ export function authMarkdown(requestBase: string, serviceName: string): string {
   const login = routeById('login');
   const me = routeById('getCurrentUser');
   const logout = routeById('logout');
+  const resetRequest = routeById('requestPasswordReset');
+  const resetConfirm = routeById('confirmPasswordReset');
   return `# auth.md: signing in to ${serviceName}
 
 This guide is for automated agents. The machine-readable description is ${markdownLink(`${base}/openapi.json`)}; all paths below are relative to \`${base}\`.
@@ -49,7 +51,7 @@ This guide is for automated agents. The machine-readable description is ${markdo
 - The token is issued by ${name(signup)} and ${name(login)} in a \`Set-Cookie\` header:
   \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`
 - Authenticated requests send it back: \`Cookie: ${SESSION_COOKIE}=<token>\`. The cookie is \`Secure\`: a browser-like cookie jar sends it only over HTTPS (or to localhost), so keep the token yourself if you talk plain HTTP.
-- Protected operations: ${protectedOperations()}. Health, signup, login and contact are public.
+- Protected operations: ${protectedOperations()}. Health, signup, login, password reset and contact are public.
 - **There is no OAuth 2.0 and no OpenID Connect**: no authorization server, no bearer token, no token endpoint, no refresh token, no client registration. Do not send an \`Authorization\` header; it is ignored.
 
 ## 1. Create an account
@@ -99,6 +101,30 @@ ${curl('POST', `${base}${logout.path}`, { cookie: true })}
 \`\`\`
 
 Answer: \`200\` with \`{"ok":true}\`; the session is destroyed and the cookie cleared. Without a valid session the answer is \`401\` (and the cookie is cleared too). Logging out ends only the session of the cookie sent; other sessions of the account stay.
+
+## 5. Sessions, password and account
+
+${operationList({ tag: 'accounts', except: ['signup', 'login', 'getCurrentUser', 'logout', 'requestPasswordReset', 'confirmPasswordReset'] })}
+
+A wrong password given to change the password or delete the account counts as a failed login of the account (see the rate limits below). Operations that change the account refuse browser requests from another site's page (\`403\`), as login does.
+
+## 6. Forgotten password
+
+${name(resetRequest)} with \`${JSON.stringify(EXAMPLE_RESET_REQUEST)}\` always answers \`202\` with \`{"ok":true}\`, registered address or not; only a registered address gets a mail. The mail links to the operator's reset page with \`?token=<token>\`. At most ${describeLimit(RESET_ADDRESS_LIMIT)} per address, from any client.
+
+\`\`\`sh
+${curl('POST', `${base}${resetRequest.path}`, { body: EXAMPLE_RESET_REQUEST })}
+\`\`\`
+
+Then ${name(resetConfirm)} with the token and the new password:
+
+${fieldTable(COMPONENT_SCHEMAS.PasswordResetConfirmRequest ?? {})}
+
+\`\`\`sh
+${curl('POST', `${base}${resetConfirm.path}`, { body: EXAMPLE_RESET_CONFIRM })}
+\`\`\`
+
+Answer: \`200\`; the password is set and every session of the account has ended: log in again. A token is valid for ${describeDuration(RESET_TOKEN_TTL_MS)} and once; a newer request replaces it. \`400\` with an issue on \`token\` means it is unknown, used or expired.
 
 ## Rate limits
 

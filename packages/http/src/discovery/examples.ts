@@ -4,13 +4,17 @@
  * Request" does exactly that). Error bodies are made by the code that answers them.
  */
 import {
+  ACCOUNT_LOGIN_LIMIT,
   DEFAULT_SERVICE_NAME,
   EmailTaken,
   InvalidCredentials,
+  NotFound,
   RATE_LIMITS,
   RateLimited,
   StoreUnavailable,
   Unauthenticated,
+  ValidationError,
+  WrongPassword,
   parseRequest,
   type ContactInput,
   type LoginInput,
@@ -24,6 +28,10 @@ import type { ApiRoute } from '../routes.ts';
 
 export const EXAMPLE_SIGNUP: SignupInput = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse battery staple' };
 export const EXAMPLE_LOGIN: LoginInput = { email: EXAMPLE_SIGNUP.email, password: EXAMPLE_SIGNUP.password };
+export const EXAMPLE_CHANGE_PASSWORD = { currentPassword: EXAMPLE_SIGNUP.password, newPassword: 'a longer passphrase, never used before' } as const;
+export const EXAMPLE_RESET_REQUEST = { email: EXAMPLE_SIGNUP.email } as const;
+export const EXAMPLE_RESET_CONFIRM = { token: '<the token from the link in the mail>', newPassword: 'a longer passphrase, never used before' } as const;
+export const EXAMPLE_DELETE_ACCOUNT = { password: EXAMPLE_SIGNUP.password } as const;
 export const EXAMPLE_CONTACT: ContactInput = { name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email, message: 'Hello, I have a question about hosting.' };
 
 /** The user the examples sign up: the first account of a fresh database. */
@@ -31,6 +39,13 @@ export const EXAMPLE_USER_RESPONSE = { ok: true, user: { id: 1, name: EXAMPLE_SI
 export const EXAMPLE_OK = { ok: true } as const;
 
 const EXAMPLE_TIME = '2026-01-01T12:00:00.000Z';
+export const EXAMPLE_SESSIONS = {
+  ok: true,
+  sessions: [
+    { id: '4f9c2a4e-6d1b-4b5e-9a7c-2f1d8e3b6a90', createdAt: EXAMPLE_TIME, expiresAt: '2026-01-08T12:00:00.000Z', current: true },
+    { id: 'b3e1d7c2-0a4f-4c8e-8d2b-7e6f5a4c3b21', createdAt: '2025-12-30T08:15:00.000Z', expiresAt: '2026-01-06T08:15:00.000Z', current: false },
+  ],
+} as const;
 export const EXAMPLE_HEALTH = { ok: true, status: 'ok', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
 export const EXAMPLE_UNHEALTHY = { ok: false, status: 'unavailable', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
 
@@ -51,15 +66,19 @@ export function validationExample(route: ApiRoute): unknown {
 
 /** The 429 of a limited operation, a minute into a window the client has used up. */
 export function rateLimitedExample(route: ApiRoute): unknown {
-  const { limit, windowMs } = RATE_LIMITS[route.limited!];
+  const policy = route.limited ?? route.alsoLimited![0]!;
+  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : ACCOUNT_LOGIN_LIMIT;
   const windowSeconds = windowMs / 1000;
-  return errorExample(new RateLimited({ policy: route.limited!, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds - 60 }));
+  return errorExample(new RateLimited({ policy, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds - 60 }));
 }
 
 export const ERROR_EXAMPLES = {
   emailTaken: errorExample(new EmailTaken()),
   invalidCredentials: errorExample(new InvalidCredentials()),
   unauthenticated: errorExample(new Unauthenticated()),
+  wrongPassword: errorExample(new WrongPassword()),
+  sessionNotFound: errorExample(new NotFound('Session')),
+  badResetToken: errorExample(new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }])),
   crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED)),
   notJson: errorExample(new HttpError(400, 'Content-Type must be application/json')),
   tooLarge: errorExample(tooLarge(BODY_LIMIT_BYTES)),

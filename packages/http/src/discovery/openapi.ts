@@ -4,12 +4,40 @@
  * all come from code.
  */
 import { z } from 'zod';
-import { ContactRequest, DEVICE_PROOF_TTL_MS, LoginRequest, RATE_LIMITS, SESSION_TTL_MS, SignupRequest, type LimitedOperation } from '@sl/core';
+import {
+  ACCOUNT_LOGIN_LIMIT,
+  ACCOUNT_LOGIN_POLICY,
+  ChangePasswordRequest,
+  ContactRequest,
+  DEVICE_LOGIN_POLICY,
+  DEVICE_PROOF_TTL_MS,
+  DeleteAccountRequest,
+  LoginRequest,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  RATE_LIMITS,
+  RESET_ADDRESS_LIMIT,
+  RESET_ADDRESS_POLICY,
+  SESSION_TTL_MS,
+  SignupRequest,
+  type RateLimitRule,
+} from '@sl/core';
 import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
 import { DEVICE_COOKIE, SESSION_COOKIE, clearedSessionCookie, deviceCookie, sessionCookie } from '../session-cookie.ts';
-import { ErrorResponse, Health, Ok, User, UserResponse } from './response-schemas.ts';
-import { ERROR_EXAMPLES, EXAMPLE_CONTACT, EXAMPLE_LOGIN, EXAMPLE_SIGNUP, rateLimitedExample, validationExample } from './examples.ts';
+import { ErrorResponse, Health, Ok, Session, SessionsResponse, User, UserResponse } from './response-schemas.ts';
+import {
+  ERROR_EXAMPLES,
+  EXAMPLE_CHANGE_PASSWORD,
+  EXAMPLE_CONTACT,
+  EXAMPLE_DELETE_ACCOUNT,
+  EXAMPLE_LOGIN,
+  EXAMPLE_RESET_CONFIRM,
+  EXAMPLE_RESET_REQUEST,
+  EXAMPLE_SIGNUP,
+  rateLimitedExample,
+  validationExample,
+} from './examples.ts';
 import { describeBounds, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** Version of the API contract (OpenAPI `info.version`, MCP server version). */
@@ -17,8 +45,16 @@ export const API_VERSION = '1.0.0';
 
 export type JsonSchema = Record<string, unknown>;
 
-const REQUEST_SCHEMAS = { SignupRequest, LoginRequest, ContactRequest };
-const RESPONSE_SCHEMAS = { User, UserResponse, Ok, ErrorResponse, Health };
+const REQUEST_SCHEMAS = {
+  SignupRequest,
+  LoginRequest,
+  ContactRequest,
+  ChangePasswordRequest,
+  PasswordResetRequest,
+  PasswordResetConfirmRequest,
+  DeleteAccountRequest,
+};
+const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health };
 
 function generateComponentSchemas(): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
@@ -77,16 +113,33 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const jsonBody = (id: string, example: unknown) => ({ 'application/json': { schema: ref(id), example } });
 
 /** The request body examples: one account throughout, so signup then login work in that order. */
-const REQUEST_EXAMPLES: Readonly<Record<string, unknown>> = { SignupRequest: EXAMPLE_SIGNUP, LoginRequest: EXAMPLE_LOGIN, ContactRequest: EXAMPLE_CONTACT };
+const REQUEST_EXAMPLES: Readonly<Record<string, unknown>> = {
+  SignupRequest: EXAMPLE_SIGNUP,
+  LoginRequest: EXAMPLE_LOGIN,
+  ContactRequest: EXAMPLE_CONTACT,
+  ChangePasswordRequest: EXAMPLE_CHANGE_PASSWORD,
+  PasswordResetRequest: EXAMPLE_RESET_REQUEST,
+  PasswordResetConfirmRequest: EXAMPLE_RESET_CONFIRM,
+  DeleteAccountRequest: EXAMPLE_DELETE_ACCOUNT,
+};
+
+/** The rule of each policy a route may name in `alsoLimited`. */
+const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = { [ACCOUNT_LOGIN_POLICY]: ACCOUNT_LOGIN_LIMIT, [RESET_ADDRESS_POLICY]: RESET_ADDRESS_LIMIT };
+
+/** Every policy that may count a request of the route, its own per-IP one first. */
+export function policiesOf(route: ApiRoute): readonly string[] {
+  return [...(route.limited ? [route.limited] : []), ...(route.alsoLimited ?? [])];
+}
 
 /**
  * The RateLimit headers of a limited route: its own policy, then any further ones (login's
  * per-account limit) as later items of the same list. Not sent on answers given before counting.
  */
 function rateLimitHeaders(route: ApiRoute, required: boolean) {
-  const operation = route.limited as LimitedOperation;
-  const { limit, windowMs } = RATE_LIMITS[operation];
-  const list = (item: (policy: string) => string) => `^${item(operation)}${(route.alsoLimited ?? []).map((p) => `(, ${item(p)})?`).join('')}$`;
+  const [first, ...further] = policiesOf(route) as [string, ...string[]];
+  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : FURTHER_LIMITS[first]!;
+  const list = (item: (policy: string) => string) => `^${item(first)}${further.map((p) => `(, ${item(p)})?`).join('')}$`;
+  const operation = first;
   return {
     'RateLimit-Policy': {
       description: `The policies (draft-ietf-httpapi-ratelimit-headers-10) that counted the request: quota \`q\` per window \`w\` seconds.`,
@@ -171,18 +224,26 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           ),
         }
       : {}),
-    ...(route.limited
+    ...(route.limited || route.alsoLimited
       ? {
           '429': error(
-            route.alsoLimited
-              ? 'Rate limit exceeded: the per-client-IP limit, or the per-account limit on failed logins (then even the right password, until the window ends), or, for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s.'
-              : 'Rate limit exceeded: the per-client-IP limit.',
+            tooManyText(route),
             rateLimitedExample(route),
             { 'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } } },
           ),
         }
       : {}),
   };
+}
+
+function tooManyText(route: ApiRoute): string {
+  const limits = [
+    ...(route.limited ? ['the per-client-IP limit'] : []),
+    ...(route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ['the per-account limit on failed logins (then even the right password, until the window ends)'] : []),
+    ...(route.alsoLimited?.includes(DEVICE_LOGIN_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s'] : []),
+    ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests'] : []),
+  ];
+  return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }
 
 /**
@@ -208,16 +269,26 @@ function operationObject(route: ApiRoute) {
       if (UNCOUNTED_STATUSES.has(status)) continue;
       responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, status !== '400') } };
     }
+  } else if (route.alsoLimited) {
+    // Counted only once the password is checked: the answers that follow a check may carry the quota.
+    for (const status of ['200', '403', '429']) {
+      const response = responses[status];
+      if (response) responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, false) } };
+    }
   }
   const limit = route.limited
-    ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited ? ' Failed logins are also limited per account (e-mail address), whoever sends them; a browser that signed in to the account before and presents its device cookie (`sl_device`) is limited on its own instead, so others’ failures cannot lock it out.' : ''}`
-    : '';
+    ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ' Failed logins are also limited per account (e-mail address), whoever sends them; a browser that signed in to the account before and presents its device cookie (`sl_device`) is limited on its own instead, so others’ failures cannot lock it out.' : ''}${route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ` Per address: ${describeLimit(RESET_ADDRESS_LIMIT)}, registered or not.` : ''}`
+    : route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY)
+      ? ` A wrong password counts against the per-account limit on failed logins (${describeLimit(ACCOUNT_LOGIN_LIMIT)} by default); over it, the answer is 429.`
+      : '';
+  const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   return {
     operationId: route.operationId,
     summary: route.summary,
     description: `${route.description}${limit}`,
     tags: [route.tag],
     security: route.auth === 'session' ? [{ sessionCookie: [] }] : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.requestBody ? { requestBody: { required: true, content: jsonBody(idOf(route.requestBody), REQUEST_EXAMPLES[idOf(route.requestBody)]) } } : {}),
     responses,
   };
@@ -236,7 +307,7 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
     info: {
       title: `${serviceName} API`,
       version: API_VERSION,
-      summary: 'Account signup and login with cookie sessions, the current user, logout, contact messages and a health check.',
+      summary: 'Account signup and login with cookie sessions, the current user, logout, sessions, password change and reset, account deletion, contact messages and a health check.',
       description: [
         'A JSON API. Request and response bodies are `application/json`.',
         `Sessions are an opaque token in the \`${SESSION_COOKIE}\` cookie (HttpOnly; Secure; SameSite=Lax), valid for ${describeDuration(SESSION_TTL_MS)} from issue.`,
@@ -246,7 +317,7 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
     },
     servers: [{ url: baseUrl }],
     tags: [
-      { name: 'accounts', description: 'Signup, login, logout and the current user.' },
+      { name: 'accounts', description: 'Signup, login, logout, the current user, sessions, password change and reset, account deletion.' },
       { name: 'contact', description: 'Messages to the operators.' },
       { name: 'system', description: 'Service health.' },
     ],

@@ -34,3 +34,12 @@ export const Health = z.object({
   service: z.string().optional(),
   time: z.iso.datetime().optional(),
 });
+
+export const Session = z.object({
+  id: z.string().meta({ description: 'Opaque and random: neither the session token nor anything derived from it.' }),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  current: z.boolean().meta({ description: 'Whether this is the session of the cookie sent along.' }),
+});
+
+export const SessionsResponse = z.object({ ok: z.literal(true), sessions: z.array(Session) });

@@ -60,6 +60,16 @@ export function fieldTable(schema: JsonSchema): string {
   return ['| Field | Type | Required | Bounds |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/**
+ * A Markdown list of the operations with the given tag that are not among `except`: method, path,
+ * summary and what it does, from the route table.
+ */
+export function operationList(options: { readonly tag: string; readonly except: readonly string[] }): string {
+  return API_ROUTES.filter((r) => r.tag === options.tag && !options.except.includes(r.operationId))
+    .map((r) => `- \`${r.method} ${r.path}\`${r.auth === 'session' ? ' (cookie)' : ''}: ${r.summary.toLowerCase()}. ${r.description}`)
+    .join('\n');
+}
+
 /** The rate limits as a Markdown table, from the route table and `RATE_LIMITS`. */
 export function rateLimitTable(): string {
   const rows = API_ROUTES.filter((r) => r.limited).map(
@@ -71,7 +81,7 @@ export function rateLimitTable(): string {
 /** `POST /api/logout` and `GET /api/me`: the operations that need the session cookie, from the route table. */
 export function protectedOperations(): string {
   const names = API_ROUTES.filter((r) => r.auth === 'session').map((r) => `\`${r.method} ${r.path}\``);
-  return names.join(' and ');
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
 }
 
 /**
@@ -89,7 +99,7 @@ export function markdownLink(url: string): string {
 }
 
 /** A curl command line, split over lines for reading. */
-export function curl(method: 'GET' | 'POST', url: string, options: { body?: unknown; cookie?: boolean } = {}): string {
+export function curl(method: 'GET' | 'POST' | 'DELETE', url: string, options: { body?: unknown; cookie?: boolean } = {}): string {
   return [
     `curl -i -X ${method} "${url}"`,
     ...(options.cookie ? [`  -H 'Cookie: ${SESSION_COOKIE}=<token>'`] : []),

@@ -1,0 +1,177 @@
+import { expect, it } from 'vitest';
+import type { CurrentStore } from '../contract.ts';
+import { addSession, addUser, at, DAY, digest, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
+
+const MAIL = { to: 'ada@example.com', subject: 'Reset', text: 'https://example.com/reset?token=x' };
+const reset = (n: number, expiresAt = at(30 * MINUTE)) => ({ tokenDigest: digest(1000 + n), createdAt: T0, expiresAt });
+
+/** Listing and ending sessions by id. */
+export function sessionListCases(current: CurrentStore): void {
+  it('listByUser lists that user’s unexpired sessions, oldest first, each with its own opaque id', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    const grace = await addUser(store, 'grace@example.com', 'Grace');
+    await store.sessions.create({ tokenDigest: digest(1), userId: ada.id, createdAt: at(-2 * MINUTE), expiresAt: at(DAY) });
+    await store.sessions.create({ tokenDigest: digest(2), userId: ada.id, createdAt: at(-MINUTE), expiresAt: at(2 * DAY) });
+    await store.sessions.create({ tokenDigest: digest(3), userId: ada.id, createdAt: at(-3 * DAY), expiresAt: T0 }); // expired at now
+    await addSession(store, grace.id, 4, at(DAY));
+    const listed = await store.sessions.listByUser(ada.id, T0);
+    expect(listed.map((s) => ({ tokenDigest: s.tokenDigest, createdAt: s.createdAt, expiresAt: s.expiresAt }))).toEqual([
+      { tokenDigest: digest(1), createdAt: at(-2 * MINUTE), expiresAt: at(DAY) },
+      { tokenDigest: digest(2), createdAt: at(-MINUTE), expiresAt: at(2 * DAY) },
+    ]);
+    const ids = listed.map((s) => s.id);
+    expect(new Set(ids).size).toBe(2);
+    for (const id of ids) {
+      expect(id).toMatch(/^[\w-]{16,}$/);
+      expect(id).not.toContain(digest(1).slice(-8));
+      expect(id).not.toContain(digest(2).slice(-8));
+    }
+    expect(await store.sessions.listByUser(grace.id + ada.id + 1000, T0)).toEqual([]);
+  });
+
+  it('deleteById ends that session of that user only, once; another user’s id or an unknown one is null', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    const grace = await addUser(store, 'grace@example.com', 'Grace');
+    await addSession(store, ada.id, 1, at(DAY));
+    await addSession(store, ada.id, 2, at(DAY));
+    await addSession(store, grace.id, 3, at(DAY));
+    const first = (await store.sessions.listByUser(ada.id, T0)).find((s) => s.tokenDigest === digest(1));
+    const [graces] = await store.sessions.listByUser(grace.id, T0);
+    expect(await store.sessions.deleteById(ada.id, graces!.id)).toBeNull();
+    expect(await store.sessions.findWithUser(digest(3))).not.toBeNull();
+    expect(await store.sessions.deleteById(ada.id, 'no-such-session')).toBeNull();
+    expect(await store.sessions.deleteById(ada.id, first!.id)).toBe(digest(1));
+    expect(await store.sessions.deleteById(ada.id, first!.id)).toBeNull();
+    expect(await store.sessions.findWithUser(digest(1))).toBeNull();
+    expect(await store.sessions.findWithUser(digest(2))).not.toBeNull();
+  });
+}
+
+/** A password change, and the deletion of an account. */
+export function accountChangeCases(current: CurrentStore): void {
+  it('changePassword sets the hash and ends every session of the user but the kept one', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    const grace = await addUser(store, 'grace@example.com', 'Grace');
+    for (const n of [1, 2, 3]) await addSession(store, ada.id, n, at(DAY));
+    await addSession(store, grace.id, 4, at(DAY));
+    const ended = await store.users.changePassword(ada.id, OTHER_PHC, digest(2));
+    expect([...(ended ?? [])].sort()).toEqual([digest(1), digest(3)]);
+    expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(OTHER_PHC);
+    expect(await store.sessions.findWithUser(digest(1))).toBeNull();
+    expect(await store.sessions.findWithUser(digest(3))).toBeNull();
+    expect(await store.sessions.findWithUser(digest(2))).toEqual({ user: ada, expiresAt: at(DAY) });
+    expect(await store.sessions.findWithUser(digest(4))).toEqual({ user: grace, expiresAt: at(DAY) });
+    expect((await store.users.findByEmail('grace@example.com'))?.passwordHash).toBe(PHC);
+  });
+
+  it('changePassword without a kept session ends them all; for an unknown user it is null and changes nothing', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    await addSession(store, ada.id, 1, at(DAY));
+    expect(await store.users.changePassword(ada.id + 1000, OTHER_PHC, null)).toBeNull();
+    expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
+    expect(await store.users.changePassword(ada.id, OTHER_PHC, null)).toEqual([digest(1)]);
+    expect(await store.sessions.findWithUser(digest(1))).toBeNull();
+  });
+
+  it('findById returns the user with its hash, or null', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    expect(await store.users.findById(ada.id)).toEqual({ ...ada, passwordHash: PHC });
+    expect(await store.users.findById(ada.id + 1000)).toBeNull();
+  });
+
+  it('delete removes the user, their sessions and reset token; the address may sign up again; others stay', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    const grace = await addUser(store, 'grace@example.com', 'Grace');
+    await addSession(store, ada.id, 1, at(DAY));
+    await addSession(store, ada.id, 2, at(DAY));
+    await addSession(store, grace.id, 3, at(DAY));
+    expect(await store.resets.request('ada@example.com', reset(1), MAIL)).toBe(true);
+    const ended = await store.users.delete(ada.id);
+    expect([...(ended ?? [])].sort()).toEqual([digest(1), digest(2)]);
+    expect(await store.users.findByEmail('ada@example.com')).toBeNull();
+    expect(await store.users.findById(ada.id)).toBeNull();
+    expect(await store.sessions.findWithUser(digest(1))).toBeNull();
+    expect(await store.sessions.findWithUser(digest(3))).toEqual({ user: grace, expiresAt: at(DAY) });
+    expect(await store.users.delete(ada.id)).toBeNull();
+    const again = await addUser(store, 'ada@example.com', 'Ada again');
+    expect(again.id).not.toBe(ada.id);
+    // The old token went with the old account: it opens nothing, not even the new one.
+    expect(await store.resets.consume(digest(1001), T0, OTHER_PHC)).toBeNull();
+    expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(PHC);
+  });
+}
+
+/** Password reset tokens. */
+export function resetCases(current: CurrentStore): void {
+  it('request for an unknown address is false and stores nothing', async () => {
+    const { store } = current;
+    await addUser(store, 'ada@example.com');
+    expect(await store.resets.request('nobody@example.com', reset(1), { ...MAIL, to: 'nobody@example.com' })).toBe(false);
+    expect(await store.outbox.depth()).toBe(0);
+    expect(await store.resets.consume(digest(1001), T0, OTHER_PHC)).toBeNull();
+    expect(await store.resets.deleteExpired(at(DAY))).toBe(0);
+  });
+
+  it('request for a registered address queues its mail with the token', async () => {
+    const { store } = current;
+    await addUser(store, 'ada@example.com');
+    expect(await store.resets.request('ada@example.com', reset(1), MAIL)).toBe(true);
+    expect(await store.outbox.depth()).toBe(1);
+    const [queued] = await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE });
+    expect(queued).toMatchObject({ ...MAIL, attempts: 1, createdAt: T0 });
+  });
+
+  it('consume sets the password and ends every session of the user, once', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    const grace = await addUser(store, 'grace@example.com', 'Grace');
+    await addSession(store, ada.id, 1, at(DAY));
+    await addSession(store, ada.id, 2, at(DAY));
+    await addSession(store, grace.id, 3, at(DAY));
+    expect(await store.resets.request('ada@example.com', reset(1), MAIL)).toBe(true);
+    const done = await store.resets.consume(digest(1001), at(29 * MINUTE), OTHER_PHC);
+    expect(done?.userId).toBe(ada.id);
+    expect([...(done?.endedSessions ?? [])].sort()).toEqual([digest(1), digest(2)]);
+    expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(OTHER_PHC);
+    expect(await store.sessions.findWithUser(digest(1))).toBeNull();
+    expect(await store.sessions.findWithUser(digest(3))).not.toBeNull();
+    expect(await store.resets.consume(digest(1001), at(29 * MINUTE), PHC)).toBeNull();
+    expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(OTHER_PHC);
+  });
+
+  it('a new request replaces the account’s previous token', async () => {
+    const { store } = current;
+    await addUser(store, 'ada@example.com');
+    await store.resets.request('ada@example.com', reset(1), MAIL);
+    await store.resets.request('ada@example.com', reset(2), MAIL);
+    expect(await store.resets.consume(digest(1001), T0, OTHER_PHC)).toBeNull();
+    expect(await store.resets.consume(digest(1002), T0, OTHER_PHC)).not.toBeNull();
+  });
+
+  it('an expired token is refused and changes nothing; deleteExpired removes it', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    await addSession(store, ada.id, 1, at(DAY));
+    await store.resets.request('ada@example.com', reset(1, at(30 * MINUTE)), MAIL);
+    expect(await store.resets.consume(digest(1001), at(30 * MINUTE), OTHER_PHC)).toBeNull();
+    expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(PHC);
+    expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
+    expect(await store.resets.deleteExpired(at(30 * MINUTE - 1))).toBe(0);
+    expect(await store.resets.deleteExpired(at(30 * MINUTE))).toBe(1);
+    expect(await store.resets.deleteExpired(at(30 * MINUTE))).toBe(0);
+  });
+
+  it('of 10 concurrent uses of one token exactly one succeeds', async () => {
+    const { store } = current;
+    await addUser(store, 'ada@example.com');
+    await store.resets.request('ada@example.com', reset(1), MAIL);
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.resets.consume(digest(1001), T0, OTHER_PHC)));
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+  });
+}

@@ -1,0 +1,185 @@
+/**
+ * The account's life over HTTP (issue 20): sessions listed and ended, the password changed, the
+ * account deleted, the password reset's answers, on every store. Every answer is also checked
+ * against the OpenAPI document by the client.
+ */
+import { afterEach, expect, it } from 'vitest';
+import type { RunningServer } from '@sl/server';
+import { request, sessionFrom } from '../support/client.ts';
+import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
+
+const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
+const GRACE = { name: 'Grace', email: 'grace@example.com', password: 'cobol forever 1959' };
+const NEW_PASSWORD = 'a new and longer passphrase';
+
+interface Listed {
+  readonly ok: true;
+  readonly sessions: { id: string; createdAt: string; expiresAt: string; current: boolean }[];
+}
+
+describeEachServer('the account’s life', MATRIX.filter((row) => row.host === 'koa' || row.store === 'memory'), ({ host, store }) => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  let ip = 0;
+  /** Each request from a new address unless told otherwise, so the per-IP limits stay out of the way. */
+  const call = (path: string, options: Parameters<typeof request>[2] = {}) => request(server!.url, path, { ip: `198.18.${++ip >> 8}.${ip & 255}`, ...options });
+  const start = (env: Record<string, string> = {}) => startTestServer({ host, store, env: { TRUST_PROXY: '1', ...env } });
+  const signup = async (who = ADA) => sessionFrom(await call('/api/signup', { json: who }))!;
+  const login = async (who = ADA, password = who.password) => call('/api/login', { json: { email: who.email, password } });
+  const me = (session: string) => call('/api/me', { session });
+
+  it('lists the user’s sessions with opaque ids and ends one by id; another user’s id is 404', async () => {
+    server = await start();
+    const a = await signup();
+    const b = sessionFrom(await login())!;
+    const grace = await signup(GRACE);
+    const res = await call('/api/sessions', { session: a });
+    expect(res.status).toBe(200);
+    const { sessions } = res.body as Listed;
+    expect(sessions).toHaveLength(2);
+    expect(sessions.filter((s) => s.current)).toHaveLength(1);
+    for (const s of sessions) {
+      expect(s.id).not.toContain(a.slice(0, 10));
+      expect(s.id).not.toContain(b.slice(0, 10));
+      expect(new Date(s.expiresAt).getTime() - new Date(s.createdAt).getTime()).toBe(7 * 24 * 3600_000);
+    }
+    const other = sessions.find((s) => !s.current)!;
+    // Grace cannot end Ada's session, nor see it.
+    expect((await call(`/api/sessions/${other.id}`, { method: 'DELETE', session: grace })).status).toBe(404);
+    expect(((await call('/api/sessions', { session: grace })).body as Listed).sessions).toHaveLength(1);
+    expect((await me(b)).status).toBe(200);
+    const ended = await call(`/api/sessions/${other.id}`, { method: 'DELETE', session: a });
+    expect(ended.status).toBe(200);
+    expect(ended.body).toEqual({ ok: true });
+    expect(ended.setCookies).toEqual([]);
+    expect((await me(b)).status).toBe(401);
+    expect((await me(a)).status).toBe(200);
+    expect((await call(`/api/sessions/${other.id}`, { method: 'DELETE', session: a })).status).toBe(404);
+    expect((await call('/api/sessions/%E0%A4%A', { method: 'DELETE', session: a })).status).toBe(404);
+    expect((await call('/api/sessions')).status).toBe(401);
+    // Ending one's own session clears the cookie.
+    const own = (((await call('/api/sessions', { session: a })).body as Listed).sessions)[0]!;
+    const self = await call(`/api/sessions/${own.id}`, { method: 'DELETE', session: a });
+    expect(self.status).toBe(200);
+    expect(self.setCookies[0]).toMatch(/^sl_session=; Max-Age=0;/);
+    expect((await me(a)).status).toBe(401);
+  });
+
+  it('a password change checks the current password, keeps this session and ends every other one', async () => {
+    server = await start();
+    const a = await signup();
+    const b = sessionFrom(await login())!;
+    const grace = await signup(GRACE);
+    const wrong = await call('/api/password', { json: { currentPassword: 'not it at all', newPassword: NEW_PASSWORD }, session: a });
+    expect(wrong.status).toBe(403);
+    expect((await me(b)).status).toBe(200);
+    const short = await call('/api/password', { json: { currentPassword: ADA.password, newPassword: 'short' }, session: a });
+    expect(short.status).toBe(400);
+    expect((short.body as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['newPassword']);
+    expect((await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD } })).status).toBe(401);
+    const changed = await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ ok: true });
+    expect((await me(a)).status).toBe(200);
+    expect((await me(b)).status).toBe(401);
+    expect((await me(grace)).status).toBe(200);
+    expect((await login(ADA)).status).toBe(401);
+    expect((await login(ADA, NEW_PASSWORD)).status).toBe(200);
+  });
+
+  it('wrong current or deletion passwords count against the per-account failed-login limit, with logins', async () => {
+    server = await start({ LOGIN_FAILURES_PER_ACCOUNT: '3', LOGIN_FAILURE_WINDOW_SECONDS: '600' });
+    const a = await signup();
+    expect((await login(ADA, 'first wrong guess')).status).toBe(401);
+    const second = await call('/api/password', { json: { currentPassword: 'second wrong', newPassword: NEW_PASSWORD }, session: a });
+    expect(second.status).toBe(403);
+    expect(second.headers.get('ratelimit-policy')).toBe('"login-account";q=3;w=600');
+    expect(second.headers.get('ratelimit')).toMatch(/^"login-account";r=1;t=\d+$/);
+    expect((await call('/api/me', { method: 'DELETE', json: { password: 'third wrong' }, session: a })).status).toBe(403);
+    // Over the limit: even the right password waits, as at login.
+    const limited = await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await call('/api/me', { method: 'DELETE', json: { password: ADA.password }, session: a })).status).toBe(429);
+    expect((await login(ADA)).status).toBe(429);
+    expect((await me(a)).status).toBe(200);
+  });
+
+  it('deletion checks the password, ends every session, clears the cookie and frees the address', async () => {
+    server = await start();
+    const a = await signup();
+    const b = sessionFrom(await login())!;
+    expect((await call('/api/me', { method: 'DELETE', json: { password: 'not the password' }, session: a })).status).toBe(403);
+    expect((await call('/api/me', { method: 'DELETE', json: {}, session: a })).status).toBe(400);
+    expect((await call('/api/me', { method: 'DELETE', json: { password: ADA.password } })).status).toBe(401);
+    expect((await me(a)).status).toBe(200);
+    const deleted = await call('/api/me', { method: 'DELETE', json: { password: ADA.password }, session: a });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ ok: true });
+    expect(deleted.setCookies[0]).toMatch(/^sl_session=; Max-Age=0;/);
+    expect((await me(a)).status).toBe(401);
+    expect((await me(b)).status).toBe(401);
+    expect((await login(ADA)).status).toBe(401);
+    const again = await call('/api/signup', { json: { ...ADA, name: 'Ada again' } });
+    expect(again.status).toBe(201);
+    expect((await me(sessionFrom(again)!)).body).toMatchObject({ user: { name: 'Ada again' } });
+  });
+
+  it('refuses cross-site browser requests to every operation that changes the account, changing nothing', async () => {
+    server = await start();
+    const a = await signup();
+    const b = sessionFrom(await login())!;
+    const other = (((await call('/api/sessions', { session: a })).body as Listed).sessions).find((s) => !s.current)!;
+    const crossSite = { 'sec-fetch-site': 'cross-site' };
+    const foreignOrigin = { origin: 'https://evil.example' };
+    for (const headers of [crossSite, foreignOrigin]) {
+      expect((await call(`/api/sessions/${other.id}`, { method: 'DELETE', session: a, headers })).status).toBe(403);
+      expect((await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a, headers })).status).toBe(403);
+      expect((await call('/api/me', { method: 'DELETE', json: { password: ADA.password }, session: a, headers })).status).toBe(403);
+      expect((await call('/api/password-reset', { json: { email: ADA.email }, headers })).status).toBe(403);
+      expect((await call('/api/password-reset/confirm', { json: { token: 'x', newPassword: NEW_PASSWORD }, headers })).status).toBe(403);
+    }
+    expect((await me(b)).status).toBe(200);
+    expect((await login(ADA)).status).toBe(200);
+    // The same requests from the service's own pages go through.
+    const same = { 'sec-fetch-site': 'same-origin' };
+    expect((await call(`/api/sessions/${other.id}`, { method: 'DELETE', session: a, headers: same })).status).toBe(200);
+  });
+
+  it('a reset request answers 202 alike for registered and unknown addresses; bad input is 400; a bad token is 400 on token', async () => {
+    server = await start();
+    await signup();
+    const known = await call('/api/password-reset', { json: { email: ' ADA@example.com ' } });
+    const unknown = await call('/api/password-reset', { json: { email: 'nobody@example.com' } });
+    for (const res of [known, unknown]) {
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({ ok: true });
+      expect(res.setCookies).toEqual([]);
+    }
+    expect([...known.headers.keys()].sort()).toEqual([...unknown.headers.keys()].sort());
+    expect((await call('/api/password-reset', { json: { email: 'not an address' } })).status).toBe(400);
+    const bad = await call('/api/password-reset/confirm', { json: { token: 'A'.repeat(43), newPassword: NEW_PASSWORD } });
+    expect(bad.status).toBe(400);
+    expect((bad.body as { issues: { path: string }[] }).issues).toEqual([{ path: 'token', message: expect.any(String) }]);
+    const short = await call('/api/password-reset/confirm', { json: { token: 'A'.repeat(43), newPassword: 'short' } });
+    expect((short.body as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['newPassword']);
+    await server.accounts.settled();
+  });
+
+  it('reset requests are limited per address from any client (3 an hour), registered or not, and per client IP', async () => {
+    server = await start();
+    await signup();
+    for (const email of [ADA.email, 'nobody@example.com']) {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await call('/api/password-reset', { json: { email } })).status);
+      expect(statuses).toEqual([202, 202, 202, 429]);
+    }
+    const fromOne = [];
+    for (let i = 0; i < 11; i++) fromOne.push((await call('/api/password-reset', { json: { email: `u${i}@example.com` }, ip: '192.0.2.9' })).status);
+    expect(fromOne).toEqual([...Array(10).fill(202), 429]);
+    await server.accounts.settled();
+  });
+});
