@@ -11,6 +11,7 @@ import {
   DEFAULT_SESSION_CACHE_STALENESS_MS,
   type RateLimitRule,
 } from '@sl/core';
+import { normaliseBasePath } from '@sl/http';
 import { DEFAULT_DB_TIMEOUT_MS } from '@sl/store-postgres';
 
 export type StoreConfig =
@@ -46,6 +47,8 @@ export interface Config {
   readonly pbkdf2Iterations: number;
   /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
   readonly publicUrl: string | undefined;
+  /** The path the service is mounted under (`BASE_PATH`): '' for the root, else e.g. `/accounts`. */
+  readonly basePath: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** `undefined`: pretty when standard output is a terminal, else JSON. */
   readonly logFormat: LogFormat | undefined;
@@ -98,6 +101,15 @@ const Env = z
     SESSION_CACHE_STALENESS_MS: optional(z.coerce.number().int().min(1).max(60_000)).default(DEFAULT_SESSION_CACHE_STALENESS_MS),
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
+    BASE_PATH: optional(
+      z.string().superRefine((value, ctx) => {
+        try {
+          normaliseBasePath(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      }),
+    ),
     LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
     LOG_FORMAT: optional(z.enum(LOG_FORMATS)),
     METRICS_PORT: optional(z.coerce.number().int().min(0).max(65_535)),
@@ -132,6 +144,7 @@ const Env = z
       sessionCache: env.SESSION_CACHE_SIZE === 0 ? undefined : { maxEntries: env.SESSION_CACHE_SIZE, stalenessMs: env.SESSION_CACHE_STALENESS_MS },
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
+      basePath: normaliseBasePath(env.BASE_PATH),
       logLevel: env.LOG_LEVEL,
       logFormat: env.LOG_FORMAT,
       metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },

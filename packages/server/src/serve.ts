@@ -87,7 +87,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     { ipv6Prefix: config.ipv6Prefix, accountLoginLimit: config.accountLoginLimit, ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}) },
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
-  const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
+  const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl, basePath: config.basePath };
   const mcp = createMcpEndpoint(shared);
   const api = createHttpApi({ ...shared, documents: mcp.documents });
   const server = createServer(serverOptions(config.http));
@@ -129,7 +129,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   logger.info(
-    { url, ...storeSummary(config.store), docs: `${url}/docs/api`, ...(metricsUrl ? { metrics: metricsUrl } : {}), maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress },
+    { url, ...storeSummary(config.store), docs: `${url}${config.basePath}/docs/api`, ...(metricsUrl ? { metrics: metricsUrl } : {}), maxConnections, maxConnectionsPerAddress: config.http.maxConnectionsPerAddress },
     'listening',
   );
 
