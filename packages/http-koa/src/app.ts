@@ -28,7 +28,9 @@ interface ParsedKoaRequest {
  * nothing read it (then the contract reads the stream itself, after counting the request).
  */
 function hostBodyOf(ctx: Context, failed?: unknown): HostBody | undefined {
-  if (failed !== undefined) return { failed };
+  // A parser that refused before reading (a content coding it does not know, such as `x-gzip`)
+  // left the body whole: the contract reads it under its own rules.
+  if (failed !== undefined) return ctx.req.readableDidRead ? { failed } : undefined;
   const { body, rawBody } = ctx.request as ParsedKoaRequest;
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return { text: rawBody };
   return ctx.req.readableDidRead && body !== undefined ? { parsed: body } : undefined;
@@ -61,30 +63,31 @@ function send(ctx: Context, answer: HttpAnswer): void {
 async function serve({ api, mcp }: KoaServiceOptions, ctx: Context, failed?: unknown): Promise<void> {
   if (mcp?.handles(ctx.originalUrl)) {
     ctx.respond = false; // the bridge writes the response itself, streams included
-    await mcp.handleNode(ctx.req, ctx.res);
+    await mcp.handleNode(ctx.req, ctx.res, hostBodyOf(ctx, failed));
     return;
   }
   send(ctx, await api.handle(requestOf(ctx, failed)));
 }
 
 /**
- * The service as an @koa/router router: every path of the contract (operations, documents, `/mcp`)
- * under `api.basePath` as its prefix, for every method, so the contract still answers 405 and 501
- * for its own paths; any other path falls through to the app's own routes. Paths match exactly
- * (case and trailing slash), as the contract's do.
+ * The service as an @koa/router router: every path of the contract (operations, documents, `/mcp`),
+ * for every method, so the contract still answers 405 and 501 for its own paths; at the root any
+ * other path falls through to the app's own routes. Under `api.basePath` every path inside it is
+ * the service's. Paths match exactly (case and trailing slash), as
+ * the contract's do.
  *
  *   app.use(serviceRouter({ api, mcp }).routes());
  */
 export function serviceRouter(options: KoaServiceOptions): Router {
   const { api, mcp } = options;
-  const router = new Router({ sensitive: true, strict: true, ...(api.basePath ? { prefix: api.basePath } : {}) });
+  const router = new Router({ sensitive: true, strict: true });
   const handler: Middleware = (ctx) => serve(options, ctx);
-  const paths = [...api.paths, ...(mcp ? [mcp.path.slice(api.basePath.length)] : [])];
-  for (const path of paths) {
-    // Under a prefix the index is both `/accounts` and `/accounts/`; the router joins `/` to neither.
-    if (path === '/' && api.basePath) router.all('', handler).all('/', handler);
-    else router.all(path, handler);
-  }
+  // Under a prefix the whole prefix is the service's (the contract answers 404 for what it does not
+  // serve there), the prefix itself included: it is the index. The paths are written out rather
+  // than left to the router's `prefix` option, which matches `/accounts/` but never `/accounts`.
+  const { basePath } = api;
+  if (basePath) router.all(basePath, handler).all(`${basePath}/{*rest}`, handler);
+  else for (const path of [...api.paths, ...(mcp ? [mcp.path] : [])]) router.all(path, handler);
   return router;
 }
 

@@ -40,9 +40,10 @@ export interface HttpApi {
   /** The mount path, normalised: '' for the root, else `/accounts` (no trailing slash). */
   readonly basePath: string;
   /**
-   * Whether a request target is the service's: a path of `paths` under `basePath`, or, under a base
-   * path, a `/.well-known/` document at the origin's root (RFC 8615), whose links point into it.
-   * Hosts that route by hand let everything else fall through to their own routes.
+   * Whether a request target is the service's: at the root, a path of `paths`; under a base path,
+   * every path inside it (the contract answers 404 for those it does not serve), and the
+   * `/.well-known/` documents at the origin's root (RFC 8615), whose links point into it. Hosts that
+   * route by hand let everything else fall through to their own routes.
    */
   owns(url: string): boolean;
   /**
@@ -195,8 +196,10 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     paths: [...paths.keys()],
     basePath,
     owns(url) {
-      const local = localPath(requestPath(url));
-      return local !== null && paths.has(local);
+      const path = requestPath(url);
+      const local = localPath(path);
+      if (local === null) return false;
+      return basePath !== '' && local !== path ? true : paths.has(local);
     },
     async session(request) {
       const sessionToken = new Exchange({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();

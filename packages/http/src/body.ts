@@ -91,8 +91,11 @@ export function isHostBodyError(error: unknown): boolean {
   if (error instanceof SyntaxError) return true;
   const { type, code, status, statusCode } = (error ?? {}) as { type?: unknown; code?: unknown; status?: unknown; statusCode?: unknown };
   if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return true;
+  if (isZlibError(error)) return true; // a body a host's inflation could not decompress
   const clientStatus = [status, statusCode].some((s) => typeof s === 'number' && s >= 400 && s < 500);
-  return clientStatus && typeof type === 'string' && /^(entity|encoding|charset|request|stream)\./.test(type);
+  if (clientStatus && typeof type === 'string' && /^(entity|encoding|charset|request|stream)\./.test(type)) return true;
+  // `inflation` (co-body, so koa-bodyparser) refuses a coding it does not know with a bare 415.
+  return status === 415 && error instanceof Error && /content-encoding/i.test(error.message);
 }
 
 /**
@@ -104,6 +107,7 @@ export function hostBodyError(error: unknown, limit = BODY_LIMIT_BYTES): HttpErr
   const { status, statusCode, type, code } = (error ?? {}) as { status?: unknown; statusCode?: unknown; type?: unknown; code?: unknown };
   if (status === 413 || statusCode === 413 || type === 'entity.too.large' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(limit);
   if (type === 'encoding.unsupported') return new HttpError(415, UNSUPPORTED_ENCODING);
+  if (isZlibError(error) || isZlibError((error as { cause?: unknown } | null)?.cause)) return new HttpError(400, 'The request body could not be decompressed');
   if (type === 'charset.unsupported') return notUtf8();
   if (type === 'request.aborted' || type === 'request.size.invalid' || code === 'ECONNRESET' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
     return new HttpError(400, 'The request body could not be read');

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
-import { baseUrlOf, clientAddress, normaliseBasePath, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HttpRequest, type Logger } from '@sl/http';
+import { baseUrlOf, clientAddress, normaliseBasePath, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HostBody, type HttpRequest, type Logger } from '@sl/http';
 import type { McpFetch } from './fetch-handler.ts';
 import { jsonRpcError } from './json-rpc.ts';
 import { lazily } from './lazily.ts';
@@ -33,6 +33,8 @@ export interface McpCaller {
   readonly userAgent?: string | null;
   /** The base URL for resource URIs when no `publicUrl` is configured. */
   readonly baseUrl: string;
+  /** The body as a host's parser left it, when one ran first (then the request's own body is spent). */
+  readonly hostBody?: HostBody;
 }
 
 export interface McpEndpoint {
@@ -47,8 +49,11 @@ export interface McpEndpoint {
    * cannot be loaded, every call answers 503 (a JSON-RPC error) and the next one tries again.
    */
   fetch(request: Request, caller: McpCaller): Promise<Response>;
-  /** node:http: answers on `res` directly (Koa: set `ctx.respond = false` first), with the request log line. */
-  handleNode(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * node:http: answers on `res` directly (Koa: set `ctx.respond = false` first), with the request log
+   * line. `hostBody`: what a body parser that ran first made of the body (see `HostBody`).
+   */
+  handleNode(req: IncomingMessage, res: ServerResponse, hostBody?: HostBody): Promise<void>;
 }
 
 /** Node's server manages the connection; these must not be copied from a web `Response`. */
@@ -79,7 +84,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     return answer(request, caller);
   }
 
-  async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handleNode(req: IncomingMessage, res: ServerResponse, hostBody?: HostBody): Promise<void> {
     const start = performance.now();
     const view: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? path, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null };
     const reqId = requestIdOf(view, trustProxy);
@@ -92,8 +97,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       // The web Request only carries method, headers and body to the SDK: its URL is a fixed origin,
       // so no Host header, however odd, can make it unparsable. Resource URIs use `baseUrl`.
       const query = view.url.indexOf('?');
-      const request = toWebRequest(req, `http://localhost${MCP_PATH}${query < 0 ? '' : view.url.slice(query)}`, aborted.signal);
-      response = await fetch(request, { clientIp: clientAddress(view, trustProxy, logger), userAgent: req.headers['user-agent'] || null, baseUrl: baseUrlOf(view, undefined, trustProxy) + basePath });
+      const request = toWebRequest(req, `http://localhost${MCP_PATH}${query < 0 ? '' : view.url.slice(query)}`, aborted.signal, hostBody === undefined);
+      const caller: McpCaller = { clientIp: clientAddress(view, trustProxy, logger), userAgent: req.headers['user-agent'] || null, baseUrl: baseUrlOf(view, undefined, trustProxy) + basePath };
+      response = await fetch(request, hostBody ? { ...caller, hostBody } : caller);
     } catch (err) {
       logger.error({ reqId, err }, 'unhandled error');
       response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }, { status: 500 });
@@ -105,12 +111,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   return { path, handles: (url) => requestPath(url) === path, documents: serverCardDocuments(serviceName, basePath), fetch, handleNode };
 }
 
-function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal): Request {
+/** `withBody` false: a host's parser has read the body already, so the stream is left alone. */
+function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal, withBody: boolean): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
   }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  const hasBody = withBody && req.method !== 'GET' && req.method !== 'HEAD';
   return new Request(url, {
     method: req.method ?? 'GET',
     headers,
