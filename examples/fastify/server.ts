@@ -8,7 +8,7 @@
  */
 import Fastify, { type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type preHandlerAsyncHookHandler } from 'fastify';
 import type { User } from '@sl/core';
-import { isHostBodyError, type HostBody, type HttpAnswer, type HttpApi } from '@sl/http';
+import { isHostBodyError, readJsonBody, type HostBody, type HttpAnswer, type HttpApi } from '@sl/http';
 import { runMain, type Host, type Service } from '@sl/server';
 
 declare module 'fastify' {
@@ -28,20 +28,29 @@ function send(reply: FastifyReply, answer: HttpAnswer): void {
 
 /**
  * The service as a plugin. Inside it (encapsulated: the app's own routes keep Fastify's default
- * parsers) one catch-all parser leaves every body unread, and the contract reads it under its own
- * rules: Fastify's defaults decompress nothing (a gzip body would be 400, the spec takes it), refuse
- * a form body with 415 (the spec says 400) and take `+json` types for unknown ones. Any other error
- * Fastify meets before the handler on a body reaches the plugin's error handler, which hands it to
- * the contract: its ErrorResponse, and no rate limit spent.
+ * parsers) JSON types are parsed by a content-type parser that is the contract's own reader, since
+ * Fastify's defaults decompress nothing (a gzip body would be 400; the spec takes it), take no
+ * `+json` type, and refuse a form body with 415 (the spec says 400). Every other type is left unread
+ * for the contract to refuse. A body the parser refuses (malformed JSON, too large, not UTF-8)
+ * reaches the plugin's error handler, which hands it to the contract: its ErrorResponse, and no rate
+ * limit spent on a body the service never got.
  */
 export const accountsPlugin: FastifyPluginAsync<Pick<Service, 'api' | 'mcp'>> = async (fastify, { api, mcp }) => {
   fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(/^application\/(json|[^;]*\+json)(\s*;.*)?$/i, (request, payload, done) => {
+    const { headers } = request.raw;
+    readJsonBody({ method: request.method, url: request.url, headers, remoteAddress: undefined, body: payload }).then(
+      (value) => done(null, { value }),
+      (error: Error) => done(error),
+    );
+  });
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, UNREAD));
 
   async function serve(request: FastifyRequest, reply: FastifyReply, failed?: unknown): Promise<void> {
     const req = request.raw;
     const body: unknown = request.body;
-    const hostBody: HostBody | undefined = failed !== undefined ? { failed } : body === UNREAD || body === undefined ? undefined : { parsed: body };
+    const hostBody: HostBody | undefined =
+      failed !== undefined ? { failed } : body === UNREAD || body === undefined ? undefined : { parsed: (body as { value: unknown }).value, checked: true };
     // `req.url` is the target as received, prefix included.
     const url = req.url ?? '/';
     if (mcp.handles(url)) {

@@ -76,6 +76,7 @@ function hostJsonBody(request: HttpRequest, host: HostBody, limit: number): unkn
     if (text.includes('\uFFFD')) throw notUtf8();
     return parseJson(text);
   }
+  if (host.checked) return host.parsed;
   const text = JSON.stringify(host.parsed) ?? '';
   if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
   if (text.includes('\uFFFD')) throw notUtf8();
@@ -88,7 +89,7 @@ function hostJsonBody(request: HttpRequest, host: HostBody, limit: number): unkn
  * or a bare SyntaxError from a JSON parser. Hosts hand these to the contract (`hostBody: { failed }`).
  */
 export function isHostBodyError(error: unknown): boolean {
-  if (error instanceof SyntaxError) return true;
+  if (error instanceof SyntaxError || error instanceof HttpError) return true;
   const { type, code, status, statusCode } = (error ?? {}) as { type?: unknown; code?: unknown; status?: unknown; statusCode?: unknown };
   if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return true;
   if (isZlibError(error)) return true; // a body a host's inflation could not decompress
@@ -104,6 +105,7 @@ export function isHostBodyError(error: unknown): boolean {
  * unknown content coding 415, a body that never arrived whole 400; anything else is malformed JSON.
  */
 export function hostBodyError(error: unknown, limit = BODY_LIMIT_BYTES): HttpError {
+  if (error instanceof HttpError) return error; // the contract's own reader, run by the host
   const { status, statusCode, type, code } = (error ?? {}) as { status?: unknown; statusCode?: unknown; type?: unknown; code?: unknown };
   if (status === 413 || statusCode === 413 || type === 'entity.too.large' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(limit);
   if (type === 'encoding.unsupported') return new HttpError(415, UNSUPPORTED_ENCODING);

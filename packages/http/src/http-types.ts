@@ -32,11 +32,12 @@ export interface HttpRequest {
 /**
  * What a host's body parser made of a request body:
  * - `text`: the raw body it read (koa-bodyparser's `rawBody`), bytes or decoded text;
- * - `parsed`: only the parsed value (express.json(), Fastify's JSON parser);
+ * - `parsed`: only the parsed value (express.json()); `checked` when the host's parser was the
+ *   contract's own `readJsonBody` (a Fastify content-type parser), so every rule held already;
  * - `failed`: the parser's error (malformed JSON, too large, a type it does not take): the contract
  *   answers it with its own ErrorResponse, and counts no rate limit, since the service never read it.
  */
-export type HostBody = { readonly text: string | Uint8Array } | { readonly parsed: unknown } | { readonly failed: unknown };
+export type HostBody = { readonly text: string | Uint8Array } | { readonly parsed: unknown; readonly checked?: boolean } | { readonly failed: unknown };
 
 /** What the host writes back: status, headers (arrays for repeated ones such as Set-Cookie), body. */
 export interface HttpAnswer {
