@@ -78,6 +78,23 @@ describe.each(HOST_KINDS)('metrics on the %s host', (host) => {
     expect(sample(after, `${P}http_request_duration_seconds_bucket`, { route: '/api/health', method: 'GET', le: '+Inf' })).toBe(count(after));
   });
 
+  it('label requests by the path asked under a base path, the root /.well-known/ documents included', async () => {
+    const mounted = await startTestServer({ host, env: { METRICS_PORT: '0', BASE_PATH: '/accounts' } });
+    try {
+      for (const path of ['/accounts/api/health', '/accounts/mcp/server-card', '/.well-known/api-catalog', '/accounts', '/api/health']) await fetch(`${mounted.url}${path}`);
+      const after = await scrape(mounted.metricsUrl!);
+      const count = (route: string, status: string) => sample(after, `${P}http_requests_total`, { route, method: 'GET', status });
+      expect(count('/accounts/api/health', '200')).toBe(1);
+      expect(count('/accounts/mcp/server-card', '200')).toBe(1);
+      expect(count('/.well-known/api-catalog', '200')).toBe(1);
+      expect(count('/accounts', '200')).toBe(1);
+      // Outside the base path the service serves nothing.
+      expect(count('unmatched', '404')).toBe(1);
+    } finally {
+      await mounted.close();
+    }
+  });
+
   it('count failed logins, and 429s by operation and by limit (per IP, per account), from the API and from MCP alike', async () => {
     const before = await scrape(server.metricsUrl!);
     const account = { name: 'Ada Lovelace', email: `ada.${host}@example.com`, password: 'correct horse battery staple' };

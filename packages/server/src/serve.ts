@@ -102,7 +102,9 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   server.on('request', host({ accounts, api, mcp, logger }));
   server.on('clientError', answerClientError(logger));
   if (metrics) {
-    metrics.observeRequests(server, [...api.paths, mcp.path]);
+    // Labelled as requested: under a base path, its paths (`/accounts/api/me`); the root documents too.
+    const served = api.basePath ? [api.basePath, ...api.paths.map((path) => api.basePath + path), ...api.paths.filter((path) => path.startsWith('/.well-known/'))] : api.paths;
+    metrics.observeRequests(server, [...served, mcp.path]);
     if (store.poolStats) metrics.observePool(store.poolStats);
     if (sessions) metrics.observeSessionCache(sessions.stats);
   }
