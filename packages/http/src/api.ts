@@ -179,7 +179,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   };
 
   const answerErrorFor = (error: unknown, request: Pick<HttpRequest, 'headers'>): HttpAnswer => {
-    const reqId = requestIdOf(request as HttpRequest, trustProxy);
+    const reqId = requestIdOf(request, trustProxy);
     return finish(answerError(error, logger, reqId), NOT_CACHED, reqId);
   };
 
