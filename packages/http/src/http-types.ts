@@ -26,7 +26,7 @@ export interface HttpRequest {
    * Fastify's parsers): then `body` is spent. The contract applies its body rules to this instead
    * (see `HostBody`).
    */
-  readonly hostBody?: HostBody;
+  readonly hostBody?: HostBody | undefined;
 }
 
 /**
