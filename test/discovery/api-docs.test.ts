@@ -44,19 +44,25 @@ async function servePage(address: string): Promise<{ origin: string; server: Ser
   return { origin: `http://${address}:${(server.address() as AddressInfo).port}`, server };
 }
 
-describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
+/** Both hosts at the root, and the Koa server under a base path: the page, its scripts and its document move inside it. */
+const ROWS = [...HOST_KINDS.map((host) => ({ host, basePath: '' })), { host: 'koa' as const, basePath: '/accounts' }];
+
+describe.each(ROWS)('API docs on the $host host at "$basePath"', ({ host, basePath }) => {
   let server: RunningServer;
+  /** The service's base URL: the server's, then the base path. */
+  let base: string;
   let scripts: string[];
   beforeAll(async () => {
-    server = await startTestServer({ host });
-    const html = await (await fetch(`${server.url}/docs/api`)).text();
+    server = await startTestServer({ host, env: { BASE_PATH: basePath } });
+    base = server.url + basePath;
+    const html = await (await fetch(`${base}/docs/api`)).text();
     scripts = [...html.matchAll(/<script src="([^"]+)"><\/script>/g)].map((m) => m[1]!);
   });
   afterAll(() => server?.close());
 
   describe('/docs/api over HTTP', () => {
     it('is HTML with a Content-Security-Policy that allows no other origin and no inline script', async () => {
-      const res = await fetch(`${server.url}/docs/api`);
+      const res = await fetch(`${base}/docs/api`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       const csp = res.headers.get('content-security-policy') ?? '';
@@ -67,13 +73,14 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
     });
 
     it('is revalidated on every visit (304 when unchanged) and names its scripts by content hash', async () => {
-      const res = await fetch(`${server.url}/docs/api`);
+      const res = await fetch(`${base}/docs/api`);
       expect(res.headers.get('cache-control')).toBe('no-cache');
       const etag = res.headers.get('etag')!;
       expect(etag).toMatch(/^"[\w-]{27}"$/);
-      expect((await fetch(`${server.url}/docs/api`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+      expect((await fetch(`${base}/docs/api`, { headers: { 'if-none-match': etag } })).status).toBe(304);
       expect(scripts).toHaveLength(2);
-      for (const src of scripts) expect(src).toMatch(/^\/docs\/api\/(init|scalar)\.[\w-]{27}\.js$/);
+      for (const src of scripts) expect(src.slice(basePath.length)).toMatch(/^\/docs\/api\/(init|scalar)\.[\w-]{27}\.js$/);
+      for (const src of scripts) expect(src.startsWith(`${basePath}/docs/api/`)).toBe(true);
     });
 
     it('sends the 4 MB Scalar bundle compressed (br, else gzip), with a tag per coding, a year-long immutable lifetime and 304 when current', async () => {
@@ -106,7 +113,7 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
     });
 
     it('answers 404 for a script hash it does not serve', async () => {
-      expect((await fetch(`${server.url}/docs/api/scalar.0000000000000000000000000000.js`)).status).toBe(404);
+      expect((await fetch(`${base}/docs/api/scalar.0000000000000000000000000000.js`)).status).toBe(404);
     });
   });
 
@@ -132,7 +139,7 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
 
     it('lists every operation and the request examples, with no failed request and no CSP violation', { timeout: 60_000 }, async (ctx) => {
       const page = await launched(ctx).newPage();
-      const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
+      const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
       const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.summary));
       // The spec's six and issue 20's six.
       expect(operations).toHaveLength(12);
@@ -157,8 +164,8 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
       });
 
       // A browser landing on / is sent to the reference.
-      await page.goto(`${server.url}/`, { waitUntil: 'networkidle' });
-      expect(page.url()).toBe(`${server.url}/docs/api`);
+      await page.goto(`${base}/`, { waitUntil: 'networkidle' });
+      expect(page.url()).toBe(`${base}/docs/api`);
       // The request samples carry the documented examples, not empty strings (they render last).
       const expected = [...operations, 'correct horse battery staple'];
       await page.waitForFunction(
@@ -201,12 +208,12 @@ describe.each(HOST_KINDS)('API docs on the %s host', (host) => {
         }, url);
 
       await page.goto(allowedPage!.origin);
-      const allowed = await call(`${server.url}/mcp`);
+      const allowed = await call(`${base}/mcp`);
       expect(allowed).toMatchObject({ status: 200, requestId: expect.stringMatching(/\S/) });
       expect((allowed as { text: string }).text).toContain('"protocolVersion":"2025-06-18"');
 
       await page.goto(foreignPage!.origin);
-      expect(await call(`${server.url}/mcp`)).toEqual({ failed: expect.stringMatching(/Failed to fetch/) });
+      expect(await call(`${base}/mcp`)).toEqual({ failed: expect.stringMatching(/Failed to fetch/) });
       await page.close();
     });
   });

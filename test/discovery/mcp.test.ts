@@ -9,10 +9,10 @@ import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { RATE_LIMITS } from '@sl/core';
 import { MCP_PROTOCOL_VERSIONS } from '@sl/mcp';
-import { HOST_KINDS, startTestServer } from '../support/server.ts';
+import { MOUNTS, startTestServer } from '../support/server.ts';
 import type { RunningServer } from '@sl/server';
 
-describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
+describe.each(MOUNTS)('MCP on the $host host at "$basePath"', ({ host, basePath }) => {
   /** The server card fields this service publishes, per the v1 server-card schema and earlier drafts. */
   const SERVER_CARD = {
     type: 'object',
@@ -47,6 +47,9 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
   const validCard = ajv.compile(SERVER_CARD);
 
   let server: RunningServer | undefined;
+  /** The service's own base URL: the server's, then the base path it is mounted under. */
+  const base = () => server!.url + basePath;
+  const start = (env: Record<string, string> = {}): Promise<RunningServer> => startTestServer({ host, env: { BASE_PATH: basePath, ...env } });
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -71,9 +74,11 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
 
   describe('MCP server card', () => {
     it('is served at both locations, valid, with CORS, pointing at /mcp', async () => {
-      server = await startTestServer({ host });
-      for (const path of ['/.well-known/mcp/server-card.json', '/mcp/server-card']) {
-        const res = await fetch(`${server.url}${path}`);
+      server = await start();
+      // Under a base path the card is also at the origin's root (RFC 8615), pointing into it.
+      const urls = [`${base()}/.well-known/mcp/server-card.json`, `${base()}/mcp/server-card`, ...(basePath ? [`${server!.url}/.well-known/mcp/server-card.json`] : [])];
+      for (const url of urls) {
+        const res = await fetch(url);
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
         expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -82,14 +87,14 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
         expect(res.headers.get('access-control-expose-headers')?.split(/,\s*/)).toContain('ETag');
         const card = (await res.json()) as { remotes: { url: string }[]; transport: { endpoint: string } };
         expect(validCard(card), ajv.errorsText(validCard.errors)).toBe(true);
-        expect(card.remotes[0]!.url).toBe(`${server.url}/mcp`);
-        expect(card.transport.endpoint).toBe('/mcp');
+        expect(card.remotes[0]!.url).toBe(`${server!.url}${basePath}/mcp`);
+        expect(card.transport.endpoint).toBe(`${basePath}/mcp`);
       }
     });
 
     it('answers a CORS preflight', async () => {
-      server = await startTestServer({ host });
-      const res = await fetch(`${server.url}/.well-known/mcp/server-card.json`, {
+      server = await start();
+      const res = await fetch(`${base()}/.well-known/mcp/server-card.json`, {
         method: 'OPTIONS',
         headers: { Origin: 'https://inspector.example', 'Access-Control-Request-Method': 'GET' },
       });
@@ -99,7 +104,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
     });
 
     it('is application/mcp-server-card+json when asked for, else application/json; each with its own tag', async () => {
-      server = await startTestServer({ host });
+      server = await start();
       const tags = new Set<string | null>();
       for (const [accept, type] of [
         ['application/mcp-server-card+json', 'application/mcp-server-card+json'],
@@ -108,7 +113,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
         ['*/*', 'application/json; charset=utf-8'],
         ['text/html', 'application/json; charset=utf-8'],
       ] as const) {
-        const res = await fetch(`${server.url}/mcp/server-card`, { headers: { accept } });
+        const res = await fetch(`${base()}/mcp/server-card`, { headers: { accept } });
         expect(res.status, accept).toBe(200);
         expect(res.headers.get('content-type'), accept).toBe(type);
         expect(res.headers.get('vary')).toBe('Accept, Host');
@@ -120,24 +125,24 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
     });
 
     it('lists only the revisions /mcp serves over Streamable HTTP', async () => {
-      server = await startTestServer({ host });
-      const card = (await (await fetch(`${server.url}/mcp/server-card`)).json()) as { remotes: { supportedProtocolVersions: string[] }[] };
+      server = await start();
+      const card = (await (await fetch(`${base()}/mcp/server-card`)).json()) as { remotes: { supportedProtocolVersions: string[] }[] };
       expect(card.remotes[0]!.supportedProtocolVersions).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
       expect(card.remotes[0]!.supportedProtocolVersions).toEqual(MCP_PROTOCOL_VERSIONS);
     });
 
     it('uses PUBLIC_URL for the remote and a reverse-DNS name', async () => {
-      server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org/' } });
-      const card = (await (await fetch(`${server.url}/mcp/server-card`)).json()) as { name: string; remotes: { url: string }[] };
+      server = await start({ PUBLIC_URL: 'https://accounts.example.org/' });
+      const card = (await (await fetch(`${base()}/mcp/server-card`)).json()) as { name: string; remotes: { url: string }[] };
       expect(card.name).toBe('org.example.accounts/sl-accounts');
-      expect(card.remotes[0]!.url).toBe('https://accounts.example.org/mcp');
+      expect(card.remotes[0]!.url).toBe(`https://accounts.example.org${basePath}/mcp`);
     });
   });
 
   describe('MCP endpoint', () => {
     it('serves a 2026-07-28 client: tools, resources, and the contact tool up to the rate limit', async () => {
-      server = await startTestServer({ host });
-      const client = await connect(server.url, 'auto');
+      server = await start();
+      const client = await connect(base(), 'auto');
       try {
         expect(client.getProtocolEra()).toBe('modern');
         expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
@@ -163,7 +168,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
         expect(text(limited)).toMatch(/Retry-After: \d+/);
 
         // The same per-IP window as POST /api/contact: the HTTP API is limited now too.
-        const http = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CONTACT) });
+        const http = await fetch(`${base()}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(CONTACT) });
         expect(http.status).toBe(429);
       } finally {
         await client.close();
@@ -171,8 +176,8 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
     });
 
     it('answers invalid arguments with a tool error, counted against the rate limit like the HTTP API', async () => {
-      server = await startTestServer({ host });
-      const client = await connect(server.url, 'auto');
+      server = await start();
+      const client = await connect(base(), 'auto');
       try {
         for (let i = 0; i < RATE_LIMITS.contact.limit; i++) {
           const bad = await client.callTool({ name: 'send-contact-message', arguments: { ...CONTACT, message: 'short' } });
@@ -186,14 +191,14 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
     });
 
     it('reports every invalid argument of the contact tool, as text and as the body POST /api/contact answers', async () => {
-      server = await startTestServer({ host });
-      const client = await connect(server.url, 'auto');
+      server = await start();
+      const client = await connect(base(), 'auto');
       try {
         const bad = { email: 'not an address', message: 'short' };
         const result = await client.callTool({ name: 'send-contact-message', arguments: bad });
         expect(result.isError).toBe(true);
         expect(text(result)).toBe('Invalid request: name: is required; email: must be a valid e-mail address; message: must be at least 10 characters');
-        const http = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(bad) });
+        const http = await fetch(`${base()}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(bad) });
         expect(http.status).toBe(400);
         expect(result.structuredContent).toEqual(await http.json());
         expect((result.structuredContent as { issues: unknown[] }).issues).toHaveLength(3);
@@ -203,24 +208,24 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
     });
 
     it('offers the OpenAPI document and auth.md as resources', async () => {
-      server = await startTestServer({ host });
-      const client = await connect(server.url, 'auto');
+      server = await start();
+      const client = await connect(base(), 'auto');
       try {
         const { resources } = await client.listResources();
-        expect(resources.map((r) => r.uri).sort()).toEqual([`${server.url}/auth.md`, `${server.url}/openapi.json`]);
-        const openapi = await client.readResource({ uri: `${server.url}/openapi.json` });
-        const served = await (await fetch(`${server.url}/openapi.json`)).json();
+        expect(resources.map((r) => r.uri).sort()).toEqual([`${base()}/auth.md`, `${base()}/openapi.json`]);
+        const openapi = await client.readResource({ uri: `${base()}/openapi.json` });
+        const served = await (await fetch(`${base()}/openapi.json`)).json();
         expect(JSON.parse((openapi.contents[0] as { text: string }).text)).toEqual(served);
-        const auth = await client.readResource({ uri: `${server.url}/auth.md` });
-        expect((auth.contents[0] as { text: string }).text).toBe(await (await fetch(`${server.url}/auth.md`)).text());
+        const auth = await client.readResource({ uri: `${base()}/auth.md` });
+        expect((auth.contents[0] as { text: string }).text).toBe(await (await fetch(`${base()}/auth.md`)).text());
       } finally {
         await client.close();
       }
     });
 
     it('serves a 2025-era client (initialize handshake), with the same tools and rate limit', async () => {
-      server = await startTestServer({ host });
-      const client = await connect(server.url, 'legacy');
+      server = await start();
+      const client = await connect(base(), 'legacy');
       try {
         expect(client.getProtocolEra()).toBe('legacy');
         expect(client.getNegotiatedProtocolVersion()).toMatch(/^2025-/);
@@ -237,7 +242,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
 
     describe('protocol revisions: the card, server/discover, initialize and the version errors agree', () => {
       const post = (body: object, headers: Record<string, string> = {}) =>
-        fetch(`${server!.url}/mcp`, {
+        fetch(`${base()}/mcp`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
           body: JSON.stringify(body),
@@ -257,8 +262,8 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
         );
 
       it('server/discover names the modern revisions of the card, and no list that changes', async () => {
-        server = await startTestServer({ host });
-        const client = await connect(server.url, 'auto');
+        server = await start();
+        const client = await connect(base(), 'auto');
         try {
           const discovered = client.getDiscoverResult()!;
           expect(discovered.supportedVersions).toEqual(MCP_PROTOCOL_VERSIONS.filter((v) => v >= '2026-07-28'));
@@ -271,7 +276,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
       });
 
       it('initialize accepts each 2025 revision of the card and offers the newest one for any other, with no list that changes', async () => {
-        server = await startTestServer({ host });
+        server = await start();
         for (const version of MCP_PROTOCOL_VERSIONS.filter((v) => v < '2026-07-28')) {
           expect((await message(await initialize(version))).result, version).toMatchObject({ protocolVersion: version });
         }
@@ -283,7 +288,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
       });
 
       it('a request under a revision it does not serve is refused, naming what the card names', async () => {
-        server = await startTestServer({ host });
+        server = await start();
         for (const version of ['2024-11-05', '2024-10-07']) {
           const res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, { 'mcp-protocol-version': version });
           expect(res.status, version).toBe(400);
@@ -302,9 +307,9 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
       const initializeBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
 
       it('answers the preflight of an allowed origin with the MCP headers, and refuses a foreign one', async () => {
-        server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org' } });
+        server = await start({ PUBLIC_URL: 'https://accounts.example.org' });
         for (const origin of ['http://localhost:5173', 'https://accounts.example.org']) {
-          const res = await fetch(`${server.url}/mcp`, {
+          const res = await fetch(`${base()}/mcp`, {
             method: 'OPTIONS',
             headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-protocol-version, mcp-method' },
           });
@@ -315,24 +320,24 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
           expect(allowed).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-session-id', 'last-event-id']));
           expect(res.headers.get('vary')).toContain('Origin');
         }
-        const foreign = await fetch(`${server.url}/mcp`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+        const foreign = await fetch(`${base()}/mcp`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
         expect(foreign.status).toBe(403);
         expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
-        const plain = await fetch(`${server.url}/mcp`, { method: 'OPTIONS' });
+        const plain = await fetch(`${base()}/mcp`, { method: 'OPTIONS' });
         expect(plain.status).toBe(204);
         expect(plain.headers.get('allow')).toBe('POST, OPTIONS');
       });
 
       it('lets an allowed page read the answer and its MCP headers; an answer to no page carries no CORS grant', async () => {
-        server = await startTestServer({ host });
+        server = await start();
         const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-        const fromPage = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...headers, origin: 'http://127.0.0.1:5173' }, body: initializeBody });
+        const fromPage = await fetch(`${base()}/mcp`, { method: 'POST', headers: { ...headers, origin: 'http://127.0.0.1:5173' }, body: initializeBody });
         expect(fromPage.status).toBe(200);
         expect(fromPage.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:5173');
         expect(fromPage.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
         expect(fromPage.headers.get('vary')).toContain('Origin');
         await fromPage.body?.cancel();
-        const direct = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body: initializeBody });
+        const direct = await fetch(`${base()}/mcp`, { method: 'POST', headers, body: initializeBody });
         expect(direct.status).toBe(200);
         expect(direct.headers.get('access-control-allow-origin')).toBeNull();
         expect(direct.headers.get('vary')).toContain('Origin');
@@ -342,7 +347,7 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
 
     describe('Origin validation', () => {
       const initialize = (origin?: string) =>
-        fetch(`${server!.url}/mcp`, {
+        fetch(`${base()}/mcp`, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -358,10 +363,10 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
         });
 
       it('answers whatever the Host header and the form of the request target', async () => {
-        server = await startTestServer({ host });
-        const { port } = new URL(server.url);
+        server = await start();
+        const { port } = new URL(server!.url);
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-        for (const [target, hostHeader] of [['/mcp', 'a b'], ['/mcp', 'x@y'], [`${server.url}/mcp`, `127.0.0.1:${port}`], ['/mcp#frag', `127.0.0.1:${port}`]] as const) {
+        for (const [target, hostHeader] of [[`${basePath}/mcp`, 'a b'], [`${basePath}/mcp`, 'x@y'], [`${base()}/mcp`, `127.0.0.1:${port}`], [`${basePath}/mcp#frag`, `127.0.0.1:${port}`]] as const) {
           const status = await new Promise<number>((resolve, reject) => {
             const req = httpRequest(
               { host: '127.0.0.1', port, method: 'POST', path: target, headers: { host: hostHeader, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
@@ -369,20 +374,22 @@ describe.each(HOST_KINDS)('MCP on the %s host', (host) => {
             );
             req.on('error', reject).end(body);
           });
-          expect(status, `${target} with Host: ${hostHeader}`).toBe(200);
+          // @hono/node-server refuses a Host that is not a host (400) before the app runs: the host's own rule.
+          const refusedByHost = host === 'hono' && !hostHeader.startsWith('127.0.0.1');
+          expect(status, `${target} with Host: ${hostHeader}`).toBe(refusedByHost ? 400 : 200);
         }
       });
 
       it('rejects a foreign Origin with 403', async () => {
-        server = await startTestServer({ host });
+        server = await start();
         const res = await initialize('https://evil.example');
         expect(res.status).toBe(403);
         expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
       });
 
       it('accepts no Origin, a localhost Origin and the PUBLIC_URL origin', async () => {
-        server = await startTestServer({ host, env: { PUBLIC_URL: 'https://accounts.example.org' } });
-        for (const origin of [undefined, server.url, 'http://localhost:5173', 'https://accounts.example.org']) {
+        server = await start({ PUBLIC_URL: 'https://accounts.example.org' });
+        for (const origin of [undefined, server!.url, 'http://localhost:5173', 'https://accounts.example.org']) {
           const res = await initialize(origin);
           expect(res.status, String(origin)).toBe(200);
           await res.body?.cancel();

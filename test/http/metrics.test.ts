@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl/server';
 import { request, sessionFrom } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
+import { poll } from '../support/poll.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 const P = 'sl_accounts_';
@@ -76,6 +77,26 @@ describe.each(HOST_KINDS)('metrics on the %s host', (host) => {
     const count = (m: Map<string, number>) => sample(m, `${P}http_request_duration_seconds_count`, { route: '/api/health', method: 'GET' });
     expect(count(after) - count(before)).toBe(3);
     expect(sample(after, `${P}http_request_duration_seconds_bucket`, { route: '/api/health', method: 'GET', le: '+Inf' })).toBe(count(after));
+  });
+
+  it('label requests by the path asked under a base path, the root /.well-known/ documents included', async () => {
+    const mounted = await startTestServer({ host, env: { METRICS_PORT: '0', BASE_PATH: '/accounts' } });
+    try {
+      const paths = ['/accounts/api/health', '/accounts/mcp/server-card', '/.well-known/api-catalog', '/accounts', '/api/health'];
+      for (const path of paths) await (await fetch(`${mounted.url}${path}`)).arrayBuffer();
+      // A request is counted when its response has finished, which may be just after the client has it all.
+      const total = (m: Map<string, number>) => [...m.entries()].filter(([key]) => key.startsWith(`${P}http_requests_total`)).reduce((sum, [, n]) => sum + n, 0);
+      const after = await poll(() => scrape(mounted.metricsUrl!), (m) => total(m) >= paths.length, 10_000);
+      const count = (route: string, status: string) => sample(after, `${P}http_requests_total`, { route, method: 'GET', status });
+      expect(count('/accounts/api/health', '200')).toBe(1);
+      expect(count('/accounts/mcp/server-card', '200')).toBe(1);
+      expect(count('/.well-known/api-catalog', '200')).toBe(1);
+      expect(count('/accounts', '200')).toBe(1);
+      // Outside the base path the service serves nothing.
+      expect(count('unmatched', '404')).toBe(1);
+    } finally {
+      await mounted.close();
+    }
   });
 
   it('count failed logins, and 429s by operation and by limit (per IP, per account), from the API and from MCP alike', async () => {

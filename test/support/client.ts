@@ -22,6 +22,8 @@ export interface RequestOptions {
   readonly session?: string;
   /** Sent as `X-Forwarded-For` (only honoured with TRUST_PROXY). */
   readonly ip?: string;
+  /** The base path the service is mounted under: `path` is checked against the OpenAPI document without it. */
+  readonly basePath?: string;
 }
 
 export async function request(baseUrl: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
@@ -42,7 +44,9 @@ export async function request(baseUrl: string, path: string, options: RequestOpt
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text);
   const response = { status: res.status, headers: res.headers, body: parsed, setCookies: res.headers.getSetCookie() };
-  checkAgainstOpenApi(method, url, { ...response, text });
+  const { basePath } = options;
+  const documented = basePath && url.pathname.startsWith(`${basePath}/`) ? new URL(url.pathname.slice(basePath.length) + url.search, url) : url;
+  checkAgainstOpenApi(method, documented, { ...response, text });
   return response;
 }
 

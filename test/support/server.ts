@@ -1,22 +1,56 @@
 /**
- * Starts the real server (the composition root of @sl/server) on a free port, under either host: the
- * Koa adapter that `pnpm start` runs, or the plain node:http example.
+ * Starts the real server (the composition root of @sl/server) on a free port, under any host: the
+ * Koa adapter that `pnpm start` runs, or one of the embedding examples (examples/<host>), each an app
+ * of its kind with its own routes and body parsing.
  */
 import { pino } from 'pino';
 import { createApp } from '@sl/http-koa';
 import { nodeHost } from '@sl/example-node-http';
+import { koaAppHost } from '@sl/example-koa';
+import { expressHost } from '@sl/example-express';
+import { fastifyHost } from '@sl/example-fastify';
+import { honoHost } from '@sl/example-hono';
 import { loadConfig, startServer, type Host, type RunningServer, type ServerOverrides } from '@sl/server';
 import { describe } from 'vitest';
 import { testStores, type StoreKind, type TestStore } from '@sl/store-contract';
 import { createPGliteDatabase, createTestDatabase, locatePostgres, type TestDatabase } from '@sl/store-postgres/testing';
 
-export type HostKind = 'koa' | 'node';
+export type HostKind = 'koa' | 'node' | 'koa-app' | 'express' | 'fastify' | 'hono';
 
 export const HOSTS: Readonly<Record<HostKind, Host>> = {
   koa: (service) => createApp(service).callback(),
   node: nodeHost,
+  'koa-app': koaAppHost,
+  express: expressHost,
+  fastify: fastifyHost,
+  hono: honoHost,
 };
-export const HOST_KINDS = Object.keys(HOSTS) as HostKind[];
+/** The hosts every suite runs under, on every store: the Koa server of `pnpm start` and node:http. */
+export const HOST_KINDS: HostKind[] = ['koa', 'node'];
+/**
+ * The embedding examples, each an app of its kind with its own routes and body parsing (`koa-app`:
+ * examples/koa, with koa-bodyparser): the suites whose answers depend on the host run under each,
+ * on the memory store, at the root and under a base path.
+ */
+export const EXAMPLE_HOST_KINDS: HostKind[] = ['koa-app', 'express', 'fastify', 'hono', 'node'];
+
+/** A host and the base path the service is mounted under there ('' for the root). */
+export interface MountRow {
+  readonly host: HostKind;
+  readonly basePath: string;
+  /**
+   * Whether the contract answers every path of the server, unknown ones included (404): the service
+   * alone, or under a base path (where the whole prefix is the service's). At the root of an
+   * example, paths the service does not own are the app's own, and its framework answers them.
+   */
+  readonly ownsAll: boolean;
+}
+
+/** The two hosts at the root, then every example at the root and under `/accounts`. */
+export const MOUNTS: readonly MountRow[] = [
+  ...HOST_KINDS.map((host) => ({ host, basePath: '', ownsAll: true })),
+  ...EXAMPLE_HOST_KINDS.flatMap((host) => ['', '/accounts'].map((basePath) => ({ host, basePath, ownsAll: basePath !== '' || host === 'node' }))),
+];
 
 /** Low work factor for speed; one suite runs the default 600000 on purpose. */
 export const TEST_ITERATIONS = 1_000;

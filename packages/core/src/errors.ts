@@ -1,5 +1,8 @@
 /**
- * Domain errors. Each has a literal `code`; only the HTTP adapter maps codes to statuses.
+ * Domain errors. Each has a literal `code`, which the HTTP contract maps to its answer. Each also
+ * carries `status` and `expose` as http-errors spells them: a host route that calls a use case
+ * directly and lets the error reach Koa's, Express's or Fastify's own error handler then gets a 4xx
+ * with the message, not a 500 (the contract's STATUS_BY_CODE is checked against them in a test).
  */
 
 /** One problem with a request field: `path` is the dotted field path, empty for the body itself. */
@@ -10,6 +13,8 @@ export interface FieldIssue {
 
 export class ValidationError extends Error {
   readonly code = 'validation' as const;
+  readonly status = 400;
+  readonly expose = true;
   readonly issues: readonly FieldIssue[];
   constructor(issues: readonly FieldIssue[]) {
     const first = issues[0];
@@ -21,6 +26,8 @@ export class ValidationError extends Error {
 
 export class EmailTaken extends Error {
   readonly code = 'email_taken' as const;
+  readonly status = 409;
+  readonly expose = true;
   constructor() {
     super('This e-mail address is already registered');
     this.name = 'EmailTaken';
@@ -30,6 +37,8 @@ export class EmailTaken extends Error {
 /** Same text for an unknown e-mail and a wrong password, so neither can be told apart. */
 export class InvalidCredentials extends Error {
   readonly code = 'invalid_credentials' as const;
+  readonly status = 401;
+  readonly expose = true;
   constructor() {
     super('Invalid e-mail or password');
     this.name = 'InvalidCredentials';
@@ -38,6 +47,8 @@ export class InvalidCredentials extends Error {
 
 export class Unauthenticated extends Error {
   readonly code = 'unauthenticated' as const;
+  readonly status = 401;
+  readonly expose = true;
   constructor() {
     super('Not signed in, or the session has expired');
     this.name = 'Unauthenticated';
@@ -64,6 +75,8 @@ export class NotFound extends Error {
 
 export class RateLimited extends Error {
   readonly code = 'rate_limited' as const;
+  readonly status = 429;
+  readonly expose = true;
   readonly retryAfterSeconds: number;
   readonly rateLimit: RateLimitStatus;
   constructor(rateLimit: RateLimitStatus) {
@@ -77,6 +90,8 @@ export class RateLimited extends Error {
 /** A store (database) did not answer. Adapters throw it so callers can answer "try later", not "bug". */
 export class StoreUnavailable extends Error {
   readonly code = 'store_unavailable' as const;
+  readonly status = 503;
+  readonly expose = true;
   constructor(options?: { cause?: unknown }) {
     super('The service is temporarily unavailable', options);
     this.name = 'StoreUnavailable';

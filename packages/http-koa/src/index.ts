@@ -1,1 +1,1 @@
-export { createApp, serviceMiddleware, type KoaServiceOptions } from './app.ts';
+export { createApp, requireSession, serviceErrors, serviceMiddleware, serviceRouter, wellKnownRouter, type KoaServiceOptions } from './app.ts';

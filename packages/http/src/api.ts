@@ -3,7 +3,8 @@
  * API operation, document, unknown path and wrong method the same way in any host. A host adapter
  * only copies the request in and the answer out (and bridges /mcp, which speaks web streams).
  */
-import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
+import { DEFAULT_SERVICE_NAME, Unauthenticated, type Accounts, type User } from '@sl/core';
+import { hostBodyError } from './body.ts';
 import { answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';
 import { refuseForeignRequest } from './cross-site.ts';
@@ -24,13 +25,52 @@ export interface HttpApiOptions {
   readonly serviceName?: string;
   /** Further documents to serve beside the discovery resources (the MCP server card). */
   readonly documents?: readonly DocumentRoute[];
+  /**
+   * The path the service is mounted under (`BASE_PATH`, e.g. `/accounts`); '' or absent for the root.
+   * Hosts pass the request target as received (`originalUrl`); every link and document points into it.
+   */
+  readonly basePath?: string;
 }
 
 export interface HttpApi {
   /** Answers one request. Never throws: failures are answers (500 with the details in the log). */
   handle(request: HttpRequest): Promise<HttpAnswer>;
-  /** Every path it serves (operations and documents), e.g. to count requests by route. */
+  /** Every path it serves (operations and documents) below `basePath`, e.g. to route or count by. */
   readonly paths: readonly string[];
+  /** The mount path, normalised: '' for the root, else `/accounts` (no trailing slash). */
+  readonly basePath: string;
+  /**
+   * Whether a request target is the service's: at the root, a path of `paths`; under a base path,
+   * every path inside it (the contract answers 404 for those it does not serve), and the
+   * `/.well-known/` documents at the origin's root (RFC 8615), whose links point into it. Hosts that
+   * route by hand let everything else fall through to their own routes.
+   */
+  owns(url: string): boolean;
+  /**
+   * The session of this request: its user, or `null` without a valid `sl_session` cookie. A store that
+   * does not answer throws StoreUnavailable (`status` 503). For a host's own routes.
+   */
+  session(request: Pick<HttpRequest, 'headers'>): Promise<User | null>;
+  /**
+   * The contract's ErrorResponse for an error a host met on the service's behalf: a domain error by
+   * its code (Unauthenticated: the spec's 401, cookie cleared), a transport error by its status,
+   * anything else a logged 500 (a host parser's failure on the service's path goes to `handle` as
+   * `hostBody: { failed }` instead). With the request id and `Cache-Control: no-store`.
+   */
+  answerError(error: unknown, request: Pick<HttpRequest, 'headers'>): HttpAnswer;
+  /** The spec's 401 for a host route that needs a session and got none. */
+  unauthenticated(request: Pick<HttpRequest, 'headers'>): HttpAnswer;
+}
+
+/** `/accounts/` and `accounts` are `/accounts`; `/` is ''. Refuses what is not a plain path. */
+export function normaliseBasePath(basePath: string | undefined): string {
+  const trimmed = (basePath ?? '').replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  const path = trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  if (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/.test(path) || path.split('/').some((s) => s === '.' || s === '..')) {
+    throw new Error(`BASE_PATH must be a path such as /accounts, not ${JSON.stringify(basePath)}`);
+  }
+  return path;
 }
 
 /** Every answer but a document's: API answers are personal, and 404s and 405s are not worth keeping. */
@@ -49,6 +89,7 @@ interface PathEntry {
 export function createHttpApi(options: HttpApiOptions): HttpApi {
   const { accounts, logger = silentLogger, trustProxy = 0, publicUrl } = options;
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+  const basePath = normaliseBasePath(options.basePath);
 
   const paths = new Map<string, PathEntry>();
   const entry = (path: string) => {
@@ -63,7 +104,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
   // Paths with `{name}` segments, tried in table order after an exact match failed.
   const templates = [...paths.keys()].filter((p) => p.includes('{')).map((template) => ({ template, ...pathPattern(template) }));
-  for (const document of discoveryDocuments({ publicUrl, serviceName, extra: options.documents })) entry(document.path).document = document;
+  for (const document of discoveryDocuments({ publicUrl, serviceName, basePath, extra: options.documents })) entry(document.path).document = document;
   for (const found of paths.values()) {
     const methods = found.document ? ['GET'] : [...found.operations.keys()];
     found.allow = methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])).join(', ');
@@ -83,6 +124,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       // Refused before anything is counted, read or set: a foreign page must neither spend its
       // visitors' limits nor act with their session.
       if (route.changesState) refuseForeignRequest(request, route.requestBody !== undefined, () => publicUrl ?? originOf(request, reqId));
+      // A body the host's parser refused was never the service's to read: answered, not counted.
+      if (route.requestBody && request.hostBody && 'failed' in request.hostBody) throw hostBodyError(request.hostBody.failed);
       const result = await route.run(accounts, exchange);
       const body = JSON.stringify(result.body);
       const headers: Record<string, string | string[]> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
@@ -104,11 +147,11 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const varies: Record<string, string> = document.usesBase && !publicUrl ? { vary: originHeaders(trustProxy) } : {};
     let answer: HttpAnswer;
     try {
-      const base = publicUrl ?? (document.usesBase ? originOf(request, reqId) : 'http://localhost');
-      if (base === null) {
+      const origin = publicUrl ?? (document.usesBase ? originOf(request, reqId) : 'http://localhost');
+      if (origin === null) {
         answer = errorAnswer(400, 'The Host header is missing or not a valid host', varies);
       } else {
-        const rendered = await document.render(request, base);
+        const rendered = await document.render(request, origin + basePath);
         // ETag is not a CORS-safelisted header: without the exposure a page could not revalidate.
         const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' } : {};
         const vary = [rendered.headers.vary, varies.vary].filter(Boolean).join(', ');
@@ -121,6 +164,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   /** The entry of a path, exact or by a template, with the template's segments. */
+  const NOT_FOUND = { found: undefined, params: {} } as const;
+
   function lookup(path: string): { found: PathEntry | undefined; params: Record<string, string> } {
     const exact = paths.get(path);
     if (exact) return { found: exact, params: {} };
@@ -152,17 +197,52 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return finish(answer, commonFor(found, answer.status), reqId);
   }
 
+  /** The path below `basePath` of a request path, or `null` when it is not under it. */
+  const localPath = (path: string): string | null => {
+    if (basePath === '') return path;
+    if (path.startsWith(basePath)) {
+      if (path.length === basePath.length) return '/';
+      if (path.charCodeAt(basePath.length) === 47 /* '/' */) return path.slice(basePath.length);
+    }
+    return path.startsWith('/.well-known/') ? path : null;
+  };
+
+  const answerErrorFor = (error: unknown, request: Pick<HttpRequest, 'headers'>): HttpAnswer => {
+    const reqId = requestIdOf(request, trustProxy);
+    return finish(answerError(error, logger, reqId), NOT_CACHED, reqId);
+  };
+
   return {
     async handle(request) {
       const start = performance.now();
       const reqId = requestIdOf(request, trustProxy);
       const path = requestPath(request.url);
-      const { found, params } = lookup(path);
+      const local = localPath(path);
+      const { found, params } = local === null ? NOT_FOUND : lookup(local);
       const answer = await route(found, request, reqId, params);
       logRequest(logger, reqId, request.method, path, answer.status, start);
       return answer;
     },
     paths: [...paths.keys()],
+    basePath,
+    owns(url) {
+      const path = requestPath(url);
+      const local = localPath(path);
+      if (local === null) return false;
+      return basePath !== '' && local !== path ? true : lookup(local).found !== undefined;
+    },
+    async session(request) {
+      const sessionToken = new Exchange({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
+      if (sessionToken === null) return null;
+      try {
+        return await accounts.me({ sessionToken });
+      } catch (error) {
+        if (error instanceof Unauthenticated) return null;
+        throw error;
+      }
+    },
+    answerError: answerErrorFor,
+    unauthenticated: (request) => answerErrorFor(new Unauthenticated(), request),
   };
 }
 

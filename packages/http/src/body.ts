@@ -6,7 +6,7 @@
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { HttpError } from './errors.ts';
-import { headerValue, type HttpRequest } from './http-types.ts';
+import { headerValue, type HostBody, type HttpRequest } from './http-types.ts';
 
 /** Largest request body, in bytes after decompression. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -34,18 +34,87 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export async function readJsonBody(request: HttpRequest, limit = BODY_LIMIT_BYTES): Promise<unknown> {
   const { headers } = request;
   if (!isJsonMediaType(headerValue(headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json');
-  const bytes = await readBytes(request, limit);
-  let text: string;
+  if (request.hostBody) return hostJsonBody(request, request.hostBody, limit);
+  return parseJson(decodeUtf8(await readBytes(request, limit)));
+}
+
+const notUtf8 = () => new HttpError(400, 'The request body is not valid UTF-8');
+
+function decodeUtf8(bytes: Uint8Array): string {
   try {
-    text = utf8.decode(bytes);
+    return utf8.decode(bytes);
   } catch {
-    throw new HttpError(400, 'The request body is not valid UTF-8');
+    throw notUtf8();
   }
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     throw new HttpError(400, 'Malformed JSON body');
   }
+}
+
+/**
+ * The same rules over what a host's parser left. Its decoder has already turned bytes that are not
+ * UTF-8 into U+FFFD (iconv-lite in body-parser and co-body, `setEncoding('utf8')` in Fastify), so
+ * U+FFFD in text the host decoded is refused as not UTF-8: the two cannot be told apart afterwards.
+ * With only the parsed value, the size is the declared length, else the value re-serialised (at most
+ * the bytes sent: whitespace is gone).
+ */
+function hostJsonBody(request: HttpRequest, host: HostBody, limit: number): unknown {
+  if ('failed' in host) throw hostBodyError(host.failed, limit);
+  if (Number(headerValue(request.headers, 'content-length')) > limit) throw tooLarge(limit);
+  if ('text' in host) {
+    const { text } = host;
+    if (typeof text !== 'string') {
+      if (text.byteLength > limit) throw tooLarge(limit);
+      return parseJson(decodeUtf8(text));
+    }
+    if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
+    if (text.includes('\uFFFD')) throw notUtf8();
+    return parseJson(text);
+  }
+  if (host.checked) return host.parsed;
+  const text = JSON.stringify(host.parsed) ?? '';
+  if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
+  if (text.includes('\uFFFD')) throw notUtf8();
+  return host.parsed;
+}
+
+/**
+ * Whether an error a host met before the service ran is its body parser's: body-parser's and
+ * co-body's (`type` such as `entity.parse.failed`, and a 4xx `status`), Fastify's (`FST_ERR_CTP_*`),
+ * or a bare SyntaxError from a JSON parser. Hosts hand these to the contract (`hostBody: { failed }`).
+ */
+export function isHostBodyError(error: unknown): boolean {
+  if (error instanceof SyntaxError || error instanceof HttpError) return true;
+  const { type, code, status, statusCode } = (error ?? {}) as { type?: unknown; code?: unknown; status?: unknown; statusCode?: unknown };
+  if (typeof code === 'string' && code.startsWith('FST_ERR_CTP_')) return true;
+  if (isZlibError(error)) return true; // a body a host's inflation could not decompress
+  const clientStatus = [status, statusCode].some((s) => typeof s === 'number' && s >= 400 && s < 500);
+  if (clientStatus && typeof type === 'string' && /^(entity|encoding|charset|request|stream)\./.test(type)) return true;
+  // `inflation` (co-body, so koa-bodyparser) refuses a coding it does not know with a bare 415.
+  return status === 415 && error instanceof Error && /content-encoding/i.test(error.message);
+}
+
+/**
+ * The contract's answer to a body a host's parser refused: body-parser's and co-body's errors carry
+ * `status` and `type`, Fastify's `statusCode` and a `FST_ERR_CTP_*` code. Too large is 413, an
+ * unknown content coding 415, a body that never arrived whole 400; anything else is malformed JSON.
+ */
+export function hostBodyError(error: unknown, limit = BODY_LIMIT_BYTES): HttpError {
+  if (error instanceof HttpError) return error; // the contract's own reader, run by the host
+  const { status, statusCode, type, code } = (error ?? {}) as { status?: unknown; statusCode?: unknown; type?: unknown; code?: unknown };
+  if (status === 413 || statusCode === 413 || type === 'entity.too.large' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(limit);
+  if (type === 'encoding.unsupported') return new HttpError(415, UNSUPPORTED_ENCODING);
+  if (isZlibError(error) || isZlibError((error as { cause?: unknown } | null)?.cause)) return new HttpError(400, 'The request body could not be decompressed');
+  if (type === 'charset.unsupported') return notUtf8();
+  if (type === 'request.aborted' || type === 'request.size.invalid' || code === 'ECONNRESET' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+    return new HttpError(400, 'The request body could not be read');
+  }
+  return new HttpError(400, 'Malformed JSON body');
 }
 
 /** The body's bytes, decompressed, refusing more than `limit` of them (in or out) as early as it can. */

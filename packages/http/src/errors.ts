@@ -34,6 +34,8 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
 /** A client error found by the transport (body rules, routing); its message is safe to show. */
 export class HttpError extends Error {
   readonly status: number;
+  /** Safe to show (http-errors' convention, which Koa's and Express's error handlers follow). */
+  readonly expose = true;
   constructor(status: number, message: string) {
     super(message);
     this.name = 'HttpError';

@@ -21,7 +21,23 @@ export interface HttpRequest {
    * the request (an `IncomingMessage` or a web `ReadableStream` both qualify).
    */
   readonly body: AsyncIterable<Uint8Array> | null;
+  /**
+   * The body as a host's own parser left it, when one ran first (koa-bodyparser, express.json(),
+   * Fastify's parsers): then `body` is spent. The contract applies its body rules to this instead
+   * (see `HostBody`).
+   */
+  readonly hostBody?: HostBody | undefined;
 }
+
+/**
+ * What a host's body parser made of a request body:
+ * - `text`: the raw body it read (koa-bodyparser's `rawBody`), bytes or decoded text;
+ * - `parsed`: only the parsed value (express.json()); `checked` when the host's parser was the
+ *   contract's own `readJsonBody` (a Fastify content-type parser), so every rule held already;
+ * - `failed`: the parser's error (malformed JSON, too large, a type it does not take): the contract
+ *   answers it with its own ErrorResponse, and counts no rate limit, since the service never read it.
+ */
+export type HostBody = { readonly text: string | Uint8Array } | { readonly parsed: unknown; readonly checked?: boolean } | { readonly failed: unknown };
 
 /** What the host writes back: status, headers (arrays for repeated ones such as Set-Cookie), body. */
 export interface HttpAnswer {

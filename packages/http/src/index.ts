@@ -3,13 +3,13 @@
  * core's use cases and hand its `handle` each request; write back the answer. Also the pieces other
  * transports share (body rules, client address, logging shape) and the discovery documents.
  */
-export { createHttpApi, pathPattern, type HttpApi, type HttpApiOptions } from './api.ts';
-export { BODY_LIMIT_BYTES, isJsonMediaType, readJsonBody } from './body.ts';
+export { createHttpApi, normaliseBasePath, pathPattern, type HttpApi, type HttpApiOptions } from './api.ts';
+export { BODY_LIMIT_BYTES, hostBodyError, isHostBodyError, isJsonMediaType, readJsonBody } from './body.ts';
 export { clientAddress } from './client-address.ts';
 export { isCrossSite } from './cross-site.ts';
 export { clientFaultCode, isClientFault, logClientFault } from './client-fault.ts';
 export { STATUS_BY_CODE, HttpError, errorAnswer, type ErrorBody } from './errors.ts';
-export { headerValue, jsonAnswer, requestPath, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
+export { headerValue, jsonAnswer, requestPath, type HostBody, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
 export { logRequest, nextRequestId, requestIdOf, silentLogger, type Logger, type RequestRecord } from './logger.ts';
 export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes.ts';
 export { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';

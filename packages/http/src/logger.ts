@@ -31,7 +31,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:=+/-]{1,128}$/;
  * well-formed, so one request can be followed through every hop; else a fresh one. A client that
  * talks to the server directly cannot choose the id its log lines carry.
  */
-export function requestIdOf(request: HttpRequest, trustProxy: number): string {
+export function requestIdOf(request: Pick<HttpRequest, 'headers'>, trustProxy: number): string {
   if (trustProxy > 0) {
     const given = headerValue(request.headers, 'x-request-id');
     if (given !== undefined && REQUEST_ID.test(given)) return given;

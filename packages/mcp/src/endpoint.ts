@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl/core';
-import { baseUrlOf, clientAddress, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HttpRequest, type Logger } from '@sl/http';
+import { baseUrlOf, clientAddress, normaliseBasePath, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HostBody, type HttpRequest, type Logger } from '@sl/http';
 import type { McpFetch } from './fetch-handler.ts';
 import { jsonRpcError } from './json-rpc.ts';
 import { lazily } from './lazily.ts';
@@ -23,6 +23,8 @@ export interface McpEndpointOptions {
   /** Trusted proxy hops, as for the HTTP API: the same client address counts against the same limits. */
   readonly trustProxy?: number;
   readonly logger?: Logger;
+  /** The path the service is mounted under (`BASE_PATH`), as for the HTTP API: the endpoint is `<basePath>/mcp`. */
+  readonly basePath?: string;
 }
 
 /** Who is calling, as the host determined it. */
@@ -31,10 +33,12 @@ export interface McpCaller {
   readonly userAgent?: string | null;
   /** The base URL for resource URIs when no `publicUrl` is configured. */
   readonly baseUrl: string;
+  /** The body as a host's parser left it, when one ran first (then the request's own body is spent). */
+  readonly hostBody?: HostBody;
 }
 
 export interface McpEndpoint {
-  /** The path the endpoint serves: `/mcp`. */
+  /** The path the endpoint serves: `/mcp`, or `<basePath>/mcp`. */
   readonly path: string;
   /** Whether a request target (`req.url`) is for this endpoint; hosts route by this. */
   handles(url: string): boolean;
@@ -45,8 +49,11 @@ export interface McpEndpoint {
    * cannot be loaded, every call answers 503 (a JSON-RPC error) and the next one tries again.
    */
   fetch(request: Request, caller: McpCaller): Promise<Response>;
-  /** node:http: answers on `res` directly (Koa: set `ctx.respond = false` first), with the request log line. */
-  handleNode(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * node:http: answers on `res` directly (Koa: set `ctx.respond = false` first), with the request log
+   * line. `hostBody`: what a body parser that ran first made of the body (see `HostBody`).
+   */
+  handleNode(req: IncomingMessage, res: ServerResponse, hostBody?: HostBody): Promise<void>;
 }
 
 /** Node's server manages the connection; these must not be copied from a web `Response`. */
@@ -55,10 +62,12 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const { accounts, publicUrl, trustProxy = 0, logger = silentLogger } = options;
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+  const basePath = normaliseBasePath(options.basePath);
+  const path = basePath + MCP_PATH;
   const handler = lazily(async () => {
     try {
       const { createMcpFetch } = await import('./fetch-handler.ts');
-      return createMcpFetch({ accounts, serviceName, publicUrl, logger });
+      return createMcpFetch({ accounts, serviceName, publicUrl: publicUrl === undefined ? undefined : publicUrl + basePath, logger });
     } catch (err) {
       logger.error({ err }, 'could not load the MCP SDK; /mcp answers 503 and loads it again on the next request');
       throw err;
@@ -75,9 +84,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     return answer(request, caller);
   }
 
-  async function handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handleNode(req: IncomingMessage, res: ServerResponse, hostBody?: HostBody): Promise<void> {
     const start = performance.now();
-    const view: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? MCP_PATH, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null };
+    const view: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? path, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null };
     const reqId = requestIdOf(view, trustProxy);
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('x-request-id', reqId);
@@ -88,25 +97,27 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       // The web Request only carries method, headers and body to the SDK: its URL is a fixed origin,
       // so no Host header, however odd, can make it unparsable. Resource URIs use `baseUrl`.
       const query = view.url.indexOf('?');
-      const request = toWebRequest(req, `http://localhost${MCP_PATH}${query < 0 ? '' : view.url.slice(query)}`, aborted.signal);
-      response = await fetch(request, { clientIp: clientAddress(view, trustProxy, logger), userAgent: req.headers['user-agent'] || null, baseUrl: baseUrlOf(view, undefined, trustProxy) });
+      const request = toWebRequest(req, `http://localhost${MCP_PATH}${query < 0 ? '' : view.url.slice(query)}`, aborted.signal, hostBody === undefined);
+      const caller: McpCaller = { clientIp: clientAddress(view, trustProxy, logger), userAgent: req.headers['user-agent'] || null, baseUrl: baseUrlOf(view, undefined, trustProxy) + basePath };
+      response = await fetch(request, hostBody ? { ...caller, hostBody } : caller);
     } catch (err) {
       logger.error({ reqId, err }, 'unhandled error');
       response = Response.json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }, { status: 500 });
     }
     await sendWebResponse(res, response);
-    logRequest(logger, reqId, view.method, MCP_PATH, response.status, start);
+    logRequest(logger, reqId, view.method, path, response.status, start);
   }
 
-  return { path: MCP_PATH, handles: (url) => requestPath(url) === MCP_PATH, documents: serverCardDocuments(serviceName), fetch, handleNode };
+  return { path, handles: (url) => requestPath(url) === path, documents: serverCardDocuments(serviceName, basePath), fetch, handleNode };
 }
 
-function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal): Request {
+/** `withBody` false: a host's parser has read the body already, so the stream is left alone. */
+function toWebRequest(req: IncomingMessage, url: string, signal: AbortSignal, withBody: boolean): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
   }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  const hasBody = withBody && req.method !== 'GET' && req.method !== 'HEAD';
   return new Request(url, {
     method: req.method ?? 'GET',
     headers,

@@ -5,7 +5,7 @@
  */
 import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
 import type { Accounts, RequestMeta } from '@sl/core';
-import { BODY_LIMIT_BYTES, HttpError, isJsonMediaType, readJsonBody, type Logger } from '@sl/http';
+import { BODY_LIMIT_BYTES, HttpError, isJsonMediaType, readJsonBody, type HostBody, type Logger } from '@sl/http';
 import { batchRefusal } from './batch.ts';
 import { optionsResponse, withCors } from './cors.ts';
 import type { McpCaller } from './endpoint.ts';
@@ -28,7 +28,7 @@ export function createMcpFetch({ accounts, serviceName, publicUrl, logger }: Mcp
   const allowedOrigins = [...localhostAllowedOrigins(), ...(publicUrl ? [new URL(publicUrl).hostname] : [])];
 
   async function answer(request: Request, caller: McpCaller): Promise<Response> {
-    const body = await readBody(request);
+    const body = await readBody(request, caller.hostBody);
     if (body instanceof Response) return body;
     const meta: RequestMeta = { clientIp: caller.clientIp, userAgent: caller.userAgent ?? null };
     const base = publicUrl ?? caller.baseUrl;
@@ -58,12 +58,12 @@ export function createMcpFetch({ accounts, serviceName, publicUrl, logger }: Mcp
  * applies the batch rules, for the SDK to take as `parsedBody`; or the error answer. Other requests
  * go to the SDK as they are: it answers a wrong media type itself.
  */
-async function readBody(request: Request): Promise<{ parsedBody?: unknown } | Response> {
+async function readBody(request: Request, hostBody: HostBody | undefined): Promise<{ parsedBody?: unknown } | Response> {
   if (request.method !== 'POST' || !isJsonMediaType(request.headers.get('content-type') ?? undefined)) return {};
   let parsedBody: unknown;
   try {
     const headers = Object.fromEntries(request.headers);
-    parsedBody = await readJsonBody({ method: request.method, url: MCP_PATH, headers, remoteAddress: undefined, body: request.body });
+    parsedBody = await readJsonBody({ method: request.method, url: MCP_PATH, headers, remoteAddress: undefined, body: request.body, ...(hostBody ? { hostBody } : {}) });
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     return jsonRpcError(error.status, error.status === 400 ? -32700 : -32000, error.message);

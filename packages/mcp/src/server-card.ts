@@ -16,7 +16,8 @@ export function reverseDnsName(base: string, serviceName: string): string {
   return `${dnsName ? host.split('.').reverse().join('.') : 'localhost'}/${serviceName}`;
 }
 
-export function serverCard(base: string, serviceName: string) {
+/** `base` is the service's base URL, mount path included; `basePath` is that path alone. */
+export function serverCard(base: string, serviceName: string, basePath = '') {
   return {
     $schema: SERVER_CARD_SCHEMA,
     name: reverseDnsName(base, serviceName),
@@ -27,7 +28,7 @@ export function serverCard(base: string, serviceName: string) {
     remotes: [{ type: 'streamable-http', url: `${base}${MCP_PATH}`, supportedProtocolVersions: MCP_PROTOCOL_VERSIONS }],
     // Fields of earlier card drafts, still read by some clients and scanners.
     serverInfo: { name: serviceName, version: API_VERSION },
-    transport: { type: 'streamable-http', endpoint: MCP_PATH, url: `${base}${MCP_PATH}` },
+    transport: { type: 'streamable-http', endpoint: basePath + MCP_PATH, url: `${base}${MCP_PATH}` },
     capabilities: { tools: {}, resources: {} },
   };
 }
@@ -37,7 +38,7 @@ export function serverCard(base: string, serviceName: string) {
  * `application/mcp-server-card+json` when the client's `Accept` prefers that, else as
  * `application/json`. Caching headers and the entity tag come with every document.
  */
-export function serverCardDocuments(serviceName: string): DocumentRoute[] {
+export function serverCardDocuments(serviceName: string, basePath = ''): DocumentRoute[] {
   return SERVER_CARD_PATHS.map((path) => ({
     path,
     cors: true,
@@ -45,7 +46,7 @@ export function serverCardDocuments(serviceName: string): DocumentRoute[] {
     ...(path === `${MCP_PATH}/server-card` ? { indexAs: 'mcpServerCard' } : {}),
     render: (request, base) => {
       const asked = preferredType(headerValue(request.headers, 'accept'), ['application/json', SERVER_CARD_TYPE]) === SERVER_CARD_TYPE;
-      return documentAnswer(asked ? SERVER_CARD_TYPE : 'application/json; charset=utf-8', JSON.stringify(serverCard(base, serviceName)), { vary: 'Accept' });
+      return documentAnswer(asked ? SERVER_CARD_TYPE : 'application/json; charset=utf-8', JSON.stringify(serverCard(base, serviceName, basePath)), { vary: 'Accept' });
     },
   }));
 }

@@ -17,6 +17,7 @@ import {
   type RateLimitRule,
   type RetrySchedule,
 } from '@sl/core';
+import { normaliseBasePath } from '@sl/http';
 import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl/store-postgres';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl/store-memory';
 
@@ -64,6 +65,8 @@ export interface Config {
   readonly resetUrl: string | undefined;
   /** Reset requests allowed per address (registered or not) and window. */
   readonly resetAddressLimit: RateLimitRule;
+  /** The path the service is mounted under (`BASE_PATH`): '' for the root, else e.g. `/accounts`. */
+  readonly basePath: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** `undefined`: pretty when standard output is a terminal, else JSON. */
   readonly logFormat: LogFormat | undefined;
@@ -150,6 +153,15 @@ const Env = z
     RESET_URL: optional(z.url({ protocol: /^https?$/ })),
     RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(1_000)).default(RESET_ADDRESS_LIMIT.limit),
     RESET_REQUEST_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(RESET_ADDRESS_LIMIT.windowMs / 1000),
+    BASE_PATH: optional(
+      z.string().superRefine((value, ctx) => {
+        try {
+          normaliseBasePath(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      }),
+    ),
     LOG_LEVEL: optional(z.enum(LOG_LEVELS)).default('info'),
     LOG_FORMAT: optional(z.enum(LOG_FORMATS)),
     METRICS_PORT: optional(z.coerce.number().int().min(0).max(65_535)),
@@ -202,6 +214,7 @@ const Env = z
       publicUrl: env.PUBLIC_URL,
       resetUrl: env.RESET_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/reset-password` : undefined),
       resetAddressLimit: { limit: env.RESET_REQUESTS_PER_ADDRESS, windowMs: env.RESET_REQUEST_WINDOW_SECONDS * 1000 },
+      basePath: normaliseBasePath(env.BASE_PATH),
       logLevel: env.LOG_LEVEL,
       logFormat: env.LOG_FORMAT,
       metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },

@@ -108,7 +108,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     },
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
-  const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl };
+  const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl, basePath: config.basePath };
   const mcp = createMcpEndpoint(shared);
   const api = createHttpApi({ ...shared, documents: mcp.documents });
   const server = createServer(serverOptions(config.http));
@@ -124,7 +124,9 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   server.on('request', refuseFaultyFraming(host({ accounts, api, mcp, logger }), logger));
   server.on('clientError', answerClientError(logger));
   if (metrics) {
-    metrics.observeRequests(server, [...api.paths, mcp.path]);
+    // Labelled as requested: under a base path, its paths (`/accounts/api/me`); the root documents too.
+    const served = api.basePath ? [api.basePath, ...api.paths.map((path) => api.basePath + path), ...api.paths.filter((path) => path.startsWith('/.well-known/'))] : api.paths;
+    metrics.observeRequests(server, [...served, mcp.path]);
     if (store.poolStats) metrics.observePool(store.poolStats);
     if (sessions) metrics.observeSessionCache(sessions.stats);
   }
@@ -155,7 +157,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     {
       url,
       ...storeSummary(config.store),
-      docs: `${url}/docs/api`,
+      docs: `${url}${config.basePath}/docs/api`,
       ...(metricsUrl ? { metrics: metricsUrl } : {}),
       mail: mailSummary(config.mail),
       contactTo: config.mail.contactTo ?? null,

@@ -32,8 +32,8 @@ function skill(name: string, description: string, instructions: string): Skill {
  * The skills. Without `publicUrl` the examples use `$BASE`, the origin that served the file, so the
  * bytes (and digests) never depend on the request.
  */
-export function createSkills(publicUrl: string | undefined, serviceName: string): readonly Skill[] {
-  const base = publicUrl ? inertUrl(publicUrl) : '$BASE';
+export function createSkills(publicUrl: string | undefined, serviceName: string, basePath = ''): readonly Skill[] {
+  const base = publicUrl ? inertUrl(publicUrl + basePath) : `$BASE${basePath}`;
   const where = publicUrl
     ? `The API is at \`${base}\`.`
     : 'In the examples, `$BASE` is the origin that served this file, e.g. `BASE=https://accounts.example.com`.';

@@ -21,9 +21,9 @@ const BUNDLE_URL = new URL('./browser/standalone.js', import.meta.resolve('@scal
 // Runs before the bundle. Zod inside Scalar probes for eval (`Function('')`), which the policy
 // forbids; jitless mode skips the probe. Every option that would reach another origin is off: web
 // fonts, telemetry, the AI agent, the MCP promotion. The API client stays, and talks to this origin.
-const INIT_SCRIPT = `globalThis.__zod_globalConfig = { jitless: true };
+const initScript = (basePath: string) => `globalThis.__zod_globalConfig = { jitless: true };
 document.addEventListener('DOMContentLoaded', () => Scalar.createApiReference('#app', ${JSON.stringify({
-  url: '/openapi.json',
+  url: `${basePath}/openapi.json`,
   withDefaultFonts: false,
   telemetry: false,
   agent: { disabled: true },
@@ -120,13 +120,14 @@ async function scriptAnswer(request: HttpRequest, hash: string, body: (coding: C
  * The page, Scalar's bundle and the init script. The bundle is read from disk only when a browser
  * asks for it, and kept (in each coding asked for) from then on.
  */
-export function apiReferenceDocuments(serviceName: string): DocumentRoute[] {
-  const init = Buffer.from(INIT_SCRIPT);
+export function apiReferenceDocuments(serviceName: string, basePath = ''): DocumentRoute[] {
+  const init = Buffer.from(initScript(basePath));
   const initHash = contentHash(init);
   const bundleHash = hashOfBundle();
   const initPath = `${API_REFERENCE_PATH}/init.${initHash}.js`;
   const bundlePath = `${API_REFERENCE_PATH}/scalar.${bundleHash}.js`;
-  const html = page(`${serviceName} API reference`, [initPath, bundlePath]);
+  // Paths below the mount path, so the page loads its scripts from wherever the service is mounted.
+  const html = page(`${serviceName} API reference`, [basePath + initPath, basePath + bundlePath]);
   return [
     {
       path: API_REFERENCE_PATH,

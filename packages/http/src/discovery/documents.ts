@@ -39,14 +39,16 @@ export function documentAnswer(type: string, body: string | Uint8Array, headers:
 export interface DiscoveryOptions {
   readonly publicUrl: string | undefined;
   readonly serviceName: string;
+  /** The mount path ('' for the root): the docs page's scripts and `GET /`'s redirect point into it. */
+  readonly basePath?: string;
   /** Further documents (the MCP server card); `GET /` links those with `indexAs` too. */
   readonly extra?: readonly DocumentRoute[];
 }
 
 /** Every document: the discovery resources, the API reference, `extra`, and `GET /` linking them. */
 export function discoveryDocuments(options: DiscoveryOptions): DocumentRoute[] {
-  const { publicUrl, serviceName } = options;
-  const skills = createSkills(publicUrl, serviceName);
+  const { publicUrl, serviceName, basePath = '' } = options;
+  const skills = createSkills(publicUrl, serviceName, basePath);
   const MARKDOWN = 'text/markdown; charset=utf-8';
   const documents: DocumentRoute[] = [
     {
@@ -56,7 +58,7 @@ export function discoveryDocuments(options: DiscoveryOptions): DocumentRoute[] {
       indexAs: 'openapi',
       render: (_, base) => documentAnswer('application/openapi+json', JSON.stringify(openApiDocument(base, serviceName))),
     },
-    ...apiReferenceDocuments(serviceName).map((document, i) => (i === 0 ? { ...document, indexAs: 'docs' } : document)),
+    ...apiReferenceDocuments(serviceName, basePath).map((document, i) => (i === 0 ? { ...document, indexAs: 'docs' } : document)),
     {
       path: API_CATALOG_PATH,
       cors: true,
@@ -82,7 +84,7 @@ export function discoveryDocuments(options: DiscoveryOptions): DocumentRoute[] {
   const health = API_ROUTES.find((route) => route.operationId === 'getHealth')!.path;
   const links = Object.fromEntries([...documents.flatMap((d) => (d.indexAs ? [[d.indexAs, d.path]] : [])), ['health', health]]);
   return [
-    { path: SERVICE_INDEX_PATH, cors: true, usesBase: true, render: (request, base) => serviceIndexAnswer(request, base, serviceName, links) },
+    { path: SERVICE_INDEX_PATH, cors: true, usesBase: true, render: (request, base) => serviceIndexAnswer(request, base, serviceName, links, basePath) },
     ...documents,
   ];
 }

@@ -257,17 +257,21 @@ export function routeResponses(route: ApiRoute): [status: string, response: Docu
 
 /** Answers that may come before the request is counted, or without a limiter that answered: no RateLimit headers are described. */
 const UNCOUNTED_STATUSES = new Set(['403', '500', '503']);
+/** Answers about the body, which a host's parser may give before the request is counted: RateLimit headers optional. */
+const BODY_STATUSES = new Set(['400', '413', '415']);
 
 /** One operation object of the document, from its route. */
 function operationObject(route: ApiRoute) {
   const responses: Record<string, ResponseObject> = {};
   for (const [status, response] of routeResponses(route)) responses[status] = responseObject(response);
   // A JSON request from no foreign page is counted before anything else, so every answer but a
-  // store failure, a 403 and (for a wrong Content-Type) a 400 carries the quota.
+  // store failure, a 403 and (for a wrong Content-Type) a 400 carries the quota. Embedded behind a
+  // host's own body parser, a body that parser refused (400, 413, 415) was never the service's to
+  // count, so those answers may come without it.
   if (route.limited) {
     for (const [status, response] of Object.entries(responses)) {
       if (UNCOUNTED_STATUSES.has(status)) continue;
-      responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, status !== '400') } };
+      responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, !BODY_STATUSES.has(status)) } };
     }
   } else if (route.alsoLimited) {
     // Counted only once the password is checked: the answers that follow a check may carry the quota.

@@ -28,12 +28,13 @@ export function serviceIndex(base: string, serviceName: string, links: Readonly<
  * The answer to `GET /`: a redirect to the reference for a client that prefers HTML (a browser),
  * else the index of `links`. Both vary with `Accept`.
  */
-export function serviceIndexAnswer(request: HttpRequest, base: string, serviceName: string, links: Readonly<Record<string, string>>): HttpAnswer {
+export function serviceIndexAnswer(request: HttpRequest, base: string, serviceName: string, links: Readonly<Record<string, string>>, basePath = ''): HttpAnswer {
   const type = preferredType(headerValue(request.headers, 'accept'), [JSON_TYPE.split(';')[0]!, 'text/html']);
   if (type === 'text/html') {
     // A relative target: the redirect does not depend on the Host header.
-    const html = `<!doctype html>\n<title>${serviceName}</title>\n<p>The API reference is at <a href="${API_REFERENCE_PATH}">${API_REFERENCE_PATH}</a>.</p>\n`;
-    return { status: 302, headers: { 'content-type': HTML_TYPE, location: API_REFERENCE_PATH, vary: 'Accept' }, body: html };
+    const target = `${basePath}${API_REFERENCE_PATH}`;
+    const html = `<!doctype html>\n<title>${serviceName}</title>\n<p>The API reference is at <a href="${target}">${target}</a>.</p>\n`;
+    return { status: 302, headers: { 'content-type': HTML_TYPE, location: target, vary: 'Accept' }, body: html };
   }
   return documentAnswer(JSON_TYPE, JSON.stringify(serviceIndex(base, serviceName, links)), { vary: 'Accept', link: API_CATALOG_LINK });
 }
