@@ -40,7 +40,7 @@ export interface DiscoveryOptions {
   readonly publicUrl: string | undefined;
   readonly serviceName: string;
   /** Further documents (the MCP server card); `GET /` links those with `indexAs` too. */
-  readonly extra?: readonly DocumentRoute[];
+  readonly extra?: readonly DocumentRoute[] | undefined;
 }
 
 /** Every document: the discovery resources, the API reference, `extra`, and `GET /` linking them. */
