@@ -2,6 +2,7 @@
  * Starts the real server (the composition root of @sl/server) on a free port, under either host: the
  * Koa adapter that `pnpm start` runs, or the plain node:http example.
  */
+import type { RequestListener } from 'node:http';
 import { pino } from 'pino';
 import { createApp } from '@sl/http-koa';
 import { nodeHost } from '@sl/example-node-http';
@@ -9,6 +10,7 @@ import { loadConfig, startServer, type Host, type RunningServer, type ServerOver
 import { describe } from 'vitest';
 import { testStores, type StoreKind, type TestStore } from '@sl/store-contract';
 import { createPGliteDatabase, createTestDatabase, locatePostgres, type TestDatabase } from '@sl/store-postgres/testing';
+import { IN_PROCESS, capturingHost, register } from './in-process.ts';
 
 export type HostKind = 'koa' | 'node';
 
@@ -34,7 +36,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = await openDatabase(store);
   try {
     const config = loadConfig({ PORT: '0', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent', ...storeEnv(store, database), ...env });
-    const running = await startServer(config, HOSTS[host], { logger: pino({ level: config.logLevel }), ...overrides });
+    // TEST_IN_PROCESS (pnpm test:unit): the host's listener answers the suites' fetch calls directly.
+    const capture = IN_PROCESS ? capturingHost(HOSTS[host]) : undefined;
+    const started = await startServer(config, capture ? capture.host : HOSTS[host], { logger: pino({ level: config.logLevel }), ...overrides });
+    const running = capture ? inProcess(started, capture.listener()) : started;
     if (!database) return running;
     let closing: Promise<void> | undefined;
     return {
@@ -52,6 +57,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     await database?.drop();
     throw error;
   }
+}
+
+/** `running`, with fetch calls to it answered in-process until it closes. */
+function inProcess(running: RunningServer, listener: RequestListener): RunningServer {
+  const unregister = register(running.url, listener);
+  return {
+    ...running,
+    close: async () => {
+      unregister();
+      await running.close();
+    },
+  };
 }
 
 async function openDatabase(store: StoreKind): Promise<TestDatabase | null> {
