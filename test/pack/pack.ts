@@ -93,7 +93,11 @@ try {
       assert.deepEqual(Object.keys(target), ['types', 'default'], `${where}: exports["${subpath}"]`);
       for (const path of Object.values(target)) assert.ok(entries.includes(path.replace(/^\.\//, '')), `${where}: exports["${subpath}"] names ${path}, not in the tarball`);
     }
-    console.log(`${manifest.name}: ${entries.length} files, exports ${Object.keys(manifest.exports ?? {}).join(' ')}`);
+    // publint: the manifest against the files; attw: every entry point's types resolve as its
+    // JavaScript does (ESM only, so the CommonJS resolutions are not asked for). Both offline.
+    run('pnpm', ['exec', 'publint', 'run', file, '--strict'], ROOT);
+    run('pnpm', ['exec', 'attw', '--profile', 'esm-only', '--no-definitely-typed', '--format', 'ascii', file], ROOT);
+    console.log(`${manifest.name}: ${entries.length} files, exports ${Object.keys(manifest.exports ?? {}).join(' ')}; publint and attw clean`);
   }
 
   step(`npm install of the tarballs into a fresh project, ${APP}`);
