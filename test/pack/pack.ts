@@ -103,11 +103,14 @@ try {
   step(`npm install of the tarballs into a fresh project, ${APP}`);
   mkdirSync(APP);
   writeFileSync(join(APP, 'package.json'), `${JSON.stringify({ name: 'sl-pack-consumer', private: true, type: 'module' }, null, 2)}\n`);
-  // What the examples need beyond this project's packages, at the versions the workspace uses.
-  const exampleDeps = new Set<string>();
-  for (const { manifest } of examples) for (const dep of Object.keys(manifest.dependencies ?? {})) if (!ownNames.has(dep)) exampleDeps.add(dep);
-  const tools = ['typescript', '@types/node', '@types/koa'];
-  const pinned = [...exampleDeps, ...tools].map((dep) => `${dep}@${rootManifest.devDependencies?.[dep] ?? 'latest'}`);
+  // What the examples need beyond this project's packages (their frameworks and those frameworks'
+  // types), at the ranges they name; the tools at the workspace's versions.
+  const wanted = new Map<string, string>();
+  for (const { manifest } of examples) {
+    for (const [dep, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) if (!ownNames.has(dep) && !range.startsWith('workspace:')) wanted.set(dep, range);
+  }
+  for (const tool of ['typescript', '@types/node', '@types/koa']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
+  const pinned = [...wanted].map(([dep, range]) => `${dep}@${range}`);
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(TARBALLS, t)), ...pinned], APP);
 
   step('plain node imports every entry point');
