@@ -38,6 +38,8 @@ export default defineConfig({
     // One module graph per worker instead of one per file: the suites keep no state in modules
     // beyond their servers, which they close, and this halves the run (imports were a third of it).
     isolate: false,
+    // vitest's default leaves a core free (one worker on 2 cores); the run is CPU-bound, so use both.
+    maxWorkers: '100%',
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
