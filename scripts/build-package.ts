@@ -74,6 +74,13 @@ function buildDependencies(dir: string, seen: Set<string>): void {
   }
 }
 
+// npm would pack the workspace manifest as it is: `workspace:` ranges and exports into src/.
+const agent = process.env.npm_config_user_agent ?? '';
+if (process.env.npm_lifecycle_event === 'prepack' && !agent.startsWith('pnpm/')) {
+  console.error(`pack with pnpm (pnpm pack, or pnpm -r --filter './packages/*' pack): ${agent.split(' ')[0] || 'this tool'} would ship workspace: ranges and the source exports`);
+  process.exit(1);
+}
+
 const here = process.cwd();
 if (!existsSync(join(here, 'tsconfig.build.json'))) throw new Error(`run from a package directory: ${here} has no tsconfig.build.json`);
 buildDependencies(here, new Set([here]));
