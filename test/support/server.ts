@@ -3,6 +3,7 @@
  * Koa adapter that `pnpm start` runs, or one of the embedding examples (examples/<host>), each an app
  * of its kind with its own routes and body parsing.
  */
+import type { RequestListener } from 'node:http';
 import { pino } from 'pino';
 import { createApp } from '@sl/http-koa';
 import { nodeHost } from '@sl/example-node-http';
@@ -14,6 +15,7 @@ import { loadConfig, startServer, type Host, type RunningServer, type ServerOver
 import { describe } from 'vitest';
 import { testStores, type StoreKind, type TestStore } from '@sl/store-contract';
 import { createPGliteDatabase, createTestDatabase, locatePostgres, type TestDatabase } from '@sl/store-postgres/testing';
+import { IN_PROCESS, capturingHost, register } from './in-process.ts';
 
 export type HostKind = 'koa' | 'node' | 'koa-app' | 'express' | 'fastify' | 'hono';
 
@@ -68,7 +70,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const database = await openDatabase(store);
   try {
     const config = loadConfig({ PORT: '0', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent', ...storeEnv(store, database), ...env });
-    const running = await startServer(config, HOSTS[host], { logger: pino({ level: config.logLevel }), ...overrides });
+    // TEST_IN_PROCESS (pnpm test:unit): the host's listener answers the suites' fetch calls directly.
+    const capture = IN_PROCESS ? capturingHost(HOSTS[host]) : undefined;
+    const started = await startServer(config, capture ? capture.host : HOSTS[host], { logger: pino({ level: config.logLevel }), ...overrides });
+    const running = capture ? inProcess(started, capture.listener()) : started;
     if (!database) return running;
     let closing: Promise<void> | undefined;
     return {
@@ -86,6 +91,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     await database?.drop();
     throw error;
   }
+}
+
+/** `running`, with fetch calls to it answered in-process until it closes. */
+function inProcess(running: RunningServer, listener: RequestListener): RunningServer {
+  const unregister = register(running.url, listener);
+  return {
+    ...running,
+    close: async () => {
+      unregister();
+      await running.close();
+    },
+  };
 }
 
 async function openDatabase(store: StoreKind): Promise<TestDatabase | null> {

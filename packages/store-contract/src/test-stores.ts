@@ -41,7 +41,8 @@ export function selectedStores(env: { readonly TEST_STORES?: string } = process.
  * - not selected by TEST_STORES: skipped, and `locate` is not called (no container is started);
  * - selected and located: runs;
  * - named in TEST_STORES but not found: throws with `locate`'s reason, failing the test file;
- * - only in the default selection and not found: skipped with that reason, and a console.warn.
+ * - only in the default selection and not found: skipped with that reason, and a console.warn
+ *   unless TEST_SKIPS_REPORTED is set (a global setup that printed it once for the run sets it).
  */
 export async function testStore(kind: 'memory' | 'pglite'): Promise<TestStore>;
 export async function testStore(kind: StoreKind, locate: () => Promise<StoreLocation>): Promise<TestStore>;
@@ -52,7 +53,8 @@ export async function testStore(kind: StoreKind, locate?: () => Promise<StoreLoc
   const location = locate ? await locate() : undefined;
   if (location && 'missing' in location) {
     if (explicit) throw new Error(`TEST_STORES=${process.env.TEST_STORES} names ${kind}, but it cannot run: ${location.missing}`);
-    console.warn(`${kind} store skipped: ${location.missing} (name it in TEST_STORES to make this an error)`);
+    // Once per run, not once per test file: a run's global setup that has said it sets TEST_SKIPS_REPORTED.
+    if (!process.env.TEST_SKIPS_REPORTED) console.warn(skipWarning(kind, location.missing));
     return skipped(kind, location.missing);
   }
   return { kind, title: location ? `${kind} (${location.where})` : kind };
@@ -61,6 +63,11 @@ export async function testStore(kind: StoreKind, locate?: () => Promise<StoreLoc
 /** testStore for every kind, in STORE_KINDS order. */
 export async function testStores(locate: { readonly postgres: () => Promise<StoreLocation> }): Promise<readonly TestStore[]> {
   return Promise.all(STORE_KINDS.map((kind) => (kind === 'postgres' ? testStore(kind, locate.postgres) : testStore(kind))));
+}
+
+/** The line that says a store of the default selection is skipped, and why. */
+export function skipWarning(kind: StoreKind, reason: string): string {
+  return `${kind} store skipped: ${reason} (name it in TEST_STORES to make this an error)`;
 }
 
 function skipped(kind: StoreKind, reason: string): TestStore {

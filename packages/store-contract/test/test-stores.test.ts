@@ -49,6 +49,7 @@ describe('testStore', () => {
 
   it('skips a store of the default selection that cannot run, with its reason in the title and a warning', async () => {
     vi.stubEnv('TEST_STORES', '');
+    vi.stubEnv('TEST_SKIPS_REPORTED', '');
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     expect(await testStore('postgres', missing)).toEqual({
       kind: 'postgres',
@@ -56,6 +57,14 @@ describe('testStore', () => {
       title: 'postgres (skipped: no PostgreSQL server: start one)',
     });
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('postgres store skipped: no PostgreSQL server: start one'));
+  });
+
+  it('leaves the warning to the run when its global setup has printed it once (TEST_SKIPS_REPORTED)', async () => {
+    vi.stubEnv('TEST_STORES', '');
+    vi.stubEnv('TEST_SKIPS_REPORTED', '1');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    expect(await testStore('postgres', missing)).toMatchObject({ skip: 'no PostgreSQL server: start one' });
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it('refuses postgres without a way to find the server, rather than pretend it runs', async () => {

@@ -110,9 +110,13 @@ class PreparingClient implements PostgresPoolClient {
     this.#onRelease = onRelease;
   }
 
-  /** Lets Kysely cancel a running query by backend pid. */
-  get processID(): number | undefined {
-    return (this.#client as { processID?: number }).processID;
+  /**
+   * Lets Kysely cancel a running query by backend pid. Kysely's type says `processID?: number`, which
+   * a getter can only meet with a number (exactOptionalPropertyTypes); 0 when pg has none, which
+   * Kysely treats as it treats a missing pid (it asks the server for it).
+   */
+  get processID(): number {
+    return (this.#client as { processID?: number }).processID ?? 0;
   }
 
   checkOut(budget: StatementBudget | undefined): void {

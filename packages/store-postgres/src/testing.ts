@@ -13,6 +13,8 @@ export {
   createServerDatabase,
   findPostgresServer,
   LOCAL_URL,
+  LOOKUP_ENV,
+  shareLookup,
   postgresServer,
   withSql,
   type PostgresLookup,

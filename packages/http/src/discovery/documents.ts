@@ -42,7 +42,7 @@ export interface DiscoveryOptions {
   /** The mount path ('' for the root): the docs page's scripts and `GET /`'s redirect point into it. */
   readonly basePath?: string;
   /** Further documents (the MCP server card); `GET /` links those with `indexAs` too. */
-  readonly extra?: readonly DocumentRoute[];
+  readonly extra?: readonly DocumentRoute[] | undefined;
 }
 
 /** Every document: the discovery resources, the API reference, `extra`, and `GET /` linking them. */

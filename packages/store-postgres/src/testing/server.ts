@@ -27,19 +27,26 @@ export const LOCAL_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 let lookup: Promise<PostgresLookup> | undefined;
 
+/** Where a run's global setup leaves the lookup it made, so that test files do not repeat it. */
+export const LOOKUP_ENV = 'TEST_POSTGRES_LOOKUP';
+
 /**
- * Finds the server, once per module instance (vitest: once per test file):
+ * Finds the server, once per module instance (vitest: once per test file), or takes the one a
+ * global setup found for the whole run (TEST_POSTGRES_LOOKUP, see `shareLookup`):
  *
- * 1. `DATABASE_URL` when set; it must answer, else this rejects (it was asked for by name);
+ * 1. `DATABASE_URL` when set; when it does not answer, there is no server (it is never replaced by
+ *    another), and the reason says so;
  * 2. else 127.0.0.1:5432 as user `postgres` when it answers;
  * 3. else a testcontainers Postgres when a container runtime answers.
  */
 export function findPostgresServer(): Promise<PostgresLookup> {
   lookup ??= (async () => {
+    const shared = process.env[LOOKUP_ENV];
+    if (shared) return JSON.parse(shared) as PostgresLookup;
     const url = process.env.DATABASE_URL;
     if (url) {
       const problem = await reach(url);
-      if (problem) throw new Error(`DATABASE_URL (${hostOf(url)}) does not answer: ${problem}`);
+      if (problem) return { missing: `DATABASE_URL (${hostOf(url)}) does not answer: ${problem}. Start that server, or unset DATABASE_URL to use 127.0.0.1:5432 or a container` };
       return { server: { url, source: 'DATABASE_URL' } };
     }
     const localProblem = await reach(LOCAL_URL);
@@ -54,6 +61,17 @@ export function findPostgresServer(): Promise<PostgresLookup> {
     };
   })();
   return lookup;
+}
+
+/**
+ * For a test run's global setup: finds the server once for the whole run and leaves the answer in
+ * the environment the test files inherit, so that every file uses the same server (and one
+ * container, when it takes one) instead of each looking again.
+ */
+export async function shareLookup(): Promise<PostgresLookup> {
+  const found = await findPostgresServer();
+  process.env[LOOKUP_ENV] = JSON.stringify(found);
+  return found;
 }
 
 /** The server from findPostgresServer, or `null` when there is none. */

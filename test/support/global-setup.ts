@@ -1,0 +1,21 @@
+/**
+ * Global setup of `pnpm test`: looks for the PostgreSQL server once for the whole run (not once per
+ * test file) and says once, before any test, why the postgres store is skipped when it is. The test
+ * files inherit the answer (TEST_POSTGRES_LOOKUP) and skip its cases quietly, with the reason in their
+ * titles; the memory and PGlite cases run whatever the database does. A store that TEST_STORES names
+ * and that cannot run stops the run here, with one message.
+ */
+import { selectedStores, skipWarning } from '@sl/store-contract';
+// The module itself, not `@sl/store-postgres/testing`: that also loads the PGlite helpers, which
+// register vitest hooks, and a global setup runs outside any test file.
+import { shareLookup } from '../../packages/store-postgres/src/testing/server.ts';
+
+export default async function setup(): Promise<void> {
+  const { kinds, explicit } = selectedStores();
+  if (!kinds.includes('postgres')) return;
+  const found = await shareLookup();
+  if ('server' in found) return;
+  if (explicit) throw new Error(`TEST_STORES=${process.env.TEST_STORES} names postgres, but it cannot run: ${found.missing}`);
+  console.warn(`\n${skipWarning('postgres', found.missing)}\n`);
+  process.env.TEST_SKIPS_REPORTED = '1';
+}
