@@ -18,21 +18,21 @@ export default tseslint.config(
     // The core stays framework-free: zod and node built-ins only.
     files: ['packages/core/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', 'pino', 'node:http', '@sl/*', '@modelcontextprotocol/*'], message: 'packages/core depends on zod and node built-ins only.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', 'pino', 'node:http', '@sl-accounts/*', '@modelcontextprotocol/*'], message: 'packages/core depends on zod and node built-ins only.' }] }],
     },
   },
   {
     // The HTTP contract and the MCP endpoint know no framework and no store.
     files: ['packages/http/src/**/*.ts', 'packages/mcp/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl/store-*', '@sl/server', '@sl/http-koa'], message: 'http and mcp depend on core (and their SDKs) only: no framework, no store.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa'], message: 'http and mcp depend on core (and their SDKs) only: no framework, no store.' }] }],
     },
   },
   {
     // A host adapter knows the contract, never a store; only packages/server picks one.
     files: ['packages/http-koa/src/**/*.ts', 'examples/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl/store-*'], message: 'host adapters never depend on a store; packages/server is the one place that picks one.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*'], message: 'host adapters never depend on a store; packages/server is the one place that picks one.' }] }],
     },
   },
 );

@@ -7,8 +7,8 @@
  *   STORE=memory BASE_PATH=/accounts node examples/express/server.ts
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { isHostBodyError, type HostBody, type HttpAnswer, type HttpApi } from '@sl/http';
-import { runMain, type Host, type Service } from '@sl/server';
+import { isHostBodyError, type HostBody, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
+import { runMain, type Host, type Service } from '@sl-accounts/server';
 
 /** The contract's answer, written as it is. */
 function send(res: Response, answer: HttpAnswer): void {

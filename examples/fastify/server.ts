@@ -7,9 +7,9 @@
  *   STORE=memory BASE_PATH=/accounts node examples/fastify/server.ts
  */
 import Fastify, { type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type preHandlerAsyncHookHandler } from 'fastify';
-import type { User } from '@sl/core';
-import { isHostBodyError, readJsonBody, type HostBody, type HttpAnswer, type HttpApi } from '@sl/http';
-import { runMain, type Host, type Service } from '@sl/server';
+import type { User } from '@sl-accounts/core';
+import { isHostBodyError, readJsonBody, type HostBody, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
+import { runMain, type Host, type Service } from '@sl-accounts/server';
 
 declare module 'fastify' {
   interface FastifyRequest {

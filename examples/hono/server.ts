@@ -11,9 +11,9 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { User } from '@sl/core';
-import type { HttpAnswer, HttpApi } from '@sl/http';
-import { runMain, type Host, type Service } from '@sl/server';
+import type { User } from '@sl-accounts/core';
+import type { HttpAnswer, HttpApi } from '@sl-accounts/http';
+import { runMain, type Host, type Service } from '@sl-accounts/server';
 
 type Env = { Bindings: HttpBindings; Variables: { user: User } };
 

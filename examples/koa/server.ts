@@ -9,10 +9,10 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
-import type { User } from '@sl/core';
-import { logClientFault } from '@sl/http';
-import { requireSession, serviceErrors, serviceRouter, wellKnownRouter } from '@sl/http-koa';
-import { runMain, type Host } from '@sl/server';
+import type { User } from '@sl-accounts/core';
+import { logClientFault } from '@sl-accounts/http';
+import { requireSession, serviceErrors, serviceRouter, wellKnownRouter } from '@sl-accounts/http-koa';
+import { runMain, type Host } from '@sl-accounts/server';
 
 export const koaAppHost: Host = ({ api, mcp, logger }) => {
   const app = new Koa();

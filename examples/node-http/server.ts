@@ -9,8 +9,8 @@
  * data, write the answer's status, headers and body back, and give `/mcp` to the MCP endpoint.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { requestPath, type HttpAnswer } from '@sl/http';
-import { runMain, type Host } from '@sl/server';
+import { requestPath, type HttpAnswer } from '@sl-accounts/http';
+import { runMain, type Host } from '@sl-accounts/server';
 
 function send(res: ServerResponse, answer: HttpAnswer): void {
   res.writeHead(answer.status, answer.headers);

@@ -3,9 +3,9 @@
  * limiter windows can expire without waiting an hour. Messages: 'rss' and 'expire'.
  */
 import { pino } from 'pino';
-import { ManualClock } from '@sl/core/testing';
-import { createApp } from '@sl/http-koa';
-import { loadConfig, startServer } from '@sl/server';
+import { ManualClock } from '@sl-accounts/core/testing';
+import { createApp } from '@sl-accounts/http-koa';
+import { loadConfig, startServer } from '@sl-accounts/server';
 
 const clock = new ManualClock(new Date());
 const config = loadConfig({ ...process.env, STORE: 'memory', TRUST_PROXY: '1' });

@@ -10,7 +10,7 @@
  *   node test/bench/reset-timing.ts [pairs=300]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestDatabase } from '@sl/store-postgres/testing';
+import { createTestDatabase } from '@sl-accounts/store-postgres/testing';
 import { spawnServer } from '../support/server-process.ts';
 import { RawClient } from './lib.ts';
 

@@ -8,7 +8,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { startTestServer } from '../support/server.ts';
 
 const SCRIPT = fileURLToPath(new URL('./spec-run.ts', import.meta.url));

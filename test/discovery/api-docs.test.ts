@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { chromium as playwright, type Browser } from 'playwright-core';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { INSTALL_CHROMIUM, browserRequired, findChromium } from '../support/chromium.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

@@ -2,9 +2,9 @@
  * /auth.md: the authentication guide for agents, with its numbers taken from code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS } from '@sl/core';
-import { API_ROUTES, routeResponses } from '@sl/http';
-import type { RunningServer } from '@sl/server';
+import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS } from '@sl-accounts/core';
+import { API_ROUTES, routeResponses } from '@sl-accounts/http';
+import type { RunningServer } from '@sl-accounts/server';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 describe.each(HOST_KINDS)('auth.md on the %s host', (host) => {

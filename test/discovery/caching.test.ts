@@ -4,7 +4,7 @@
  * of its own per host (beside the Vary headers of issue 9).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 const DOCUMENTS = [

@@ -4,8 +4,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authMarkdown, openApiDocument } from '@sl/http';
-import type { RunningServer } from '@sl/server';
+import { authMarkdown, openApiDocument } from '@sl-accounts/http';
+import type { RunningServer } from '@sl-accounts/server';
 import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

@@ -4,8 +4,8 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BATCH_PROTOCOL_VERSION, MAX_BATCH_MESSAGES } from '@sl/mcp';
-import type { RunningServer } from '@sl/server';
+import { BATCH_PROTOCOL_VERSION, MAX_BATCH_MESSAGES } from '@sl-accounts/mcp';
+import type { RunningServer } from '@sl-accounts/server';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 const message = (id: number, method: string, params: object = {}) => ({ jsonrpc: '2.0', id, method, params });

@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { RATE_LIMITS } from '@sl/core';
-import { MCP_PROTOCOL_VERSIONS } from '@sl/mcp';
+import { RATE_LIMITS } from '@sl-accounts/core';
+import { MCP_PROTOCOL_VERSIONS } from '@sl-accounts/mcp';
 import { MOUNTS, startTestServer } from '../support/server.ts';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 
 describe.each(MOUNTS)('MCP on the $host host at "$basePath"', ({ host, basePath }) => {
   /** The server card fields this service publishes, per the v1 server-card schema and earlier drafts. */

@@ -3,7 +3,7 @@
  * hosts and on every store. What does not depend on the store is in contract.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 

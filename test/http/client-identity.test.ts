@@ -3,7 +3,7 @@
  * forwarded values that are not addresses (issue 9).
  */
 import { afterEach, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { request } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';

@@ -3,7 +3,7 @@
  * refused before it is counted (issue 9).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom } from '../support/client.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

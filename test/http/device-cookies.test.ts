@@ -5,9 +5,9 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { ManualClock } from '@sl/core/testing';
-import { loadConfig, startServer, type RunningServer } from '@sl/server';
-import { createTestDatabase } from '@sl/store-postgres/testing';
+import { ManualClock } from '@sl-accounts/core/testing';
+import { loadConfig, startServer, type RunningServer } from '@sl-accounts/server';
+import { createTestDatabase } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { HOSTS, MATRIX, STORES, TEST_ITERATIONS, describeEachServer, startTestServer } from '../support/server.ts';
 

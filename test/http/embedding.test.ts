@@ -4,9 +4,9 @@
  * read first, and every link and document under the base path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOMAIN_ERRORS, EmailTaken, InvalidCredentials, RateLimited, StoreUnavailable, Unauthenticated, ValidationError } from '@sl/core';
-import { STATUS_BY_CODE, normaliseBasePath } from '@sl/http';
-import { loadConfig, type RunningServer } from '@sl/server';
+import { DOMAIN_ERRORS, EmailTaken, InvalidCredentials, RateLimited, StoreUnavailable, Unauthenticated, ValidationError } from '@sl-accounts/core';
+import { STATUS_BY_CODE, normaliseBasePath } from '@sl-accounts/http';
+import { loadConfig, type RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
 import { MOUNTS, startTestServer } from '../support/server.ts';
 

@@ -3,8 +3,8 @@
  */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
-import { createTestDatabase, postgresServer, withSql } from '@sl/store-postgres/testing';
+import type { RunningServer } from '@sl-accounts/server';
+import { createTestDatabase, postgresServer, withSql } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
 import { poll } from '../support/poll.ts';

@@ -6,7 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { poll } from '../support/poll.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

@@ -4,7 +4,7 @@
  * delivered once it is back. Without SMTP_URL the mail is written to the log.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { freshIp, request } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
 import { sample, scrape } from '../support/metrics.ts';

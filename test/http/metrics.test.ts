@@ -4,7 +4,7 @@
  * and the pool are in test/postgres/metrics.test.ts, where a database can fail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { poll } from '../support/poll.ts';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { START_FLAGS, spawnServer, type ServerProcess } from '../support/server-process.ts';
-import { testStore } from '@sl/store-contract';
+import { testStore } from '@sl-accounts/store-contract';
 
 const MiB = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 

@@ -2,7 +2,7 @@
  * Per-IP limits over HTTP: the spec's numbers, Retry-After, RateLimit headers, and which IP counts.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { request, type ApiResponse } from '../support/client.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
@@ -90,7 +90,7 @@ describeEachServer('rate limits', MATRIX, ({ host, store }) => {
   });
 
   it('the window resets: after it ends the client is allowed again', async () => {
-    const { ManualClock } = await import('@sl/core/testing');
+    const { ManualClock } = await import('@sl-accounts/core/testing');
     const clock = new ManualClock(new Date());
     server = await startTestServer({ host, store, clock, env: { TRUST_PROXY: '1' } });
     const call = () => request(server!.url, '/api/contact', { json: BODIES.contact(), ip: '198.51.100.4' });

@@ -4,7 +4,7 @@
  * (no trusted proxy, or an id that is too long or holds other characters) the server makes its own.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

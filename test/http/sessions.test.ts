@@ -2,13 +2,13 @@
  * Session lifetime over HTTP with a controlled clock, and the default work factor end to end.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSION_TTL_MS } from '@sl/core';
-import type { RunningServer } from '@sl/server';
+import { SESSION_TTL_MS } from '@sl-accounts/core';
+import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom } from '../support/client.ts';
 import { poll } from '../support/poll.ts';
-import { ManualClock } from '@sl/core/testing';
+import { ManualClock } from '@sl-accounts/core/testing';
 import { pino } from 'pino';
-import { loadConfig, startServer } from '@sl/server';
+import { loadConfig, startServer } from '@sl-accounts/server';
 import { HOSTS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 describeEachServer('sessions', MATRIX.filter((row) => row.host === 'koa'), ({ store }) => {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { testStore } from '@sl/store-contract';
-import { createTestDatabase, locatePostgres } from '@sl/store-postgres/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { createTestDatabase, locatePostgres } from '@sl-accounts/store-postgres/testing';
 import { spawnServer } from '../support/server-process.ts';
 
 const postgres = await testStore('postgres', locatePostgres);

@@ -8,10 +8,10 @@
 import { once } from 'node:events';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { testStore } from '@sl/store-contract';
-import { createPGliteDatabase, createTestDatabase, locatePostgres } from '@sl/store-postgres/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { createPGliteDatabase, createTestDatabase, locatePostgres } from '@sl-accounts/store-postgres/testing';
 import { request } from '../support/client.ts';
-import { SAME_STOP_MS } from '@sl/server';
+import { SAME_STOP_MS } from '@sl-accounts/server';
 import { poll } from '../support/poll.ts';
 import { spawnServer } from '../support/server-process.ts';
 

@@ -3,7 +3,7 @@
  * Postgres and PGlite, and kept on memory); what it accepts comes back exactly (issue 9).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
+import type { RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom } from '../support/client.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 

@@ -4,9 +4,9 @@
  * store's (the store contract covers every store's outbox; the server suites run on Postgres).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { contactMail, messageIdOf, retryDelayMs, startMailWorker, systemClock, type MailOutbox, type MailWorker } from '@sl/core';
-import { createSmtpMailer, type SmtpMailer } from '@sl/mail-smtp';
-import { createMemoryStore, type MemoryStore } from '@sl/store-memory';
+import { contactMail, messageIdOf, retryDelayMs, startMailWorker, systemClock, type MailOutbox, type MailWorker } from '@sl-accounts/core';
+import { createSmtpMailer, type SmtpMailer } from '@sl-accounts/mail-smtp';
+import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
 import { poll } from '../support/poll.ts';
 import { messageIds, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
 

@@ -5,9 +5,9 @@
  * other instance had it cached, and its entries live a minute otherwise).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '@sl/server';
-import { testStore } from '@sl/store-contract';
-import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl/store-postgres/testing';
+import type { RunningServer } from '@sl-accounts/server';
+import { testStore } from '@sl-accounts/store-contract';
+import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { poll } from '../support/poll.ts';

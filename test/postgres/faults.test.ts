@@ -7,8 +7,8 @@
  */
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testStore } from '@sl/store-contract';
-import { locatePostgres } from '@sl/store-postgres/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { locatePostgres } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { poll } from '../support/poll.ts';

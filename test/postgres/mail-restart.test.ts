@@ -5,8 +5,8 @@
  * sending from one outbox never send one mail twice.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { testStore } from '@sl/store-contract';
-import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl/store-postgres/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl-accounts/store-postgres/testing';
 import { request } from '../support/client.ts';
 import { poll } from '../support/poll.ts';
 import { spawnServer, type ServerProcess } from '../support/server-process.ts';

@@ -3,8 +3,8 @@
  * pool's use, and a database that stops answering shows as 503s and store failures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testStore } from '@sl/store-contract';
-import { locatePostgres } from '@sl/store-postgres/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { locatePostgres } from '@sl-accounts/store-postgres/testing';
 import { request } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { poll } from '../support/poll.ts';

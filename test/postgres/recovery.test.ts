@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, sessionFrom } from '../support/client.ts';
-import { testStore } from '@sl/store-contract';
-import { locatePostgres } from '@sl/store-postgres/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { locatePostgres } from '@sl-accounts/store-postgres/testing';
 import type { ServerProcess } from '../support/server-process.ts';
 import { poll } from '../support/poll.ts';
 import { startProxiedServer } from '../support/proxied-server.ts';

@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { digestToken, type RevocationListener, type SessionRevocations } from '@sl/core';
-import { testStore } from '@sl/store-contract';
-import { createPostgresStore, type PostgresStore } from '@sl/store-postgres';
+import { digestToken, type RevocationListener, type SessionRevocations } from '@sl-accounts/core';
+import { testStore } from '@sl-accounts/store-contract';
+import { createPostgresStore, type PostgresStore } from '@sl-accounts/store-postgres';
 import {
   createPGliteDatabase,
   createTestDatabase,
@@ -20,7 +20,7 @@ import {
   withSql,
   type PostgresTestStore,
   type ServerDatabase,
-} from '@sl/store-postgres/testing';
+} from '@sl-accounts/store-postgres/testing';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
@@ -348,7 +348,7 @@ describe.skipIf(postgres.skip)(`a process with a revocation feed, on ${postgres.
 
   /** Runs a script that opens a store and a feed; returns its exit code and how long it ran after "caught up". */
   async function run(close: boolean): Promise<{ readonly code: number | null; readonly output: string; readonly afterMs: number }> {
-    const entry = fileURLToPath(import.meta.resolve('@sl/store-postgres'));
+    const entry = fileURLToPath(import.meta.resolve('@sl-accounts/store-postgres'));
     const script = `
       const { createPostgresStore } = await import(${JSON.stringify(entry)});
       const store = createPostgresStore({ connectionString: process.env.URL });

@@ -6,9 +6,9 @@
  * check that A then never answers a revoked session from memory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestToken } from '@sl/core';
-import { testStore } from '@sl/store-contract';
-import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl/store-postgres/testing';
+import { digestToken } from '@sl-accounts/core';
+import { testStore } from '@sl-accounts/store-contract';
+import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { spawnServer, type ServerProcess } from '../support/server-process.ts';

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, sessionFrom } from '../support/client.ts';
-import { testStore } from '@sl/store-contract';
-import { createTestDatabase, locatePostgres, type ServerDatabase } from '@sl/store-postgres/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { createTestDatabase, locatePostgres, type ServerDatabase } from '@sl-accounts/store-postgres/testing';
 import { spawnServer, type ServerProcess } from '../support/server-process.ts';
 
 // Several processes on one database: PGlite (one process per directory) cannot stand in.

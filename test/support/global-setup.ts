@@ -5,8 +5,8 @@
  * titles; the memory and PGlite cases run whatever the database does. A store that TEST_STORES names
  * and that cannot run stops the run here, with one message.
  */
-import { selectedStores, skipWarning } from '@sl/store-contract';
-// The module itself, not `@sl/store-postgres/testing`: that also loads the PGlite helpers, which
+import { selectedStores, skipWarning } from '@sl-accounts/store-contract';
+// The module itself, not `@sl-accounts/store-postgres/testing`: that also loads the PGlite helpers, which
 // register vitest hooks, and a global setup runs outside any test file.
 import { shareLookup } from '../../packages/store-postgres/src/testing/server.ts';
 

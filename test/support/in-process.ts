@@ -13,7 +13,7 @@
 import type { RequestListener } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { inject } from 'light-my-request';
-import type { Host } from '@sl/server';
+import type { Host } from '@sl-accounts/server';
 
 /** Whether this run answers test servers in-process (`pnpm test:unit` sets it). */
 export const IN_PROCESS = process.env.TEST_IN_PROCESS === '1';

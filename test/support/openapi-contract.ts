@@ -6,7 +6,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiDocument, pathPattern } from '@sl/http';
+import { openApiDocument, pathPattern } from '@sl-accounts/http';
 
 interface HeaderObject {
   readonly required?: boolean;

@@ -2,7 +2,7 @@
  * A server process on a fresh database of the test server, reached through a TCP proxy of this
  * process, so a test can fail the network between them without touching the real server.
  */
-import { createTestDatabase } from '@sl/store-postgres/testing';
+import { createTestDatabase } from '@sl-accounts/store-postgres/testing';
 import { spawnServer, type ServerProcess } from './server-process.ts';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 

@@ -1,20 +1,20 @@
 /**
- * Starts the real server (the composition root of @sl/server) on a free port, under any host: the
+ * Starts the real server (the composition root of @sl-accounts/server) on a free port, under any host: the
  * Koa adapter that `pnpm start` runs, or one of the embedding examples (examples/<host>), each an app
  * of its kind with its own routes and body parsing.
  */
 import type { RequestListener } from 'node:http';
 import { pino } from 'pino';
-import { createApp } from '@sl/http-koa';
-import { nodeHost } from '@sl/example-node-http';
-import { koaAppHost } from '@sl/example-koa';
-import { expressHost } from '@sl/example-express';
-import { fastifyHost } from '@sl/example-fastify';
-import { honoHost } from '@sl/example-hono';
-import { loadConfig, startServer, type Host, type RunningServer, type ServerOverrides } from '@sl/server';
+import { createApp } from '@sl-accounts/http-koa';
+import { nodeHost } from '@sl-accounts/example-node-http';
+import { koaAppHost } from '@sl-accounts/example-koa';
+import { expressHost } from '@sl-accounts/example-express';
+import { fastifyHost } from '@sl-accounts/example-fastify';
+import { honoHost } from '@sl-accounts/example-hono';
+import { loadConfig, startServer, type Host, type RunningServer, type ServerOverrides } from '@sl-accounts/server';
 import { describe } from 'vitest';
-import { testStores, type StoreKind, type TestStore } from '@sl/store-contract';
-import { createPGliteDatabase, createTestDatabase, locatePostgres, type TestDatabase } from '@sl/store-postgres/testing';
+import { testStores, type StoreKind, type TestStore } from '@sl-accounts/store-contract';
+import { createPGliteDatabase, createTestDatabase, locatePostgres, type TestDatabase } from '@sl-accounts/store-postgres/testing';
 import { IN_PROCESS, capturingHost, register } from './in-process.ts';
 
 export type HostKind = 'koa' | 'node' | 'koa-app' | 'express' | 'fastify' | 'hono';

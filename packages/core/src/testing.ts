@@ -1,5 +1,5 @@
 /**
- * Fakes for tests of the core and of anything built on it (`@sl/core/testing`): not part of the
+ * Fakes for tests of the core and of anything built on it (`@sl-accounts/core/testing`): not part of the
  * production surface.
  */
 import type { Clock } from './ports.ts';

@@ -3,9 +3,9 @@
  * the password is checked, and taken back when the login succeeds.
  */
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_LOGIN_LIMIT, InvalidCredentials, Pbkdf2PasswordHasher, RateLimited, createAccounts, randomTokens, type AccountsOptions, type RateLimitStatus } from '@sl/core';
-import { ManualClock } from '@sl/core/testing';
-import { createMemoryStore } from '@sl/store-memory';
+import { ACCOUNT_LOGIN_LIMIT, InvalidCredentials, Pbkdf2PasswordHasher, RateLimited, createAccounts, randomTokens, type AccountsOptions, type RateLimitStatus } from '@sl-accounts/core';
+import { ManualClock } from '@sl-accounts/core/testing';
+import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ALICE = { name: 'Alice', email: 'alice@example.com', password: 'correct horse' };
 

@@ -12,9 +12,9 @@ import {
   digestToken,
   randomTokens,
   type PasswordHasher,
-} from '@sl/core';
-import { createMemoryStore, type MemoryStore } from '@sl/store-memory';
-import { ManualClock } from '@sl/core/testing';
+} from '@sl-accounts/core';
+import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
+import { ManualClock } from '@sl-accounts/core/testing';
 
 const ALICE = { name: 'Alice', email: 'alice@example.com', password: 'correct horse' };
 const meta = (clientIp = '203.0.113.1', sessionToken?: string) => ({ clientIp, sessionToken: sessionToken ?? null });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalIp, clientKey } from '@sl/core';
+import { canonicalIp, clientKey } from '@sl-accounts/core';
 
 describe('canonicalIp', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contactMail } from '@sl/core';
+import { contactMail } from '@sl-accounts/core';
 
 const message = {
   name: 'Ada\r\nBcc: victim@example.org',

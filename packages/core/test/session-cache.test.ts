@@ -12,9 +12,9 @@ import {
   type SessionRevocations,
   type SessionStore,
   type SessionWithUser,
-} from '@sl/core';
-import { ManualClock } from '@sl/core/testing';
-import { createMemoryStore } from '@sl/store-memory';
+} from '@sl-accounts/core';
+import { ManualClock } from '@sl-accounts/core/testing';
+import { createMemoryStore } from '@sl-accounts/store-memory';
 
 /** A feed the test drives: what it delivers, and how far it is caught up. */
 class FakeFeed implements SessionRevocations {

@@ -7,8 +7,8 @@
  */
 import Koa, { type Context, type Middleware } from 'koa';
 import Router from '@koa/router';
-import { isHostBodyError, logClientFault, type HostBody, type HttpAnswer, type HttpApi, type HttpRequest, type Logger } from '@sl/http';
-import type { McpEndpoint } from '@sl/mcp';
+import { isHostBodyError, logClientFault, type HostBody, type HttpAnswer, type HttpApi, type HttpRequest, type Logger } from '@sl-accounts/http';
+import type { McpEndpoint } from '@sl-accounts/mcp';
 
 export interface KoaServiceOptions {
   readonly api: HttpApi;

@@ -3,7 +3,7 @@
  * API operation, document, unknown path and wrong method the same way in any host. A host adapter
  * only copies the request in and the answer out (and bridges /mcp, which speaks web streams).
  */
-import { DEFAULT_SERVICE_NAME, Unauthenticated, type Accounts, type User } from '@sl/core';
+import { DEFAULT_SERVICE_NAME, Unauthenticated, type Accounts, type User } from '@sl-accounts/core';
 import { hostBodyError } from './body.ts';
 import { answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';

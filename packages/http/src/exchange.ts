@@ -1,4 +1,4 @@
-import type { RateLimitStatus, RequestMeta } from '@sl/core';
+import type { RateLimitStatus, RequestMeta } from '@sl-accounts/core';
 import { readJsonBody } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';

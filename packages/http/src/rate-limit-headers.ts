@@ -1,4 +1,4 @@
-import type { RateLimitStatus } from '@sl/core';
+import type { RateLimitStatus } from '@sl-accounts/core';
 
 /**
  * `RateLimit-Policy` and `RateLimit` in draft-ietf-httpapi-ratelimit-headers-10 syntax: one list

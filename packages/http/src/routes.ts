@@ -17,7 +17,7 @@ import {
   type Accounts,
   type LimitedOperation,
   type User,
-} from '@sl/core';
+} from '@sl-accounts/core';
 import type { Exchange } from './exchange.ts';
 import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_SESSIONS, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './discovery/examples.ts';
 import { clearedSessionCookie, deviceCookie, sessionCookie } from './session-cookie.ts';

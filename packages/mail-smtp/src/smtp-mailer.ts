@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer';
-import type { Mailer, OutgoingMail } from '@sl/core';
+import type { Mailer, OutgoingMail } from '@sl-accounts/core';
 
 export interface SmtpMailerOptions {
   /**

@@ -10,8 +10,8 @@ import {
   type JsonSchemaValidator,
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
-import { isDomainError, type Accounts, type RequestMeta } from '@sl/core';
-import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument, type ErrorBody } from '@sl/http';
+import { isDomainError, type Accounts, type RequestMeta } from '@sl-accounts/core';
+import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument, type ErrorBody } from '@sl-accounts/http';
 import { MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 
 /**

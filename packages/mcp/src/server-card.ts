@@ -1,7 +1,7 @@
 /**
  * The MCP server card (SEP-2127 draft): what an MCP client needs to know before it connects to `/mcp`.
  */
-import { API_VERSION, documentAnswer, headerValue, preferredType, type DocumentRoute } from '@sl/http';
+import { API_VERSION, documentAnswer, headerValue, preferredType, type DocumentRoute } from '@sl-accounts/http';
 import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';

@@ -16,10 +16,10 @@ import {
   RESET_ADDRESS_LIMIT,
   type RateLimitRule,
   type RetrySchedule,
-} from '@sl/core';
-import { normaliseBasePath } from '@sl/http';
-import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl/store-postgres';
-import { DEFAULT_RATE_LIMIT_KEYS } from '@sl/store-memory';
+} from '@sl-accounts/core';
+import { normaliseBasePath } from '@sl-accounts/http';
+import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres';
+import { DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
 
 export type StoreConfig =
   /** `timeoutMs`: bound on each statement, from asking for a connection to its answer. */

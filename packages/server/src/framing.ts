@@ -16,7 +16,7 @@
  * node's own `requireHostHeader` (on by default) already answers 400 to HTTP/1.1 without `Host`.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { errorAnswer, nextRequestId, requestPath, type Logger } from '@sl/http';
+import { errorAnswer, nextRequestId, requestPath, type Logger } from '@sl-accounts/http';
 
 /** Why the request's framing is faulty, or `undefined` when it is not. */
 export function faultyFraming(req: IncomingMessage): string | undefined {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import { DEFAULT_IPV6_PREFIX, canonicalIp, clientKey } from '@sl/core';
+import { DEFAULT_IPV6_PREFIX, canonicalIp, clientKey } from '@sl-accounts/core';
 import type { Logger } from 'pino';
 import type { HttpLimits } from './config.ts';
 import { InFlight } from './in-flight.ts';

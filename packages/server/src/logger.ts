@@ -6,7 +6,7 @@
  */
 import { isColorSupported, prettyFactory } from 'pino-pretty';
 import { pino, type Logger } from 'pino';
-import { DEFAULT_SERVICE_NAME } from '@sl/core';
+import { DEFAULT_SERVICE_NAME } from '@sl-accounts/core';
 import type { Config, LogFormat } from './config.ts';
 
 /** The format for `stdout` when none is configured: readable on a terminal, JSON elsewhere. */

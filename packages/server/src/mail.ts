@@ -3,8 +3,8 @@
  * the outbox worker that feeds it, with its log lines.
  */
 import type { Logger } from 'pino';
-import { startMailWorker, type Clock, type Mailer, type MailOutbox, type MailWorker, type QueuedMail } from '@sl/core';
-import { createSmtpMailer } from '@sl/mail-smtp';
+import { startMailWorker, type Clock, type Mailer, type MailOutbox, type MailWorker, type QueuedMail } from '@sl-accounts/core';
+import { createSmtpMailer } from '@sl-accounts/mail-smtp';
 import type { MailConfig } from './config.ts';
 
 /**

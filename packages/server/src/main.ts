@@ -15,7 +15,7 @@ import type { Host } from './serve.ts';
 
 if (import.meta.main) enableCompileCache(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
 
-const { createApp } = await import('@sl/http-koa');
+const { createApp } = await import('@sl-accounts/http-koa');
 const { runMain } = await import('./run.ts');
 
 /** The Koa host. */

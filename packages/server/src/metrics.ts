@@ -10,9 +10,9 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, isDomainError, type Accounts, type MailOutbox, type SessionCacheStats } from '@sl/core';
-import { pathPattern, requestPath } from '@sl/http';
-import type { PoolStats } from '@sl/store-postgres';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, isDomainError, type Accounts, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
+import { pathPattern, requestPath } from '@sl-accounts/http';
+import type { PoolStats } from '@sl-accounts/store-postgres';
 import type { MetricsConfig } from './config.ts';
 
 /** Every metric's name starts with this. */

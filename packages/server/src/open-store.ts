@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import type { Store } from '@sl/core';
-import { createMemoryStore } from '@sl/store-memory';
-import { createPGliteStore, createPostgresStore, describeDatabaseError, type PoolStats, type PostgresStore } from '@sl/store-postgres';
+import type { Store } from '@sl-accounts/core';
+import { createMemoryStore } from '@sl-accounts/store-memory';
+import { createPGliteStore, createPostgresStore, describeDatabaseError, type PoolStats, type PostgresStore } from '@sl-accounts/store-postgres';
 import type { Logger } from 'pino';
 import type { StoreConfig } from './config.ts';
 

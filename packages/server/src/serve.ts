@@ -18,9 +18,9 @@ import {
   type Accounts,
   type AccountsOptions,
   type Clock,
-} from '@sl/core';
-import { createHttpApi, type HttpApi } from '@sl/http';
-import { createMcpEndpoint, type McpEndpoint } from '@sl/mcp';
+} from '@sl-accounts/core';
+import { createHttpApi, type HttpApi } from '@sl-accounts/http';
+import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import type { Config } from './config.ts';
 import { answerClientError } from './client-error.ts';
 import { refuseFaultyFraming } from './framing.ts';

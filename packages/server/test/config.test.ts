@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '@sl/server';
-import { defaultMaxConnections, openFilesLimit } from '@sl/server';
+import { loadConfig } from '@sl-accounts/server';
+import { defaultMaxConnections, openFilesLimit } from '@sl-accounts/server';
 
 describe('limits in the configuration', () => {
   it('defaults: a 5 s database bound, timeouts in seconds, 256 connections per address, the total from the descriptor limit', () => {

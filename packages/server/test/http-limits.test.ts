@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { cutSlowReaders, limitConnections } from '@sl/server';
+import { cutSlowReaders, limitConnections } from '@sl-accounts/server';
 import { poll } from '../../../test/support/poll.ts';
 
 /** A socket as the cap sees it: an address, `destroy`, and a `close` event. */

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '@sl/server';
+import { loadConfig } from '@sl-accounts/server';
 import { LOG_STACK_MAX_CHARS, LOG_VALUE_MAX_CHARS, batchedLines, boundLine, createLogger, logFormatFor, readableLines } from '../src/logger.ts';
 
 describe('the log format', () => {

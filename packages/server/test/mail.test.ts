@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '@sl/server';
+import { loadConfig } from '@sl-accounts/server';
 import { mailSummary, senderDomain } from '../src/mail.ts';
 
 describe('mail settings as the server reports them', () => {

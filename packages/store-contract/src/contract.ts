@@ -4,7 +4,7 @@
  * ports where a port reads it back, else through the test-only inspection that `open` provides.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ContactMessage, Store } from '@sl/core';
+import type { ContactMessage, Store } from '@sl-accounts/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
 import { outboxCases } from './cases/outbox.ts';

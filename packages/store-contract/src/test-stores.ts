@@ -36,7 +36,7 @@ export function selectedStores(env: { readonly TEST_STORES?: string } = process.
 
 /**
  * Decides whether `kind` runs in this test file. `locate` finds where it runs; memory and pglite
- * need none, postgres must have one (e.g. `locatePostgres` of `@sl/store-postgres/testing`).
+ * need none, postgres must have one (e.g. `locatePostgres` of `@sl-accounts/store-postgres/testing`).
  *
  * - not selected by TEST_STORES: skipped, and `locate` is not called (no container is started);
  * - selected and located: runs;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { selectedStores, testStore, testStores } from '@sl/store-contract';
+import { selectedStores, testStore, testStores } from '@sl-accounts/store-contract';
 
 const found = async () => ({ where: 'local server 127.0.0.1:5432' });
 const missing = async () => ({ missing: 'no PostgreSQL server: start one' });

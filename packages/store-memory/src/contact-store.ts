@@ -1,4 +1,4 @@
-import type { ContactMessage, ContactStore, OutgoingMail } from '@sl/core';
+import type { ContactMessage, ContactStore, OutgoingMail } from '@sl-accounts/core';
 import type { MemoryOutbox } from './outbox.ts';
 
 /** Default most messages kept. */

@@ -1,4 +1,4 @@
-import type { DeviceKeyStore, Store } from '@sl/core';
+import type { DeviceKeyStore, Store } from '@sl-accounts/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';

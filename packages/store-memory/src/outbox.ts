@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl/core';
+import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 
 interface Entry {
   readonly mail: OutgoingMail;

@@ -1,4 +1,4 @@
-import type { NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl/core';
+import type { NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl-accounts/core';
 import { deleteWhere } from './delete-where.ts';
 import type { MemoryOutbox } from './outbox.ts';
 import type { UserTable } from './user-store.ts';

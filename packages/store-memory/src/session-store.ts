@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl/core';
+import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
 import type { UserTable } from './user-store.ts';
 
 export class MemorySessionStore implements SessionStore {

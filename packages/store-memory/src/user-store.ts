@@ -1,4 +1,4 @@
-import { InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl/core';
+import { InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl-accounts/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {

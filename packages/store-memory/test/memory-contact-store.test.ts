@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, DEFAULT_CONTACT_BYTE_CAPACITY, MemoryContactStore, MemoryOutbox } from '@sl/store-memory';
+import { createMemoryStore, DEFAULT_CONTACT_BYTE_CAPACITY, MemoryContactStore, MemoryOutbox } from '@sl-accounts/store-memory';
 
 const message = (n: number) => ({ name: `n${n}`, email: 'a@example.com', message: 'hello there', clientIp: '192.0.2.1', userAgent: null, receivedAt: new Date(n) });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, DEFAULT_OUTBOX_CAPACITY, MemoryOutbox } from '@sl/store-memory';
+import { createMemoryStore, DEFAULT_OUTBOX_CAPACITY, MemoryOutbox } from '@sl-accounts/store-memory';
 
 const mail = (n: number) => ({ to: 'ops@example.net', subject: `mail ${n}`, text: 'text' });
 

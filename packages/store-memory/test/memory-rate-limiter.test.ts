@@ -3,7 +3,7 @@
  * without bound before the sweep (issue 16: 453,711 keys in 30 s).
  */
 import { describe, expect, it } from 'vitest';
-import { createMemoryStore, DEFAULT_RATE_LIMIT_KEYS } from '@sl/store-memory';
+import { createMemoryStore, DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
 
 const RULE = { limit: 5, windowMs: 60_000 };
 

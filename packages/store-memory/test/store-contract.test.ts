@@ -1,5 +1,5 @@
-import { testStore, testStoreContract } from '@sl/store-contract';
-import { createMemoryStore } from '@sl/store-memory';
+import { testStore, testStoreContract } from '@sl-accounts/store-contract';
+import { createMemoryStore } from '@sl-accounts/store-memory';
 
 testStoreContract(await testStore('memory'), async () => {
   const store = createMemoryStore();

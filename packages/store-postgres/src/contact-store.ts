@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ContactMessage, ContactStore, OutgoingMail } from '@sl/core';
+import type { ContactMessage, ContactStore, OutgoingMail } from '@sl-accounts/core';
 import type { Database } from './database.ts';
 import { enqueueMail } from './outbox.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl/core';
+import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 import type { Database } from './database.ts';
 
 /**

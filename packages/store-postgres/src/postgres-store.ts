@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
-import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, type Store } from '@sl/core';
+import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, type Store } from '@sl-accounts/core';
 import { throughKysely, type RunStatement } from './compiled.ts';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { InProcessRevocations, NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl/core';
+import type { InProcessRevocations, NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl-accounts/core';
 import type { Database } from './database.ts';
 import { enqueueMail } from './outbox.ts';
 import { endSessions } from './user-store.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl/core';
+import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Test support for the Postgres adapter (`@sl/store-postgres/testing`), for this package's tests and
+ * Test support for the Postgres adapter (`@sl-accounts/store-postgres/testing`), for this package's tests and
  * the service's: a real server that is never replaced by PGlite, fresh databases on it or in PGlite,
  * and the adapter opened on one with SQL access to its rows. Production code never imports it.
  */
@@ -40,7 +40,7 @@ export async function createTestDatabase(): Promise<ServerDatabase> {
 
 /**
  * Where the tests' PostgreSQL server is (for titles), or why there is none: the shape
- * `testStore('postgres', locatePostgres)` of `@sl/store-contract` takes.
+ * `testStore('postgres', locatePostgres)` of `@sl-accounts/store-contract` takes.
  */
 export async function locatePostgres(): Promise<{ readonly where: string } | { readonly missing: string }> {
   const found = await findPostgresServer();

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl/core';
+import type { InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 

@@ -1,16 +1,16 @@
 /**
  * What the store contract cannot see: the schema's own guards, how rows are stored, concurrent
  * migrations, and how connection failures surface. The contract suite covers the port behaviour.
- * TEST_STORES picks which of PGlite and a real PostgreSQL server these run on (see @sl/store-contract).
+ * TEST_STORES picks which of PGlite and a real PostgreSQL server these run on (see @sl-accounts/store-contract).
  */
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock } from '@sl/core';
-import { testStore } from '@sl/store-contract';
-import { DEFAULT_PGLITE_SETTINGS, createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl/store-postgres';
+import { createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock } from '@sl-accounts/core';
+import { testStore } from '@sl-accounts/store-contract';
+import { DEFAULT_PGLITE_SETTINGS, createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl-accounts/store-postgres';
 import {
   createPGliteDatabase,
   createTestDatabase,
@@ -21,7 +21,7 @@ import {
   type PostgresTestStore,
   type ServerDatabase,
   withSql,
-} from '@sl/store-postgres/testing';
+} from '@sl-accounts/store-postgres/testing';
 
 const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
 const T0 = new Date('2031-03-01T12:00:00Z');

@@ -1,16 +1,16 @@
 /**
  * The store contract on embedded PGlite and on a real PostgreSQL server, each case on a fresh,
- * migrated database of its own. Which of them run is TEST_STORES' choice (see @sl/store-contract).
+ * migrated database of its own. Which of them run is TEST_STORES' choice (see @sl-accounts/store-contract).
  */
-import type { ContactMessage } from '@sl/core';
-import { testStore, testStoreContract, type OpenStore } from '@sl/store-contract';
+import type { ContactMessage } from '@sl-accounts/core';
+import { testStore, testStoreContract, type OpenStore } from '@sl-accounts/store-contract';
 import {
   createPGliteDatabase,
   createTestDatabase,
   locatePostgres,
   openMigratedTestStore,
   type TestDatabase,
-} from '@sl/store-postgres/testing';
+} from '@sl-accounts/store-postgres/testing';
 
 interface ContactRow {
   readonly name: string;

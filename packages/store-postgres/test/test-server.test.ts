@@ -1,5 +1,5 @@
 /**
- * How the tests find their PostgreSQL server (`@sl/store-postgres/testing`): a DATABASE_URL that
+ * How the tests find their PostgreSQL server (`@sl-accounts/store-postgres/testing`): a DATABASE_URL that
  * does not answer means no server, with the reason, rather than an error that fails every test file
  * (and the memory and PGlite cases in them); a lookup a global setup made is taken as it is.
  */

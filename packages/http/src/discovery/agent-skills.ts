@@ -3,7 +3,7 @@
  * once, at start-up, and the index carries the SHA-256 of exactly those bytes.
  */
 import { createHash } from 'node:crypto';
-import { RATE_LIMITS, SESSION_TTL_MS } from '@sl/core';
+import { RATE_LIMITS, SESSION_TTL_MS } from '@sl-accounts/core';
 import { SESSION_COOKIE } from '../session-cookie.ts';
 import { EXAMPLE_CONTACT, EXAMPLE_SIGNUP } from './examples.ts';
 import { COMPONENT_SCHEMAS } from './openapi.ts';

@@ -2,7 +2,7 @@
  * `/auth.md`: how an automated agent signs in. Operations, answers, bounds, limits and lifetimes are
  * generated from the route table and the code that enforces them, as the OpenAPI document is.
  */
-import { ACCOUNT_LOGIN_LIMIT, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS } from '@sl/core';
+import { ACCOUNT_LOGIN_LIMIT, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS } from '@sl-accounts/core';
 import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute } from '../routes.ts';
 import { SESSION_COOKIE, sessionCookie } from '../session-cookie.ts';

@@ -19,7 +19,7 @@ import {
   type ContactInput,
   type LoginInput,
   type SignupInput,
-} from '@sl/core';
+} from '@sl-accounts/core';
 import { BODY_LIMIT_BYTES, UNSUPPORTED_ENCODING, tooLarge } from '../body.ts';
 import { CROSS_SITE_REFUSED } from '../cross-site.ts';
 import { HttpError, answerError } from '../errors.ts';

@@ -21,7 +21,7 @@ import {
   SESSION_TTL_MS,
   SignupRequest,
   type RateLimitRule,
-} from '@sl/core';
+} from '@sl-accounts/core';
 import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
 import { DEVICE_COOKIE, SESSION_COOKIE, clearedSessionCookie, deviceCookie, sessionCookie } from '../session-cookie.ts';

@@ -2,7 +2,7 @@
  * Phrases the discovery documents share, derived from code (rate-limit rules, JSON Schemas) so that
  * no number is typed twice.
  */
-import { RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl/core';
+import { RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl-accounts/core';
 import { BODY_LIMIT_BYTES } from '../body.ts';
 import { API_ROUTES } from '../routes.ts';
 import { SESSION_COOKIE } from '../session-cookie.ts';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ContactMessage, OutgoingMail, QueuedMail, Store } from '@sl/core';
+import type { ContactMessage, OutgoingMail, QueuedMail, Store } from '@sl-accounts/core';
 import type { CurrentStore } from '../contract.ts';
 import { at, MINUTE, T0 } from '../fixtures.ts';
 
