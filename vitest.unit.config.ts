@@ -6,7 +6,8 @@
  *
  * Left to `pnpm test`, which runs all of these too, over real connections: what is about sockets,
  * processes or a browser (framing, request targets and Host headers that fetch cannot send,
- * connection limits, the metrics port, start-up, the /docs/api page in Chromium, the redocly CLI).
+ * connection limits, unread responses, stop signals, the metrics port, start-up, PGlite's footprint,
+ * the /docs/api page in Chromium, the redocly CLI).
  * The test servers' sockets refuse every request with 421 here, so a case that bypasses fetch fails
  * rather than quietly using the network.
  */
@@ -17,6 +18,10 @@ const SOCKET_LEVEL = [
   'test/http/metrics.test.ts',
   'test/http/start-up.test.ts',
   'test/http/startup-log.test.ts',
+  'test/http/framing.test.ts',
+  'test/http/slow-readers.test.ts',
+  'test/http/stop-signals.test.ts',
+  'test/http/pglite-footprint.test.ts',
   'test/discovery/api-docs.test.ts',
   'test/discovery/hosts.test.ts',
 ];

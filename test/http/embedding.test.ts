@@ -4,7 +4,7 @@
  * read first, and every link and document under the base path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOMAIN_ERRORS, EmailTaken, InvalidCredentials, RateLimited, StoreUnavailable, Unauthenticated, ValidationError } from '@sl-accounts/core';
+import { DOMAIN_ERRORS, EmailTaken, InvalidCredentials, NotFound, RateLimited, StoreUnavailable, Unauthenticated, ValidationError, WrongPassword } from '@sl-accounts/core';
 import { STATUS_BY_CODE, normaliseBasePath } from '@sl-accounts/http';
 import { loadConfig, type RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
@@ -127,6 +127,8 @@ describe('embedding pieces', () => {
       new EmailTaken(),
       new InvalidCredentials(),
       new Unauthenticated(),
+      new WrongPassword(),
+      new NotFound('Session'),
       new RateLimited({ policy: 'login', limit: 1, windowSeconds: 1, remaining: 0, resetSeconds: 1 }),
       new StoreUnavailable(),
     ];

@@ -58,6 +58,8 @@ export class Unauthenticated extends Error {
 /** The password given to confirm a change (the current one, or the account's at deletion) is wrong. */
 export class WrongPassword extends Error {
   readonly code = 'wrong_password' as const;
+  readonly status = 403;
+  readonly expose = true;
   constructor() {
     super('The password is wrong');
     this.name = 'WrongPassword';
@@ -67,6 +69,8 @@ export class WrongPassword extends Error {
 /** The resource does not exist, or is not the caller's (the answer does not say which). */
 export class NotFound extends Error {
   readonly code = 'not_found' as const;
+  readonly status = 404;
+  readonly expose = true;
   constructor(what: string) {
     super(`${what} not found`);
     this.name = 'NotFound';
