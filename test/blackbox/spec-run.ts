@@ -473,7 +473,7 @@ async function routing({ client, report, from }: Context): Promise<void> {
   expectError(report, 'GET /api/no-such-path: 404 ErrorResponse', await client.send(`/api/no-such-path-${run}`, { from: from.general }), 404);
   for (const [method, path, allowed] of [
     ['GET', '/api/signup', 'POST'],
-    ['DELETE', '/api/me', 'GET'],
+    ['PUT', '/api/me', 'GET'],
     ['PUT', '/api/health', 'GET'],
   ] as const) {
     const reply = await client.send(path, { method, from: from.general });
