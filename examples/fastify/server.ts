@@ -60,7 +60,7 @@ export const accountsPlugin: FastifyPluginAsync<Pick<Service, 'api' | 'mcp'>> = 
     send(reply, await api.handle({ method: req.method ?? 'GET', url, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: req, ...(hostBody ? { hostBody } : {}) }));
   }
 
-  const paths = api.basePath ? ['/', '/*'] : [...api.paths, mcp.path];
+  const paths = api.basePath ? ['/', '/*'] : [...api.mountPaths, mcp.path];
   for (const url of paths) fastify.all(url, (request, reply) => serve(request, reply));
   fastify.setErrorHandler(async (error, request, reply) => {
     if (!isHostBodyError(error)) throw error;

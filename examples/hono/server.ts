@@ -38,7 +38,7 @@ function accountsRoutes({ api, mcp }: Pick<Service, 'api' | 'mcp'>): Hono<Env> {
     }
     return toResponse(await api.handle({ method: req.method ?? 'GET', url, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: req }));
   };
-  const paths = api.basePath ? ['/', '/*'] : [...api.paths, mcp.path];
+  const paths = api.basePath ? ['/', '/*'] : [...api.mountPaths, mcp.path];
   for (const path of paths) routes.all(path, (c) => serve(c.env.incoming, c.env.outgoing));
   return routes;
 }

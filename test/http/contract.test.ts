@@ -96,9 +96,16 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
   });
 
   describe('routing', () => {
-    it.skipIf(!ownsAll)('answers 404 ErrorResponse for an unknown path (at an example’s root the app answers its own)', async () => {
+    it('answers 404 ErrorResponse for an unknown API path (the API’s namespace is the service’s, at an example’s root too)', async () => {
       const res = await api('/api/nothing-here');
       expect(res.status).toBe(404);
+      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it('routes a path with an {id} segment to the service: ending a session without one is its 401', async () => {
+      const res = await api('/api/sessions/some-id', { method: 'DELETE' });
+      expect(res.status).toBe(401);
       expect(res.body).toEqual({ ok: false, error: expect.any(String) });
     });
 

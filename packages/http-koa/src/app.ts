@@ -72,7 +72,8 @@ async function serve({ api, mcp }: KoaServiceOptions, ctx: Context, failed?: unk
 /**
  * The service as an @koa/router router: every path of the contract (operations, documents, `/mcp`),
  * for every method, so the contract still answers 405 and 501 for its own paths; at the root any
- * other path falls through to the app's own routes. Under `api.basePath` every path inside it is
+ * other path falls through to the app's own routes (at the root the service's are `/api/…`, its
+ * documents and `/mcp`). Under `api.basePath` every path inside it is
  * the service's. Paths match exactly (case and trailing slash), as
  * the contract's do.
  *
@@ -89,8 +90,8 @@ export function serviceRouter(options: KoaServiceOptions): Router {
   // pattern on every request, and with ~20 layers that cost a third of `/api/health`'s throughput.
   const { basePath } = api;
   const escape = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const paths = [...api.paths, ...(mcp ? [mcp.path] : [])];
-  router.all(basePath ? new RegExp(`^${escape(basePath)}(?:/.*)?$`) : new RegExp(`^(?:${paths.map(escape).join('|')})$`), handler);
+  const paths = [...api.mountPaths, ...(mcp ? [mcp.path] : [])].map((path) => (path.endsWith('*') ? `${escape(path.slice(0, -1))}.*` : escape(path)));
+  router.all(basePath ? new RegExp(`^${escape(basePath)}(?:/.*)?$`) : new RegExp(`^(?:${paths.join('|')})$`), handler);
   return router;
 }
 

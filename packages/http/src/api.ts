@@ -37,10 +37,16 @@ export interface HttpApi {
   handle(request: HttpRequest): Promise<HttpAnswer>;
   /** Every path it serves (operations and documents) below `basePath`, e.g. to route or count by. */
   readonly paths: readonly string[];
+  /**
+   * What a host routes to the service at the root, in the usual router syntax: each document's path
+   * and `/api/*`, the API's whole namespace (an unknown path in it gets the contract's JSON 404, and
+   * `/api/sessions/{id}` is in it). Under a base path, route the whole prefix instead.
+   */
+  readonly mountPaths: readonly string[];
   /** The mount path, normalised: '' for the root, else `/accounts` (no trailing slash). */
   readonly basePath: string;
   /**
-   * Whether a request target is the service's: at the root, a path of `paths`; under a base path,
+   * Whether a request target is the service's: at the root, one under `/api/` or a document's path; under a base path,
    * every path inside it (the contract answers 404 for those it does not serve), and the
    * `/.well-known/` documents at the origin's root (RFC 8615), whose links point into it. Hosts that
    * route by hand let everything else fall through to their own routes.
@@ -165,6 +171,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   /** The entry of a path, exact or by a template, with the template's segments. */
   const NOT_FOUND = { found: undefined, params: {} } as const;
+  /** The API's namespace: every path in it is the service's, so unknown ones get its JSON 404. */
+  const API_PREFIX = '/api/';
 
   function lookup(path: string): { found: PathEntry | undefined; params: Record<string, string> } {
     const exact = paths.get(path);
@@ -224,12 +232,14 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       return answer;
     },
     paths: [...paths.keys()],
+    mountPaths: [...[...paths.keys()].filter((p) => !p.startsWith(API_PREFIX)), `${API_PREFIX}*`],
     basePath,
     owns(url) {
       const path = requestPath(url);
       const local = localPath(path);
       if (local === null) return false;
-      return basePath !== '' && local !== path ? true : lookup(local).found !== undefined;
+      if (basePath !== '' && local !== path) return true;
+      return local.startsWith(API_PREFIX) || lookup(local).found !== undefined;
     },
     async session(request) {
       const sessionToken = new Exchange({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
