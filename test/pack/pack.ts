@@ -110,6 +110,11 @@ try {
     for (const [dep, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) if (!ownNames.has(dep) && !range.startsWith('workspace:')) wanted.set(dep, range);
   }
   for (const tool of ['typescript', '@types/node', '@types/koa']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
+  // @types/koa's declarations import `content-disposition` for its 0.5 types; with every example's
+  // framework in one project, npm hoists the content-disposition 2 that Express 5 uses, whose own types
+  // lack them (TS2694 in @types/koa under skipLibCheck: false). A Koa app alone never meets this; the
+  // check below maps the name to the types @types/koa was written for.
+  wanted.set('@types/content-disposition', '^0.5.9');
   const pinned = [...wanted].map(([dep, range]) => `${dep}@${range}`);
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(TARBALLS, t)), ...pinned], APP);
 
@@ -153,6 +158,7 @@ try {
           noEmit: true,
           allowImportingTsExtensions: true,
           verbatimModuleSyntax: true,
+          paths: { 'content-disposition': ['./node_modules/@types/content-disposition'] },
         },
         include: ['all-packages.ts', 'examples'],
       },
