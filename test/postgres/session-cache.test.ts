@@ -175,7 +175,7 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
       await sql.query('alter table sessions disable trigger user');
       try {
         await sql.query('delete from sessions where token_digest = any($1)', [[digestToken(one), digestToken(two)]]);
-        // Unannounced, the deleted sessions are still answered from memory: why the README says never to do this.
+        // Unannounced, the deleted sessions are still answered from memory: why docs/stores.md says never to do this.
         expect([await me(a, one), await me(b, one)]).toEqual([200, 200]);
 
         await sql.query("select pg_notify('sl_session_revocations', $1)", [digestToken(one)]);
