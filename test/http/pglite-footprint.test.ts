@@ -17,9 +17,11 @@ import { testStore } from '@sl-accounts/store-contract';
 const MiB = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 const pglite = await testStore('pglite');
-const linux = process.platform === 'linux';
+/** Resident memory is read from /proc/<pid>/status, which only Linux has. */
+const notLinux = process.platform === 'linux' ? undefined : `reads /proc/<pid>/status, which ${process.platform} has not`;
+const footprintSkip = pglite.skip ?? notLinux;
 
-describe.skipIf(pglite.skip || !linux)('pnpm start on PGlite, its resident memory', () => {
+describe.skipIf(footprintSkip !== undefined)(`pnpm start on PGlite, its resident memory${footprintSkip ? ` (skipped: ${footprintSkip})` : ''}`, () => {
   let dir = '';
   let server: ServerProcess | undefined;
   afterAll(async () => {
@@ -65,7 +67,7 @@ describe.skipIf(pglite.skip || !linux)('pnpm start on PGlite, its resident memor
   }, 120_000); // a new data directory takes initdb: seconds, many more on a busy machine
 });
 
-describe.skipIf(pglite.skip)('pnpm start on PGlite, killed', () => {
+describe.skipIf(pglite.skip)(`pnpm start on PGlite, killed (${pglite.title})`, () => {
   let dir = '';
   let server: ServerProcess | undefined;
   afterAll(async () => {
