@@ -16,7 +16,7 @@ import type { Clock, DeviceKeyStore, TokenGenerator } from './ports.ts';
 /** How long a proof is honoured after it was issued; each sign-in issues a fresh one. */
 export const DEVICE_PROOF_TTL_MS = 365 * 24 * 60 * 60 * 1000;
 
-/** The policy name of a device's own failed-login limit in RateLimit headers. */
+/** The policy name of a device's own failed-login limit in a request's `Quota`. */
 export const DEVICE_LOGIN_POLICY = 'login-device';
 
 /** A proof longer than this is not one of ours (nonce, time and MAC are ~100 characters). */

@@ -10,7 +10,9 @@ export {
   createAccounts,
   type Accounts,
   type AccountsOptions,
-  type Body,
+  type ParsedBody,
+  type ReadBody,
+  type RequestBody,
   type Health,
   type IssuedSession,
   type ListedSession,
@@ -50,7 +52,7 @@ export {
 } from './mail-worker.ts';
 export { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Pbkdf2 } from './password-hasher.ts';
 export type * from './ports.ts';
-export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation } from './rate-limits.ts';
+export { ACCOUNT_LOGIN_LIMIT, ACCOUNT_LOGIN_POLICY, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, countedLimits, type LimitedOperation, type Quota } from './rate-limits.ts';
 export { DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT, canonicalIp, clientKey } from './client-ip.ts';
 export {
   ChangePasswordRequest,
