@@ -37,7 +37,7 @@ export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 /** How long a password reset token is valid, from its request. */
 export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000;
 
-/** A session as `GET /api/sessions` lists it. */
+/** A session as the list of its user's sessions shows it. */
 export interface ListedSession {
   readonly id: string;
   readonly createdAt: string;
@@ -110,7 +110,7 @@ export interface AccountsOptions {
   readonly resetAddressLimit?: RateLimitRule;
   /**
    * The page a reset mail links to, absolute; the link adds `?token=<token>`. Configured, never
-   * taken from a request, so no Host header can put another site's link into a mail. Default
+   * taken from a request, so no client can put another site's link into a mail. Default
    * `http://localhost/reset-password` (the composition root always passes one).
    */
   readonly resetUrl?: string;
@@ -186,8 +186,8 @@ export interface Accounts {
 export interface SessionMeta {
   /**
    * The session token the client presented, if any; or several, in the order the client sent them
-   * (a browser sends one per cookie path and domain it holds, the most specific path first, so a
-   * stale or planted one may come before the live one). The first that names a live session is used.
+   * (a transport may carry several: a browser holds one cookie per path and domain, so a stale or
+   * planted one may come before the live one). The first that names a live session is used.
    */
   readonly sessionToken?: string | readonly string[] | null;
 }
@@ -292,7 +292,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
   /**
    * Checks a password the signed-in user gave to confirm a change. It is a login attempt on the
    * account: counted against the per-account limit first, taken back when right, so a stolen
-   * cookie cannot be used to guess the password faster than a login could.
+   * session token cannot be used to guess the password faster than a login could.
    */
   async function confirmPassword(userId: number, password: string, tally: Tally): Promise<UserRecord> {
     const record = await users.findById(userId);
@@ -368,7 +368,7 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
   async function requestPasswordReset(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<object> {
     await limit('passwordReset', meta, tally);
     const input = parseRequest(PasswordResetRequest, await readBody(body));
-    // Per address, registered or not, so the answer (429 included) says nothing about registration.
+    // Per address, registered or not, so the answer (a refusal included) says nothing about registration.
     await countRequest(rateLimiter, RESET_ADDRESS_POLICY, accountKey(RESET_ADDRESS_POLICY, input.email), resetAddressRule, clock.now(), tally);
     const token = tokens.generate();
     const createdAt = clock.now();

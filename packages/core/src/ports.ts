@@ -102,7 +102,7 @@ export interface ContactMessage {
 export interface ContactStore {
   /**
    * Stores the message and, when `mail` is given, queues that mail in the store's outbox: both or
-   * neither (one transaction on a SQL store), so an accepted message is never left unmailed.
+   * neither (one transaction, where the store has them), so an accepted message is never left unmailed.
    */
   add(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
 }

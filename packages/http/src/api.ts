@@ -3,9 +3,9 @@
  * API operation, document, unknown path and wrong method the same way in any host. A host adapter
  * only copies the request in and the answer out (and bridges /mcp, which speaks web streams).
  */
-import { DEFAULT_SERVICE_NAME, Unauthenticated, countedLimits, type Accounts, type User } from '@sl-accounts/core';
+import { DEFAULT_SERVICE_NAME, Unauthenticated, countedLimits, isDomainError, type Accounts, type User } from '@sl-accounts/core';
 import { hostBodyError } from './body.ts';
-import { answerError, errorAnswer } from './errors.ts';
+import { HttpError, STATUS_BY_CODE, answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';
 import { refuseForeignRequest } from './cross-site.ts';
 import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
@@ -55,7 +55,9 @@ export interface HttpApi {
   owns(url: string): boolean;
   /**
    * The session of this request: its user, or `null` without a valid `sl_session` cookie. A store that
-   * does not answer throws StoreUnavailable (`status` 503). For a host's own routes.
+   * does not answer throws an HttpError with `status` 503 and `expose` (its `cause` the core's
+   * StoreUnavailable), which Koa's, Express's and Fastify's error handlers answer as a 503. For a
+   * host's own routes.
    */
   session(request: Pick<HttpRequest, 'headers'>): Promise<User | null>;
   /**
@@ -249,7 +251,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         return await accounts.me({ sessionToken });
       } catch (error) {
         if (error instanceof Unauthenticated) return null;
-        throw error;
+        throw isDomainError(error) ? Object.assign(new HttpError(STATUS_BY_CODE[error.code], error.message), { cause: error }) : error;
       }
     },
     answerError: answerErrorFor,
