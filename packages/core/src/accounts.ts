@@ -194,7 +194,7 @@ export interface SessionMeta {
 
 /**
  * `use(token)` for each presented token in turn until one does not throw `Unauthenticated`; only the
- * case of several tokens comes here, so the usual single cookie costs nothing more.
+ * case of several tokens comes here, so the usual single token costs nothing more.
  */
 async function firstLive<T>(tokens: readonly string[], use: (token: string) => Promise<T>): Promise<T> {
   for (const token of tokens) {

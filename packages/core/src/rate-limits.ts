@@ -52,7 +52,7 @@ export type Tally = Map<string, RateLimitStatus>;
 export interface Quota {
   /**
    * The status of each policy that counted the request, in counting order (the per-client limit
-   * first); after a refund, the quota the refund left. HTTP writes them as `RateLimit` headers.
+   * first); after a refund, the quota the refund left.
    */
   readonly limits: readonly RateLimitStatus[];
 }
