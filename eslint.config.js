@@ -15,10 +15,18 @@ export default tseslint.config(
     },
   },
   {
-    // The core stays framework-free: zod and node built-ins only.
+    // The core stays framework-free: zod, ipaddr.js and node built-ins only (no transport's: node:http and co).
     files: ['packages/core/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', 'pino', 'node:http', '@sl-accounts/*', '@modelcontextprotocol/*'], message: 'packages/core depends on zod and node built-ins only.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(?!\\./|node:|zod$|ipaddr\\.js$)', message: 'packages/core depends on zod, ipaddr.js and node built-ins only.' },
+            { group: ['node:http', 'node:https', 'node:http2'], message: 'packages/core knows no HTTP.' },
+          ],
+        },
+      ],
     },
   },
   {

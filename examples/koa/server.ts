@@ -19,7 +19,7 @@ export const koaAppHost: Host = ({ api, mcp, logger }) => {
   app.silent = true;
   app.on('error', (err: unknown) => logClientFault(logger, err, 'koa error', 'debug'));
 
-  // The app's own error handler: its errors as JSON, domain errors by their `status` and `expose`.
+  // The app's own error handler: its errors as JSON, by their `status` and `expose` (http-errors' convention).
   app.use(async (ctx, next) => {
     try {
       await next();

@@ -4,8 +4,8 @@
  * read first, and every link and document under the base path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOMAIN_ERRORS, EmailTaken, InvalidCredentials, NotFound, RateLimited, StoreUnavailable, Unauthenticated, ValidationError, WrongPassword } from '@sl-accounts/core';
-import { STATUS_BY_CODE, normaliseBasePath } from '@sl-accounts/http';
+import { DOMAIN_ERRORS, EmailTaken, InvalidCredentials, NotFound, RateLimited, StoreUnavailable, Unauthenticated, ValidationError, WrongPassword, type Accounts } from '@sl-accounts/core';
+import { STATUS_BY_CODE, createHttpApi, normaliseBasePath } from '@sl-accounts/http';
 import { loadConfig, type RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
 import { MOUNTS, startTestServer } from '../support/server.ts';
@@ -121,7 +121,7 @@ describe.each(MOUNTS.filter((row) => row.host !== 'koa'))('embedded in the $host
 });
 
 describe('embedding pieces', () => {
-  it('domain errors carry the status the contract answers and expose their message, for a host’s own error handler', () => {
+  it('the contract answers each domain error with its status; the core’s errors name none', () => {
     const samples = [
       new ValidationError([{ path: 'email', message: 'bad' }]),
       new EmailTaken(),
@@ -133,10 +133,20 @@ describe('embedding pieces', () => {
       new StoreUnavailable(),
     ];
     expect(samples.map((e) => e.constructor)).toEqual([...DOMAIN_ERRORS]);
+    const api = createHttpApi({ accounts: {} as Accounts });
     for (const error of samples) {
-      expect(error.status, error.name).toBe(STATUS_BY_CODE[error.code]);
-      expect(error.expose).toBe(true);
+      expect(api.answerError(error, { headers: {} }).status, error.name).toBe(STATUS_BY_CODE[error.code]);
+      expect(error).not.toHaveProperty('status');
     }
+  });
+
+  it('api.session hands a host’s error handler a 503 it may show when the store does not answer', async () => {
+    const outage = new StoreUnavailable();
+    const api = createHttpApi({ accounts: { me: () => Promise.reject(outage) } as Partial<Accounts> as Accounts });
+    const error = (await api.session({ headers: { cookie: 'sl_session=abc' } }).catch((e: unknown) => e)) as { status?: number; expose?: boolean; cause?: unknown; message?: string };
+    expect(error).toMatchObject({ status: 503, expose: true, message: outage.message });
+    expect(error.cause).toBe(outage);
+    expect(await createHttpApi({ accounts: { me: () => Promise.reject(new Unauthenticated()) } as Partial<Accounts> as Accounts }).session({ headers: { cookie: 'sl_session=abc' } })).toBeNull();
   });
 
   it('BASE_PATH is normalised, and refused with its name when it is not a path', () => {

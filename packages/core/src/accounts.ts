@@ -1,6 +1,6 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
-import { InvalidCredentials, EmailTaken, NotFound, Unauthenticated, ValidationError, WrongPassword, type RateLimitStatus } from './errors.ts';
-import type { LimitedOperation } from './rate-limits.ts';
+import { InvalidCredentials, EmailTaken, NotFound, Unauthenticated, ValidationError, WrongPassword } from './errors.ts';
+import type { LimitedOperation, Quota, Tally } from './rate-limits.ts';
 import {
   ACCOUNT_LOGIN_LIMIT,
   ACCOUNT_LOGIN_POLICY,
@@ -10,6 +10,7 @@ import {
   refundRequest,
   RESET_ADDRESS_LIMIT,
   RESET_ADDRESS_POLICY,
+  withQuota,
 } from './rate-limits.ts';
 import type { Ports, RateLimitRule, OutgoingMail, User, UserRecord } from './ports.ts';
 import {
@@ -36,7 +37,7 @@ export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 /** How long a password reset token is valid, from its request. */
 export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000;
 
-/** A session as `GET /api/sessions` lists it. */
+/** A session as the list of its user's sessions shows it. */
 export interface ListedSession {
   readonly id: string;
   readonly createdAt: string;
@@ -45,11 +46,17 @@ export interface ListedSession {
   readonly current: boolean;
 }
 
+/** A request body as `JSON.parse` gave it, not yet checked: the use case's schema checks the rest. */
+export type ParsedBody = null | boolean | number | string | readonly unknown[] | { readonly [key: string]: unknown };
+
 /**
- * A request body, or a function that reads it. Pass a function to read the body only after the
- * rate limit has counted the request, so even unreadable bodies count.
+ * Reads a request body: called by a use case only after its rate limit has counted the request, so
+ * even a body that cannot be read counts. Its rejection is the use case's failure, as it is.
  */
-export type Body = unknown;
+export type ReadBody = () => Promise<unknown>;
+
+/** A use case's request body: the parsed JSON value, or the function that reads it (see `ReadBody`). */
+export type RequestBody = ParsedBody | ReadBody;
 
 /** What the caller knows about the request besides its body. */
 export interface RequestMeta extends SessionMeta {
@@ -64,12 +71,6 @@ export interface RequestMeta extends SessionMeta {
    * genuine one for the account moves the attempt from the account's failure limit to its own.
    */
   readonly deviceProof?: string | readonly string[] | null;
-  /**
-   * Called once per policy that counted the request (the per-IP limit before anything else
-   * happens, whatever the outcome; login then the per-account one), and again when a count is taken
-   * back; HTTP uses it for the `RateLimit` headers.
-   */
-  readonly onRateLimit?: (status: RateLimitStatus) => void;
 }
 
 export interface IssuedSession {
@@ -109,7 +110,7 @@ export interface AccountsOptions {
   readonly resetAddressLimit?: RateLimitRule;
   /**
    * The page a reset mail links to, absolute; the link adds `?token=<token>`. Configured, never
-   * taken from a request, so no Host header can put another site's link into a mail. Default
+   * taken from a request, so no client can put another site's link into a mail. Default
    * `http://localhost/reset-password` (the composition root always passes one).
    */
   readonly resetUrl?: string;
@@ -122,23 +123,25 @@ export interface AccountsOptions {
 }
 
 /**
- * The use cases. Each takes what a transport knows about the request; limited operations take the
- * body as a value or as a function that reads it (see `Body`). Failures are domain errors.
+ * The use cases. Each takes what a transport knows about the request; those that take a body take
+ * it as a value or as a function that reads it (see `RequestBody`). Failures are domain errors.
+ * The rate-limited ones answer with the `Quota` the request left (its `limits`); when they fail, the
+ * quota counted before the failure is `countedLimits(error)`.
  */
 export interface Accounts {
   /** Creates an account and signs it in. Throws ValidationError, EmailTaken or RateLimited. */
-  signup(body: Body, meta: RequestMeta): Promise<SignedIn>;
+  signup(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
   /**
    * Checks credentials and starts a fresh session; a session the client presented is ended first.
    * Throws ValidationError, InvalidCredentials or RateLimited.
    */
-  login(body: Body, meta: RequestMeta): Promise<SignedIn>;
+  login(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
   /** Ends the presented session. Throws Unauthenticated when there is no valid one. */
   logout(meta: SessionMeta): Promise<void>;
   /** The user of the presented session. Throws Unauthenticated when missing or expired. */
   me(meta: SessionMeta): Promise<User>;
   /** Stores a contact message and queues its mail to `contactTo`. Throws ValidationError or RateLimited. */
-  contact(body: Body, meta: RequestMeta): Promise<void>;
+  contact(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /**
    * Never throws: a store that does not answer makes the status `unavailable`. Concurrent calls
    * share one ping of the store.
@@ -158,23 +161,23 @@ export interface Accounts {
    * Throws Unauthenticated, ValidationError, WrongPassword or RateLimited (the per-account limit
    * on failed logins, which a wrong current password counts against).
    */
-  changePassword(body: Body, meta: RequestMeta): Promise<void>;
+  changePassword(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /**
    * Starts a reset: when the address is registered, a token replaces the account's previous one and
    * a mail with the link is enqueued with it. Answers alike, and as fast, either way: the store
    * work happens after the answer (see `settled`). Throws ValidationError or RateLimited.
    */
-  requestPasswordReset(body: Body, meta: RequestMeta): Promise<void>;
+  requestPasswordReset(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /**
    * Uses a reset token: sets the password and ends every session of its user. Throws
    * ValidationError (also for an unknown, used or expired token) or RateLimited.
    */
-  confirmPasswordReset(body: Body, meta: RequestMeta): Promise<void>;
+  confirmPasswordReset(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /**
    * Deletes the presented session's user, their sessions and reset token, after checking the
    * password. Throws Unauthenticated, ValidationError, WrongPassword or RateLimited (as changePassword).
    */
-  deleteAccount(body: Body, meta: RequestMeta): Promise<void>;
+  deleteAccount(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /** Resolves when the work started after earlier answers (reset requests) has finished. */
   settled(): Promise<void>;
 }
@@ -183,15 +186,15 @@ export interface Accounts {
 export interface SessionMeta {
   /**
    * The session token the client presented, if any; or several, in the order the client sent them
-   * (a browser sends one per cookie path and domain it holds, the most specific path first, so a
-   * stale or planted one may come before the live one). The first that names a live session is used.
+   * (a transport may carry several: a browser holds one cookie per path and domain, so a stale or
+   * planted one may come before the live one). The first that names a live session is used.
    */
   readonly sessionToken?: string | readonly string[] | null;
 }
 
 /**
  * `use(token)` for each presented token in turn until one does not throw `Unauthenticated`; only the
- * case of several tokens comes here, so the usual single cookie costs nothing more.
+ * case of several tokens comes here, so the usual single token costs nothing more.
  */
 async function firstLive<T>(tokens: readonly string[], use: (token: string) => Promise<T>): Promise<T> {
   for (const token of tokens) {
@@ -204,8 +207,8 @@ async function firstLive<T>(tokens: readonly string[], use: (token: string) => P
   throw new Unauthenticated();
 }
 
-async function readBody(body: Body): Promise<unknown> {
-  return typeof body === 'function' ? await (body as () => unknown)() : body;
+function readBody(body: RequestBody): Promise<unknown> | unknown {
+  return typeof body === 'function' ? body() : body;
 }
 
 /**
@@ -231,9 +234,9 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
 
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
-  async function limit(operation: LimitedOperation, meta: RequestMeta): Promise<string> {
+  async function limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string> {
     const address = canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT;
-    await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), meta.onRateLimit);
+    await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), tally);
     return address;
   }
 
@@ -289,17 +292,17 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
   /**
    * Checks a password the signed-in user gave to confirm a change. It is a login attempt on the
    * account: counted against the per-account limit first, taken back when right, so a stolen
-   * cookie cannot be used to guess the password faster than a login could.
+   * session token cannot be used to guess the password faster than a login could.
    */
-  async function confirmPassword(userId: number, password: string, meta: RequestMeta): Promise<UserRecord> {
+  async function confirmPassword(userId: number, password: string, tally: Tally): Promise<UserRecord> {
     const record = await users.findById(userId);
     // The user went between the session lookup and now (deleted elsewhere): the session went with it.
     if (!record) throw new Unauthenticated();
     const attempt = accountRule
-      ? await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, record.email), accountRule, clock.now(), meta.onRateLimit)
+      ? await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, record.email), accountRule, clock.now(), tally)
       : null;
     if (!(await hasher.verify(password, record.passwordHash))) throw new WrongPassword();
-    if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), meta.onRateLimit);
+    if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
     return record;
   }
 
@@ -327,48 +330,73 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
     };
   }
 
-  return {
-    async signup(body: Body, meta: RequestMeta): Promise<SignedIn> {
-      await limit('signup', meta);
-      const input = parseRequest(SignupRequest, await readBody(body));
-      const passwordHash = await hasher.hash(input.password);
-      const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
-      if (!user) throw new EmailTaken();
-      return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
-    },
+  /** Login's steps, inside `withQuota`. */
+  async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<SignedIn> {
+    await limit('login', meta, tally);
+    const input = parseRequest(LoginRequest, await readBody(body));
+    // Every attempt on the account is counted before the password is checked, so concurrent
+    // guesses cannot all pass one stale check; a successful login takes its count back. A client
+    // with a genuine device proof for the account is counted on its own, so others' failures
+    // cannot lock it out (and its own failures meet the same limit).
+    let attempt = null;
+    if (accountRule) {
+      const device = await devices.verify(meta.deviceProof, input.email);
+      attempt = device
+        ? await countRequest(rateLimiter, DEVICE_LOGIN_POLICY, accountKey(DEVICE_LOGIN_POLICY, device), accountRule, clock.now(), tally)
+        : await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), tally);
+    }
+    const record = await users.findByEmail(input.email);
+    if (!record) {
+      await hasher.verifyDummy(input.password);
+      throw new InvalidCredentials();
+    }
+    if (!(await hasher.verify(input.password, record.passwordHash))) throw new InvalidCredentials();
+    if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
+    if (hasher.needsRehash(record.passwordHash)) {
+      await users.updatePasswordHash(record.id, await hasher.hash(input.password));
+    }
+    // Every presented session ends, not only the first: one planted under a longer path (sent
+    // first) would otherwise outlive this login and shadow the fresh one.
+    const presented = meta.sessionToken;
+    if (typeof presented === 'string') await sessions.delete(digestToken(presented));
+    else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
+    const user: User = { id: record.id, name: record.name, email: record.email };
+    return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
+  }
 
-    async login(body: Body, meta: RequestMeta): Promise<SignedIn> {
-      await limit('login', meta);
-      const input = parseRequest(LoginRequest, await readBody(body));
-      // Every attempt on the account is counted before the password is checked, so concurrent
-      // guesses cannot all pass one stale check; a successful login takes its count back. A client
-      // with a genuine device proof for the account is counted on its own, so others' failures
-      // cannot lock it out (and its own failures meet the same limit).
-      let attempt = null;
-      if (accountRule) {
-        const device = await devices.verify(meta.deviceProof, input.email);
-        attempt = device
-          ? await countRequest(rateLimiter, DEVICE_LOGIN_POLICY, accountKey(DEVICE_LOGIN_POLICY, device), accountRule, clock.now(), meta.onRateLimit)
-          : await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), meta.onRateLimit);
-      }
-      const record = await users.findByEmail(input.email);
-      if (!record) {
-        await hasher.verifyDummy(input.password);
-        throw new InvalidCredentials();
-      }
-      if (!(await hasher.verify(input.password, record.passwordHash))) throw new InvalidCredentials();
-      if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), meta.onRateLimit);
-      if (hasher.needsRehash(record.passwordHash)) {
-        await users.updatePasswordHash(record.id, await hasher.hash(input.password));
-      }
-      // Every presented session ends, not only the first: one planted under a longer path (sent
-      // first) would otherwise outlive this login and shadow the fresh one.
-      const presented = meta.sessionToken;
-      if (typeof presented === 'string') await sessions.delete(digestToken(presented));
-      else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
-      const user: User = { id: record.id, name: record.name, email: record.email };
-      return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
-    },
+  /** A reset request's steps, inside `withQuota`. */
+  async function requestPasswordReset(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<object> {
+    await limit('passwordReset', meta, tally);
+    const input = parseRequest(PasswordResetRequest, await readBody(body));
+    // Per address, registered or not, so the answer (a refusal included) says nothing about registration.
+    await countRequest(rateLimiter, RESET_ADDRESS_POLICY, accountKey(RESET_ADDRESS_POLICY, input.email), resetAddressRule, clock.now(), tally);
+    const token = tokens.generate();
+    const createdAt = clock.now();
+    const reset = { tokenDigest: digestToken(token), createdAt, expiresAt: new Date(createdAt.getTime() + RESET_TOKEN_TTL_MS) };
+    // After the answer: a known address costs a write and a mail the unknown one does not, and
+    // an answer that waited for them would tell the two apart by its time (test/bench/reset-timing.ts
+    // measures both).
+    const work = resets.request(input.email, reset, resetMail(input.email, token)).then(
+      () => {},
+      (error: unknown) => onBackgroundError(error),
+    );
+    background.add(work);
+    void work.finally(() => background.delete(work));
+    return {};
+  }
+
+  return {
+    signup: (body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota> =>
+      withQuota(async (tally) => {
+        await limit('signup', meta, tally);
+        const input = parseRequest(SignupRequest, await readBody(body));
+        const passwordHash = await hasher.hash(input.password);
+        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
+        if (!user) throw new EmailTaken();
+        return { user, session: await issueSession(user.id), device: await devices.issue(user.email) };
+      }),
+
+    login: (body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota> => withQuota((tally) => login(body, meta, tally)),
 
     logout(meta: SessionMeta): Promise<void> {
       const presented = meta.sessionToken;
@@ -382,14 +410,16 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       return typeof presented === 'string' ? userOf(presented) : firstLive(presented, userOf);
     },
 
-    async contact(body: Body, meta: RequestMeta): Promise<void> {
-      const clientIp = await limit('contact', meta);
-      const input = parseRequest(ContactRequest, await readBody(body));
-      // The user agent is the transport's, not the client's field: kept, with what no store can hold replaced.
-      const userAgent = meta.userAgent == null ? null : toWellFormed(meta.userAgent);
-      const message = { ...input, clientIp, userAgent, receivedAt: clock.now() };
-      await contacts.add(message, options.contactTo === undefined ? null : contactMail(message, options.contactTo, serviceName));
-    },
+    contact: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
+      withQuota(async (tally) => {
+        const clientIp = await limit('contact', meta, tally);
+        const input = parseRequest(ContactRequest, await readBody(body));
+        // The user agent is the transport's, not the client's field: kept, with what no store can hold replaced.
+        const userAgent = meta.userAgent == null ? null : toWellFormed(meta.userAgent);
+        const message = { ...input, clientIp, userAgent, receivedAt: clock.now() };
+        await contacts.add(message, options.contactTo === undefined ? null : contactMail(message, options.contactTo, serviceName));
+        return {};
+      }),
 
     async health(): Promise<Health> {
       const ok = await pingOnce();
@@ -416,51 +446,40 @@ export function createAccounts(ports: Ports, options: AccountsOptions = {}): Acc
       return { current: ended === digest };
     },
 
-    async changePassword(body: Body, meta: RequestMeta): Promise<void> {
-      const { user, digest } = await signedIn(meta);
-      const input = parseRequest(ChangePasswordRequest, await readBody(body));
-      await confirmPassword(user.id, input.currentPassword, meta);
-      const ended = await users.changePassword(user.id, await hasher.hash(input.newPassword), digest);
-      if (ended === null) throw new Unauthenticated();
-      forget(ended);
-    },
+    changePassword: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
+      withQuota(async (tally) => {
+        const { user, digest } = await signedIn(meta);
+        const input = parseRequest(ChangePasswordRequest, await readBody(body));
+        await confirmPassword(user.id, input.currentPassword, tally);
+        const ended = await users.changePassword(user.id, await hasher.hash(input.newPassword), digest);
+        if (ended === null) throw new Unauthenticated();
+        forget(ended);
+        return {};
+      }),
 
-    async requestPasswordReset(body: Body, meta: RequestMeta): Promise<void> {
-      await limit('passwordReset', meta);
-      const input = parseRequest(PasswordResetRequest, await readBody(body));
-      // Per address, registered or not, so the answer (429 included) says nothing about registration.
-      await countRequest(rateLimiter, RESET_ADDRESS_POLICY, accountKey(RESET_ADDRESS_POLICY, input.email), resetAddressRule, clock.now(), meta.onRateLimit);
-      const token = tokens.generate();
-      const createdAt = clock.now();
-      const reset = { tokenDigest: digestToken(token), createdAt, expiresAt: new Date(createdAt.getTime() + RESET_TOKEN_TTL_MS) };
-      // After the answer: a known address costs a write and a mail the unknown one does not, and
-      // an answer that waited for them would tell the two apart by its time (test/bench/reset-timing.ts
-      // measures both).
-      const work = resets.request(input.email, reset, resetMail(input.email, token)).then(
-        () => {},
-        (error: unknown) => onBackgroundError(error),
-      );
-      background.add(work);
-      void work.finally(() => background.delete(work));
-    },
+    requestPasswordReset: (body: RequestBody, meta: RequestMeta): Promise<Quota> => withQuota((tally) => requestPasswordReset(body, meta, tally)),
 
-    async confirmPasswordReset(body: Body, meta: RequestMeta): Promise<void> {
-      await limit('passwordResetConfirm', meta);
-      const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
-      const passwordHash = await hasher.hash(input.newPassword);
-      const done = await resets.consume(digestToken(input.token), clock.now(), passwordHash);
-      if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
-      forget(done.endedSessions);
-    },
+    confirmPasswordReset: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
+      withQuota(async (tally) => {
+        await limit('passwordResetConfirm', meta, tally);
+        const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
+        const passwordHash = await hasher.hash(input.newPassword);
+        const done = await resets.consume(digestToken(input.token), clock.now(), passwordHash);
+        if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
+        forget(done.endedSessions);
+        return {};
+      }),
 
-    async deleteAccount(body: Body, meta: RequestMeta): Promise<void> {
-      const { user } = await signedIn(meta);
-      const input = parseRequest(DeleteAccountRequest, await readBody(body));
-      await confirmPassword(user.id, input.password, meta);
-      const ended = await users.delete(user.id);
-      if (ended === null) throw new Unauthenticated();
-      forget(ended);
-    },
+    deleteAccount: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
+      withQuota(async (tally) => {
+        const { user } = await signedIn(meta);
+        const input = parseRequest(DeleteAccountRequest, await readBody(body));
+        await confirmPassword(user.id, input.password, tally);
+        const ended = await users.delete(user.id);
+        if (ended === null) throw new Unauthenticated();
+        forget(ended);
+        return {};
+      }),
 
     async settled(): Promise<void> {
       while (background.size > 0) await Promise.all(background);

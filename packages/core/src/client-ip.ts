@@ -3,6 +3,7 @@
  * Every transport reaches the limits through the core, so every transport keys clients alike.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** IPv6 clients are counted by network: one household or small site gets a /56 (express-rate-limit 8 does too). */
 export const DEFAULT_IPV6_PREFIX = 56;
@@ -20,6 +21,9 @@ const isPort = (digits: string | undefined) => digits === undefined || Number(di
  * IPv4-mapped IPv6 address (`::ffff:5.5.5.5`) is its IPv4 address; other IPv6 addresses are written
  * compressed and in lower case (RFC 5952), without a zone (`%eth0`). A port, as some proxies write
  * it (`5.5.5.5:1234`, `[2001:db8::1]:443`), is dropped: it never names another client.
+ *
+ * `node:net` decides what is an address (strict: no octal, no shorthand IPv4); ipaddr.js, which
+ * accepts more, only reads and writes what it let through.
  */
 export function canonicalIp(text: string): string | null {
   let address = text.trim();
@@ -35,12 +39,9 @@ export function canonicalIp(text: string): string | null {
   }
   if (isIPv4(address)) return address;
   if (!isIPv6(address)) return null;
-  const groups = ipv6Groups(address.replace(/%.*$/, ''));
-  if (!groups) return null;
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
-  }
-  return formatIpv6(groups);
+  const ip = parseIpv6(address.replace(/%.*$/, ''));
+  if (!ip) return null;
+  return ip.isIPv4MappedAddress() ? ip.toIPv4Address().toString() : ip.toRFC5952String();
 }
 
 /**
@@ -50,47 +51,32 @@ export function canonicalIp(text: string): string | null {
  */
 export function clientKey(address: string, ipv6Prefix: number = DEFAULT_IPV6_PREFIX): string {
   if (!address.includes(':')) return address;
-  const groups = ipv6Groups(address);
-  if (!groups) return UNKNOWN_CLIENT;
-  const masked = groups.map((group, i) => {
-    const bits = Math.min(16, Math.max(0, ipv6Prefix - i * 16));
-    return bits === 0 ? 0 : group & (0xffff << (16 - bits)) & 0xffff;
-  });
-  return `${formatIpv6(masked)}/${ipv6Prefix}`;
+  const ip = parseIpv6(address);
+  if (!ip) return UNKNOWN_CLIENT;
+  const mask = maskOf(ipv6Prefix);
+  return `${new ipaddr.IPv6(ip.parts.map((part, i) => part & mask[i]!)).toRFC5952String()}/${ipv6Prefix}`;
 }
 
-/** The eight 16-bit groups of an IPv6 address that `isIPv6` accepted (a dotted IPv4 tail included). */
-function ipv6Groups(address: string): number[] | null {
-  let text = address.toLowerCase();
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (tail) {
-    const [a, b, c, d] = tail[1]!.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+/** The eight 16-bit groups of the mask of a prefix length, made once per length (a service uses one). */
+const masks = new Map<number, readonly number[]>();
+const maskOf = (prefix: number): readonly number[] => {
+  let mask = masks.get(prefix);
+  if (!mask) masks.set(prefix, (mask = ipaddr.IPv6.subnetMaskFromPrefixLength(prefix).parts));
+  return mask;
+};
+
+/**
+ * An IPv6 address `isIPv6` accepted, parsed; `null` for what ipaddr.js refuses after all. ipaddr.js
+ * reads the deprecated IPv4-compatible form (`::5.5.5.5`) as IPv4-mapped; Node and RFC 4291 read it
+ * as `::505:505`, and so does this service: that form gets an explicit zero group first, which
+ * ipaddr.js reads as written.
+ */
+function parseIpv6(address: string): ipaddr.IPv6 | null {
+  try {
+    return ipaddr.IPv6.parse(DEPRECATED_COMPATIBLE.test(address) ? `::0:${address.slice(2)}` : address);
+  } catch {
+    return null;
   }
-  const [head = '', rest] = text.split('::');
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
-  const left = parse(head);
-  const right = rest === undefined ? [] : parse(rest);
-  const fill = 8 - left.length - right.length;
-  if (rest === undefined ? fill !== 0 : fill < 1) return null;
-  const groups = [...left, ...Array<number>(fill).fill(0), ...right];
-  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
 
-/** RFC 5952: lower-case hex without leading zeros; the longest run of two or more zero groups (the first of equals) is `::`. */
-function formatIpv6(groups: readonly number[]): string {
-  let best = { start: -1, length: 1 };
-  for (let i = 0; i < groups.length; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < groups.length && groups[j] === 0) j++;
-    if (j - i > best.length) best = { start: i, length: j - i };
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (best.start < 0) return hex.join(':');
-  return `${hex.slice(0, best.start).join(':')}::${hex.slice(best.start + best.length).join(':')}`;
-}
+const DEPRECATED_COMPATIBLE = /^::\d+\.\d+\.\d+\.\d+$/;

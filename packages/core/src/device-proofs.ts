@@ -6,9 +6,9 @@
  * A proof is `<nonce>.<issued at, seconds>.<HMAC-SHA256 over account, nonce and time>`, signed with
  * the one key every process on the store shares (DeviceKeyStore). Nothing is written per proof:
  * a login reads no table to check one, and no table grows with them. The core never sees how a
- * transport carries it (HTTP: the `sl_device` cookie). Signed with node:crypto's HMAC directly: the
- * cookie-signing packages (cookie-signature, keygrip) sign a value alone, and this needs the account
- * it is bound to, which the proof does not carry, and an issue time checked on the way in.
+ * transport carries it. Signed with node:crypto's HMAC directly: the cookie-signing packages
+ * (cookie-signature, keygrip) sign a value alone, and this needs the account it is bound to, which
+ * the proof does not carry, and an issue time checked on the way in.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock, DeviceKeyStore, TokenGenerator } from './ports.ts';
@@ -16,7 +16,7 @@ import type { Clock, DeviceKeyStore, TokenGenerator } from './ports.ts';
 /** How long a proof is honoured after it was issued; each sign-in issues a fresh one. */
 export const DEVICE_PROOF_TTL_MS = 365 * 24 * 60 * 60 * 1000;
 
-/** The policy name of a device's own failed-login limit in RateLimit headers. */
+/** The policy name of a device's own failed-login limit in a request's `Quota`. */
 export const DEVICE_LOGIN_POLICY = 'login-device';
 
 /** A proof longer than this is not one of ours (nonce, time and MAC are ~100 characters). */

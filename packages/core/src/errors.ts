@@ -1,8 +1,7 @@
 /**
- * Domain errors. Each has a literal `code`, which the HTTP contract maps to its answer. Each also
- * carries `status` and `expose` as http-errors spells them: a host route that calls a use case
- * directly and lets the error reach Koa's, Express's or Fastify's own error handler then gets a 4xx
- * with the message, not a 500 (the contract's STATUS_BY_CODE is checked against them in a test).
+ * Domain errors. Each has a literal `code`; a transport maps it to its own answer (the HTTP contract
+ * to a status, in one table). The core names no transport's status: a host that calls a use case
+ * directly answers its failures with the contract's `answerError`.
  */
 
 /** One problem with a request field: `path` is the dotted field path, empty for the body itself. */
@@ -13,8 +12,6 @@ export interface FieldIssue {
 
 export class ValidationError extends Error {
   readonly code = 'validation' as const;
-  readonly status = 400;
-  readonly expose = true;
   readonly issues: readonly FieldIssue[];
   constructor(issues: readonly FieldIssue[]) {
     const first = issues[0];
@@ -26,8 +23,6 @@ export class ValidationError extends Error {
 
 export class EmailTaken extends Error {
   readonly code = 'email_taken' as const;
-  readonly status = 409;
-  readonly expose = true;
   constructor() {
     super('This e-mail address is already registered');
     this.name = 'EmailTaken';
@@ -37,8 +32,6 @@ export class EmailTaken extends Error {
 /** Same text for an unknown e-mail and a wrong password, so neither can be told apart. */
 export class InvalidCredentials extends Error {
   readonly code = 'invalid_credentials' as const;
-  readonly status = 401;
-  readonly expose = true;
   constructor() {
     super('Invalid e-mail or password');
     this.name = 'InvalidCredentials';
@@ -47,8 +40,6 @@ export class InvalidCredentials extends Error {
 
 export class Unauthenticated extends Error {
   readonly code = 'unauthenticated' as const;
-  readonly status = 401;
-  readonly expose = true;
   constructor() {
     super('Not signed in, or the session has expired');
     this.name = 'Unauthenticated';
@@ -58,8 +49,6 @@ export class Unauthenticated extends Error {
 /** The password given to confirm a change (the current one, or the account's at deletion) is wrong. */
 export class WrongPassword extends Error {
   readonly code = 'wrong_password' as const;
-  readonly status = 403;
-  readonly expose = true;
   constructor() {
     super('The password is wrong');
     this.name = 'WrongPassword';
@@ -69,8 +58,6 @@ export class WrongPassword extends Error {
 /** The resource does not exist, or is not the caller's (the answer does not say which). */
 export class NotFound extends Error {
   readonly code = 'not_found' as const;
-  readonly status = 404;
-  readonly expose = true;
   constructor(what: string) {
     super(`${what} not found`);
     this.name = 'NotFound';
@@ -79,8 +66,6 @@ export class NotFound extends Error {
 
 export class RateLimited extends Error {
   readonly code = 'rate_limited' as const;
-  readonly status = 429;
-  readonly expose = true;
   readonly retryAfterSeconds: number;
   readonly rateLimit: RateLimitStatus;
   constructor(rateLimit: RateLimitStatus) {
@@ -94,8 +79,6 @@ export class RateLimited extends Error {
 /** A store (database) did not answer. Adapters throw it so callers can answer "try later", not "bug". */
 export class StoreUnavailable extends Error {
   readonly code = 'store_unavailable' as const;
-  readonly status = 503;
-  readonly expose = true;
   constructor(options?: { cause?: unknown }) {
     super('The service is temporarily unavailable', options);
     this.name = 'StoreUnavailable';
@@ -103,8 +86,8 @@ export class StoreUnavailable extends Error {
 }
 
 /**
- * Every domain error, once. `DomainError`, `isDomainError` and the HTTP status table (which must name
- * a status for every `code`) are all derived from this list, so adding an error here is the one step.
+ * Every domain error, once. `DomainError`, `isDomainError` and a transport's table by `code` (which
+ * must name an answer for every one) are all derived from this list, so adding an error here is the one step.
  */
 export const DOMAIN_ERRORS = [ValidationError, EmailTaken, InvalidCredentials, Unauthenticated, WrongPassword, NotFound, RateLimited, StoreUnavailable] as const;
 

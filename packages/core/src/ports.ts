@@ -102,7 +102,7 @@ export interface ContactMessage {
 export interface ContactStore {
   /**
    * Stores the message and, when `mail` is given, queues that mail in the store's outbox: both or
-   * neither (one transaction on a SQL store), so an accepted message is never left unmailed.
+   * neither (one transaction, where the store has them), so an accepted message is never left unmailed.
    */
   add(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
 }
@@ -215,8 +215,8 @@ export interface RateLimiter {
 }
 
 /**
- * The key that signs device cookies (see device-proofs.ts), one for every process on a store, so a
- * cookie one instance issued is honoured by all; created by the first that asks.
+ * The key that signs device proofs (see device-proofs.ts), one for every process on a store, so a
+ * proof one instance issued is honoured by all; created by the first that asks.
  */
 export interface DeviceKeyStore {
   /** The stored key; when there is none yet, stores `candidate` and returns it (atomically: concurrent first calls all get one key). */
@@ -239,7 +239,7 @@ export interface Clock {
 }
 
 export interface TokenGenerator {
-  /** A fresh, unguessable session token (URL- and cookie-safe). */
+  /** A fresh, unguessable session token (URL-safe characters only). */
   generate(): string;
 }
 

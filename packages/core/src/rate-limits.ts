@@ -24,7 +24,7 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
  */
 export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_000 };
 
-/** The policy name of RESET_ADDRESS_LIMIT in RateLimit headers. */
+/** The policy name of RESET_ADDRESS_LIMIT in a request's `Quota`. */
 export const RESET_ADDRESS_POLICY = 'password-reset-address';
 
 /**
@@ -33,7 +33,7 @@ export const RESET_ADDRESS_POLICY = 'password-reset-address';
  */
 export const ACCOUNT_LOGIN_LIMIT: RateLimitRule = { limit: 20, windowMs: 15 * 60_000 };
 
-/** The policy name of ACCOUNT_LOGIN_LIMIT in RateLimit headers. */
+/** The policy name of ACCOUNT_LOGIN_LIMIT in a request's `Quota`. */
 export const ACCOUNT_LOGIN_POLICY = 'login-account';
 
 /** One counted request: the window's key, its rule, and the quota after counting. */
@@ -43,17 +43,49 @@ export interface Counted {
 }
 
 /**
- * Counts one request under `key`, reports the quota to `report`, and throws `RateLimited` when it
- * is over the limit.
+ * The quota of each policy that counted one request, in counting order: the latest status per
+ * policy (a refund replaces the status its count left).
  */
-export async function countRequest(
-  limiter: RateLimiter,
-  policy: string,
-  key: string,
-  rule: RateLimitRule,
-  now: Date,
-  report?: (status: RateLimitStatus) => void,
-): Promise<Counted> {
+export type Tally = Map<string, RateLimitStatus>;
+
+/** What a rate-limited use case answers besides its value: the quota its request left. */
+export interface Quota {
+  /**
+   * The status of each policy that counted the request, in counting order (the per-client limit
+   * first); after a refund, the quota the refund left.
+   */
+  readonly limits: readonly RateLimitStatus[];
+}
+
+/** The statuses counted before a use case failed, by the thrown value (see `countedLimits`). */
+const countedBeforeFailure = new WeakMap<object, readonly RateLimitStatus[]>();
+
+/**
+ * The quota a request left when its use case threw `failure`: the status of each policy that had
+ * counted it, in counting order (a `RateLimited` included); empty when none had, or when `failure`
+ * did not come from a rate-limited use case. The failing side of `Quota`, without wrapping the error.
+ */
+export function countedLimits(failure: unknown): readonly RateLimitStatus[] {
+  return (typeof failure === 'object' && failure !== null && countedBeforeFailure.get(failure)) || [];
+}
+
+/**
+ * Runs a use case with a fresh tally and answers its value with the quota counted; a failure is
+ * rethrown as it is, with the quota counted before it recorded for `countedLimits`.
+ */
+export async function withQuota<T extends object>(run: (tally: Tally) => Promise<T>): Promise<T & Quota> {
+  const tally: Tally = new Map();
+  try {
+    const value = await run(tally);
+    return { ...value, limits: [...tally.values()] };
+  } catch (error) {
+    if (tally.size > 0 && typeof error === 'object' && error !== null) countedBeforeFailure.set(error, [...tally.values()]);
+    throw error;
+  }
+}
+
+/** Counts one request under `key`, notes the quota in `tally`, and throws `RateLimited` when it is over the limit. */
+export async function countRequest(limiter: RateLimiter, policy: string, key: string, rule: RateLimitRule, now: Date, tally: Tally): Promise<Counted> {
   const hit = await limiter.consume(key, rule, now);
   const status: RateLimitStatus = {
     policy,
@@ -62,17 +94,15 @@ export async function countRequest(
     remaining: Math.max(0, rule.limit - hit.count),
     resetSeconds: Math.max(1, Math.ceil((hit.resetAt.getTime() - now.getTime()) / 1000)),
   };
-  report?.(status);
+  tally.set(policy, status);
   if (!hit.allowed) throw new RateLimited(status);
   return { key, status };
 }
 
-/**
- * Takes a counted request back (see RateLimiter.refund) and reports the quota it leaves.
- */
-export async function refundRequest(limiter: RateLimiter, counted: Counted, now: Date, report?: (status: RateLimitStatus) => void): Promise<void> {
+/** Takes a counted request back (see RateLimiter.refund) and notes the quota it leaves in `tally`. */
+export async function refundRequest(limiter: RateLimiter, counted: Counted, now: Date, tally: Tally): Promise<void> {
   await limiter.refund(counted.key, now);
-  report?.({ ...counted.status, remaining: Math.min(counted.status.limit, counted.status.remaining + 1) });
+  tally.set(counted.status.policy, { ...counted.status, remaining: Math.min(counted.status.limit, counted.status.remaining + 1) });
 }
 
 /**

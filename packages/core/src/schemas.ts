@@ -12,7 +12,7 @@ export function countCharacters(value: string): number {
   return n;
 }
 
-/** U+0000 and unpaired surrogates: text no store can keep as it is (Postgres refuses the one and rewrites the other). */
+/** U+0000 and unpaired surrogates: text no store can keep as it is (a database's text type refuses the one and rewrites the other). */
 const ILL_FORMED = /[\0\p{Cs}]/u;
 const ILL_FORMED_ALL = /[\0\p{Cs}]/gu;
 

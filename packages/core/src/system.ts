@@ -3,7 +3,7 @@ import type { Clock, TokenGenerator } from './ports.ts';
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** 32 bytes from the CSPRNG, base64url: 43 cookie-safe characters. */
+/** 32 bytes from the CSPRNG, base64url: 43 URL-safe characters. */
 export const randomTokens: TokenGenerator = { generate: () => randomBytes(32).toString('base64url') };
 
 /**

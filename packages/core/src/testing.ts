@@ -1,6 +1,6 @@
 /**
- * Fakes for tests of the core and of anything built on it (`@sl-accounts/core/testing`): not part of the
- * production surface.
+ * Fakes and fixtures for tests of the core and of anything built on it (`@sl-accounts/core/testing`):
+ * not part of the production surface.
  */
 import type { Clock } from './ports.ts';
 
@@ -20,3 +20,8 @@ export class ManualClock implements Clock {
     this.#t += ms;
   }
 }
+
+/** The mail the contact use case queues for a message, to fill an outbox as the core would. */
+export { contactMail } from './mails.ts';
+/** The Message-ID the mail worker gives an outbox entry, and the delay before a failed attempt's retry. */
+export { messageIdOf, retryDelayMs } from './mail-worker.ts';

@@ -8,6 +8,7 @@ import {
   SESSION_TTL_MS,
   Unauthenticated,
   ValidationError,
+  countedLimits,
   createAccounts,
   digestToken,
   randomTokens,
@@ -223,14 +224,16 @@ describe('rate limits', () => {
     expect(reads).toBe(5);
   });
 
-  it('reports the quota to the caller after counting, whatever the outcome', async () => {
+  it('answers the quota the request left, whatever the outcome: in the result, or by the error', async () => {
     const { accounts, clock } = setup();
     const reports: unknown[] = [];
-    const m = { clientIp: '192.0.2.5', onRateLimit: (s: unknown) => reports.push(s) };
-    await accounts.contact({ name: '', email: 'a@example.com', message: 'hello there!' }, m);
-    await expect(accounts.contact({}, m)).rejects.toBeInstanceOf(ValidationError);
+    const m = { clientIp: '192.0.2.5' };
+    reports.push(...(await accounts.contact({ name: '', email: 'a@example.com', message: 'hello there!' }, m)).limits);
+    const invalid = await accounts.contact({}, m).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(ValidationError);
+    reports.push(...countedLimits(invalid));
     clock.advance(10_500);
-    for (let i = 0; i < 4; i++) await accounts.contact({}, m).catch(() => {});
+    for (let i = 0; i < 4; i++) reports.push(...countedLimits(await accounts.contact({}, m).catch((e: unknown) => e)));
     expect(reports).toEqual([
       { policy: 'contact', limit: 5, windowSeconds: 3600, remaining: 4, resetSeconds: 3600 },
       { policy: 'contact', limit: 5, windowSeconds: 3600, remaining: 3, resetSeconds: 3600 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contactMail } from '@sl-accounts/core';
+import { contactMail } from '@sl-accounts/core/testing';
 
 const message = {
   name: 'Ada\r\nBcc: victim@example.org',

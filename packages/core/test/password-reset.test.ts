@@ -83,7 +83,9 @@ describe('password reset', () => {
       { ...store, resets: failing, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: new ManualClock(), tokens: randomTokens },
       { onBackgroundError: (e) => errors.push(e) },
     );
-    await expect(accounts.requestPasswordReset({ email: ADA.email }, meta())).resolves.toBeUndefined();
+    await expect(accounts.requestPasswordReset({ email: ADA.email }, meta())).resolves.toEqual({
+      limits: [expect.objectContaining({ policy: 'passwordReset' }), expect.objectContaining({ policy: 'password-reset-address' })],
+    });
     await accounts.settled();
     expect(errors).toEqual([new Error('store down')]);
   });

@@ -3,13 +3,14 @@
  * API operation, document, unknown path and wrong method the same way in any host. A host adapter
  * only copies the request in and the answer out (and bridges /mcp, which speaks web streams).
  */
-import { DEFAULT_SERVICE_NAME, Unauthenticated, type Accounts, type User } from '@sl-accounts/core';
+import { DEFAULT_SERVICE_NAME, Unauthenticated, countedLimits, isDomainError, type Accounts, type User } from '@sl-accounts/core';
 import { hostBodyError } from './body.ts';
-import { answerError, errorAnswer } from './errors.ts';
+import { HttpError, STATUS_BY_CODE, answerError, errorAnswer } from './errors.ts';
 import { Exchange } from './exchange.ts';
 import { refuseForeignRequest } from './cross-site.ts';
 import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
 import { logRequest, requestIdOf, silentLogger, type Logger } from './logger.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
 import { originHeaders, requestOrigin } from './discovery/base-url.ts';
 import { withValidators } from './discovery/caching.ts';
@@ -54,7 +55,9 @@ export interface HttpApi {
   owns(url: string): boolean;
   /**
    * The session of this request: its user, or `null` without a valid `sl_session` cookie. A store that
-   * does not answer throws StoreUnavailable (`status` 503). For a host's own routes.
+   * does not answer throws an HttpError with `status` 503 and `expose` (its `cause` the core's
+   * StoreUnavailable), which Koa's, Express's and Fastify's error handlers answer as a 503. For a
+   * host's own routes.
    */
   session(request: Pick<HttpRequest, 'headers'>): Promise<User | null>;
   /**
@@ -135,14 +138,14 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       const result = await route.run(accounts, exchange);
       const body = JSON.stringify(result.body);
       const headers: Record<string, string | string[]> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
-      exchange.addHeaders(headers);
+      // The quota the request left, on every answer of a limited operation, errors included.
+      if (result.limits) Object.assign(headers, rateLimitHeaders(result.limits));
       if (result.setCookie) headers['set-cookie'] = typeof result.setCookie === 'string' ? result.setCookie : [...result.setCookie];
       headers['content-length'] = String(Buffer.byteLength(body));
       return { status: result.status, headers, body };
     } catch (error) {
       const answer = answerError(error, logger, reqId);
-      const headers = { ...answer.headers };
-      exchange.addHeaders(headers);
+      const headers = { ...answer.headers, ...rateLimitHeaders(countedLimits(error)) };
       return finish({ ...answer, headers }, commonFor(found, answer.status), reqId);
     }
   }
@@ -248,7 +251,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         return await accounts.me({ sessionToken });
       } catch (error) {
         if (error instanceof Unauthenticated) return null;
-        throw error;
+        throw isDomainError(error) ? Object.assign(new HttpError(STATUS_BY_CODE[error.code], error.message), { cause: error }) : error;
       }
     },
     answerError: answerErrorFor,

@@ -1,9 +1,8 @@
-import type { RateLimitStatus, RequestMeta } from '@sl-accounts/core';
+import type { ReadBody, RequestMeta } from '@sl-accounts/core';
 import { readJsonBody } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';
 import { silentLogger, type Logger } from './logger.ts';
-import { rateLimitHeaders } from './rate-limit-headers.ts';
 import { DEVICE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
 
 /**
@@ -15,22 +14,12 @@ export class Exchange {
   readonly #trustProxy: number;
   readonly #logger: Logger;
   readonly #params: Readonly<Record<string, string>>;
-  /**
-   * The quota of each policy that counted the request, latest report per policy, in counting order;
-   * made when the first one reports (most requests count against none).
-   */
-  #limits: Map<string, RateLimitStatus> | undefined;
 
   constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger, params: Readonly<Record<string, string>> = {}) {
     this.request = request;
     this.#params = params;
     this.#trustProxy = trustProxy;
     this.#logger = logger;
-  }
-
-  /** Adds the headers the answer carries whatever its outcome (the RateLimit headers, once counted). */
-  addHeaders(headers: Record<string, string | string[]>): void {
-    if (this.#limits) Object.assign(headers, rateLimitHeaders([...this.#limits.values()]));
   }
 
   /**
@@ -59,19 +48,18 @@ export class Exchange {
     return clientAddress(this.request, this.#trustProxy, this.#logger);
   }
 
-  /** What the limited operations need: the client, its user agent and session, and the quota report. */
+  /** What the limited operations need: the client, its user agent, session and device proofs. */
   meta(): RequestMeta {
     return {
       clientIp: this.clientIp(),
       userAgent: headerValue(this.request.headers, 'user-agent') || null,
       sessionToken: this.sessionToken(),
       deviceProof: this.deviceProof(),
-      onRateLimit: (status: RateLimitStatus) => void (this.#limits ??= new Map()).set(status.policy, status),
     };
   }
 
-  /** The body as a function: the use case calls it only after the rate limit counted the request. */
-  body(): () => Promise<unknown> {
+  /** The body's reader: the use case calls it only after the rate limit counted the request. */
+  body(): ReadBody {
     return () => readJsonBody(this.request);
   }
 }

@@ -16,6 +16,7 @@ import {
   SignupRequest,
   type Accounts,
   type LimitedOperation,
+  type RateLimitStatus,
   type User,
 } from '@sl-accounts/core';
 import type { Exchange } from './exchange.ts';
@@ -42,6 +43,8 @@ export interface OperationResult {
   readonly status: number;
   readonly body: unknown;
   readonly setCookie?: string | readonly string[];
+  /** The quota a limited operation's request left (the `RateLimit` headers). */
+  readonly limits?: readonly RateLimitStatus[];
 }
 
 export interface ApiRoute {
@@ -81,8 +84,9 @@ export interface ApiRoute {
   readonly run: (accounts: Accounts, exchange: Exchange) => Promise<OperationResult>;
 }
 
-const userResponse = (status: number, user: User, setCookie?: string | readonly string[]): OperationResult => ({
+const userResponse = (status: number, user: User, setCookie?: string | readonly string[], limits?: readonly RateLimitStatus[]): OperationResult => ({
   status,
+  ...(limits ? { limits } : {}),
   body: { ok: true, user: { id: user.id, name: user.name, email: user.email } },
   ...(setCookie ? { setCookie } : {}),
 });
@@ -124,8 +128,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
     },
     run: async (accounts, exchange) => {
-      const { user, session, device } = await accounts.signup(exchange.body(), exchange.meta());
-      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)]);
+      const { user, session, device, limits } = await accounts.signup(exchange.body(), exchange.meta());
+      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
     },
   },
   {
@@ -145,8 +149,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
     },
     run: async (accounts, exchange) => {
-      const { user, session, device } = await accounts.login(exchange.body(), exchange.meta());
-      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)]);
+      const { user, session, device, limits } = await accounts.login(exchange.body(), exchange.meta());
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
     },
   },
   {
@@ -195,8 +199,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestBody: ContactRequest,
     responses: { '200': { description: 'Message received.', body: 'Ok', example: EXAMPLE_OK } },
     run: async (accounts, exchange) => {
-      await accounts.contact(exchange.body(), exchange.meta());
-      return { status: 200, body: { ok: true } };
+      const { limits } = await accounts.contact(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true }, limits };
     },
   },
   {
@@ -250,8 +254,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '403': { description: 'The current password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
     },
     run: async (accounts, exchange) => {
-      await accounts.changePassword(exchange.body(), exchange.meta());
-      return { status: 200, body: { ok: true } };
+      const { limits } = await accounts.changePassword(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true }, limits };
     },
   },
   {
@@ -268,8 +272,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestBody: PasswordResetRequest,
     responses: { '202': { description: 'Accepted: if the address is registered, a mail is on its way.', body: 'Ok', example: EXAMPLE_OK } },
     run: async (accounts, exchange) => {
-      await accounts.requestPasswordReset(exchange.body(), exchange.meta());
-      return { status: 202, body: { ok: true } };
+      const { limits } = await accounts.requestPasswordReset(exchange.body(), exchange.meta());
+      return { status: 202, body: { ok: true }, limits };
     },
   },
   {
@@ -285,8 +289,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestBody: PasswordResetConfirmRequest,
     responses: { '200': { description: 'The password is set; every session of the account ended.', body: 'Ok', example: EXAMPLE_OK } },
     run: async (accounts, exchange) => {
-      await accounts.confirmPasswordReset(exchange.body(), exchange.meta());
-      return { status: 200, body: { ok: true } };
+      const { limits } = await accounts.confirmPasswordReset(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true }, limits };
     },
   },
   {
@@ -306,8 +310,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
     },
     run: async (accounts, exchange) => {
-      await accounts.deleteAccount(exchange.body(), exchange.meta());
-      return { status: 200, body: { ok: true }, setCookie: clearedSessionCookie() };
+      const { limits } = await accounts.deleteAccount(exchange.body(), exchange.meta());
+      return { status: 200, body: { ok: true }, setCookie: clearedSessionCookie(), limits };
     },
   },
 ];
