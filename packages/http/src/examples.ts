@@ -1,6 +1,6 @@
 /**
- * The example values of the contract: the route table documents each response with one, and the
- * discovery documents (`@sl-accounts/http/examples`) show them beside each request. Every example
+ * The example values of the contract (`@sl-accounts/http/examples`): the route table documents each
+ * response with one, and the discovery documents show them beside each request. Every example
  * describes one account, so the signup example and then the login example, sent as they are, sign
  * that account up and in (the docs' "Test Request" does exactly that). Error bodies are made by the
  * code that answers them.
