@@ -30,10 +30,20 @@ export default tseslint.config(
     },
   },
   {
-    // The HTTP contract and the MCP endpoint know no framework and no store.
-    files: ['packages/http/src/**/*.ts', 'packages/mcp/src/**/*.ts'],
+    // The HTTP contract, the discovery documents and the MCP endpoint know no framework and no store.
+    files: ['packages/discovery/src/**/*.ts', 'packages/mcp/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa'], message: 'http and mcp depend on core (and their SDKs) only: no framework, no store.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa'], message: 'http, discovery and mcp depend on core (and their SDKs) only: no framework, no store.' }] }],
+    },
+  },
+  {
+    // The contract alone: the discovery documents and Scalar are a package of their own, which it never imports.
+    files: ['packages/http/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/*', '!@sl-accounts/core', '@scalar/*', '@modelcontextprotocol/*'], message: 'http is the contract alone: it depends on core only (discovery and mcp depend on it, not the other way).' }] },
+      ],
     },
   },
   {

@@ -3,7 +3,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS } from '@sl-accounts/core';
-import { API_ROUTES, routeResponses } from '@sl-accounts/http';
+import { routeResponses } from '@sl-accounts/discovery';
+import { API_ROUTES } from '@sl-accounts/http';
 import type { RunningServer } from '@sl-accounts/server';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

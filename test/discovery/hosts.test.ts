@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authMarkdown, openApiDocument } from '@sl-accounts/http';
+import { authMarkdown, openApiDocument } from '@sl-accounts/discovery';
 import type { RunningServer } from '@sl-accounts/server';
 import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';

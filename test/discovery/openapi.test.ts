@@ -9,7 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { z } from 'zod';
 import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest } from '@sl-accounts/core';
-import { openApiDocument } from '@sl-accounts/http';
+import { openApiDocument } from '@sl-accounts/discovery';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom } from '../support/client.ts';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';

@@ -6,7 +6,8 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiDocument, pathPattern } from '@sl-accounts/http';
+import { openApiDocument } from '@sl-accounts/discovery';
+import { pathPattern } from '@sl-accounts/http';
 
 interface HeaderObject {
   readonly required?: boolean;

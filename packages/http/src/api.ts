@@ -3,28 +3,34 @@
  * API operation, document, unknown path and wrong method the same way in any host. A host adapter
  * only copies the request in and the answer out (and bridges /mcp, which speaks web streams).
  */
-import { DEFAULT_SERVICE_NAME, Unauthenticated, countedLimits, isDomainError, type Accounts, type User } from '@sl-accounts/core';
+import { Unauthenticated, countedLimits, isDomainError, type Accounts, type User } from '@sl-accounts/core';
+import { originHeaders, requestOrigin } from './base-url.ts';
 import { hostBodyError } from './body.ts';
-import { HttpError, STATUS_BY_CODE, answerError, errorAnswer } from './errors.ts';
-import { Exchange } from './exchange.ts';
+import { HttpError, STATUS_BY_CODE, answerForThrown, errorResponse } from './errors.ts';
 import { refuseForeignRequest } from './cross-site.ts';
 import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
 import { logRequest, requestIdOf, silentLogger, type Logger } from './logger.ts';
+import { OperationRequest } from './operation-request.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
+import type { DocumentRoute } from './document-route.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
-import { originHeaders, requestOrigin } from './discovery/base-url.ts';
-import { withValidators } from './discovery/caching.ts';
-import { discoveryDocuments, type DocumentRoute } from './discovery/documents.ts';
 
+/** What `createHttpApi` serves and how: the use cases, and where the service is mounted and reached. */
 export interface HttpApiOptions {
   readonly accounts: Accounts;
   readonly logger?: Logger;
   /** Trusted proxy hops in front of the server; 0 (the default) ignores X-Forwarded-* headers. */
   readonly trustProxy?: number;
-  /** The absolute base URL for documents (`PUBLIC_URL`); else each request's own origin. */
+  /**
+   * The service's absolute URL (`PUBLIC_URL`): the origin that state-changing requests must come
+   * from and the base of the documents; else each request's own origin.
+   */
   readonly publicUrl?: string | undefined;
-  readonly serviceName?: string;
-  /** Further documents to serve beside the discovery resources (the MCP server card). */
+  /**
+   * Documents to serve beside the operations, with GET and HEAD: the discovery documents and the
+   * docs page of `@sl-accounts/discovery` (`discoveryDocuments`), the MCP server card among them.
+   * None by default: the contract alone serves the API.
+   */
   readonly documents?: readonly DocumentRoute[];
   /**
    * The path the service is mounted under (`BASE_PATH`, e.g. `/accounts`); '' or absent for the root.
@@ -33,6 +39,7 @@ export interface HttpApiOptions {
   readonly basePath?: string;
 }
 
+/** The HTTP contract over the use cases, as one function of a request (see `createHttpApi`). */
 export interface HttpApi {
   /** Answers one request. Never throws: failures are answers (500 with the details in the log). */
   handle(request: HttpRequest): Promise<HttpAnswer>;
@@ -97,7 +104,6 @@ interface PathEntry {
 
 export function createHttpApi(options: HttpApiOptions): HttpApi {
   const { accounts, logger = silentLogger, trustProxy = 0, publicUrl } = options;
-  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const basePath = normaliseBasePath(options.basePath);
 
   const paths = new Map<string, PathEntry>();
@@ -113,7 +119,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
   // Paths with `{name}` segments, tried in table order after an exact match failed.
   const templates = [...paths.keys()].filter((p) => p.includes('{')).map((template) => ({ template, ...pathPattern(template) }));
-  for (const document of discoveryDocuments({ publicUrl, serviceName, basePath, extra: options.documents })) entry(document.path).document = document;
+  for (const document of options.documents ?? []) entry(document.path).document = document;
   for (const found of paths.values()) {
     const methods = found.document ? ['GET'] : [...found.operations.keys()];
     found.allow = methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])).join(', ');
@@ -128,14 +134,14 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   /** An operation's answer, complete: its headers are written once, in the order `finish` gives. */
   async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>): Promise<HttpAnswer> {
-    const exchange = new Exchange(request, trustProxy, logger, params);
+    const operationRequest = new OperationRequest(request, trustProxy, logger, params);
     try {
       // Refused before anything is counted, read or set: a foreign page must neither spend its
       // visitors' limits nor act with their session.
       if (route.changesState) refuseForeignRequest(request, route.requestBody !== undefined, () => publicUrl ?? originOf(request, reqId));
       // A body the host's parser refused was never the service's to read: answered, not counted.
       if (route.requestBody && request.hostBody && 'failed' in request.hostBody) throw hostBodyError(request.hostBody.failed);
-      const result = await route.run(accounts, exchange);
+      const result = await route.run(accounts, operationRequest);
       const body = JSON.stringify(result.body);
       const headers: Record<string, string | string[]> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
       // The quota the request left, on every answer of a limited operation, errors included.
@@ -144,7 +150,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       headers['content-length'] = String(Buffer.byteLength(body));
       return { status: result.status, headers, body };
     } catch (error) {
-      const answer = answerError(error, logger, reqId);
+      const answer = answerForThrown(error, logger, reqId);
       const headers = { ...answer.headers, ...rateLimitHeaders(countedLimits(error)) };
       return finish({ ...answer, headers }, commonFor(found, answer.status), reqId);
     }
@@ -158,16 +164,16 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     try {
       const origin = publicUrl ?? (document.usesBase ? originOf(request, reqId) : 'http://localhost');
       if (origin === null) {
-        answer = errorAnswer(400, 'The Host header is missing or not a valid host', varies);
+        answer = errorResponse(400, 'The Host header is missing or not a valid host', varies);
       } else {
         const rendered = await document.render(request, origin + basePath);
         // ETag is not a CORS-safelisted header: without the exposure a page could not revalidate.
         const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' } : {};
         const vary = [rendered.headers.vary, varies.vary].filter(Boolean).join(', ');
-        answer = withValidators(request, { ...rendered, headers: { ...rendered.headers, ...cors, ...(vary ? { vary } : {}) } });
+        answer = { ...rendered, headers: { ...rendered.headers, ...cors, ...(vary ? { vary } : {}) } };
       }
     } catch (error) {
-      answer = answerError(error, logger, reqId);
+      answer = answerForThrown(error, logger, reqId);
     }
     return finish(answer, commonFor(found, answer.status), reqId);
   }
@@ -196,15 +202,15 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   function route(found: PathEntry | undefined, request: HttpRequest, reqId: string, params: Record<string, string> = {}): Promise<HttpAnswer> | HttpAnswer {
-    if (!found) return finish(errorAnswer(404, 'Not found'), NOT_CACHED, reqId);
+    if (!found) return finish(errorResponse(404, 'Not found'), NOT_CACHED, reqId);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId);
     const operation = found.operations.get(method);
     if (operation) return runOperation(found, operation, request, reqId, params);
     let answer: HttpAnswer;
     if (request.method === 'OPTIONS') answer = found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
-    else if (!KNOWN_METHODS.has(request.method)) answer = errorAnswer(501, 'Method not implemented');
-    else answer = errorAnswer(405, `Method not allowed; use ${found.allow}`, { allow: found.allow });
+    else if (!KNOWN_METHODS.has(request.method)) answer = errorResponse(501, 'Method not implemented');
+    else answer = errorResponse(405, `Method not allowed; use ${found.allow}`, { allow: found.allow });
     return finish(answer, commonFor(found, answer.status), reqId);
   }
 
@@ -220,7 +226,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   const answerErrorFor = (error: unknown, request: Pick<HttpRequest, 'headers'>): HttpAnswer => {
     const reqId = requestIdOf(request, trustProxy);
-    return finish(answerError(error, logger, reqId), NOT_CACHED, reqId);
+    return finish(answerForThrown(error, logger, reqId), NOT_CACHED, reqId);
   };
 
   return {
@@ -245,7 +251,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       return local.startsWith(API_PREFIX) || lookup(local).found !== undefined;
     },
     async session(request) {
-      const sessionToken = new Exchange({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
+      const sessionToken = new OperationRequest({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
       if (sessionToken === null) return null;
       try {
         return await accounts.me({ sessionToken });

@@ -10,8 +10,8 @@ export interface ErrorBody {
   readonly issues?: readonly FieldIssue[];
 }
 
-/** An ErrorResponse answer; `headers` are added to the JSON content type. */
-export function errorAnswer(status: number, error: string, headers: Record<string, string | string[]> = {}, issues?: readonly FieldIssue[]): HttpAnswer {
+/** The spec's ErrorResponse with `status` and the message `error`; `headers` are added to the JSON content type. */
+export function errorResponse(status: number, error: string, headers: Record<string, string | string[]> = {}, issues?: readonly FieldIssue[]): HttpAnswer {
   const body: ErrorBody = issues ? { ok: false, error, issues } : { ok: false, error };
   return jsonAnswer(status, body, headers);
 }
@@ -44,30 +44,31 @@ export class HttpError extends Error {
 }
 
 /**
- * The one place that turns errors into answers: domain errors by `code`, transport errors by their
- * status, anything else as a generic 500 whose details go to the log only.
+ * The answer to anything thrown: the one place that maps errors to ErrorResponse answers. Domain
+ * errors by `code`, transport errors by their status, anything else as a generic 500 whose details
+ * go to the log only.
  */
-export function answerError(error: unknown, logger: Logger, reqId: string): HttpAnswer {
+export function answerForThrown(error: unknown, logger: Logger, reqId: string): HttpAnswer {
   if (isDomainError(error)) {
     const status = STATUS_BY_CODE[error.code];
     switch (error.code) {
       case 'validation':
-        return errorAnswer(status, error.message, {}, error.issues);
+        return errorResponse(status, error.message, {}, error.issues);
       case 'rate_limited':
-        return errorAnswer(status, error.message, { 'retry-after': String(error.retryAfterSeconds) });
+        return errorResponse(status, error.message, { 'retry-after': String(error.retryAfterSeconds) });
       case 'unauthenticated':
-        return errorAnswer(status, error.message, { 'set-cookie': clearedSessionCookie() });
+        return errorResponse(status, error.message, { 'set-cookie': clearedSessionCookie() });
       case 'store_unavailable': {
         // One short line per request: during an outage a stack per request would flood the log.
         const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
         logger.warn({ reqId, cause }, 'store unavailable');
-        return errorAnswer(status, error.message);
+        return errorResponse(status, error.message);
       }
       default:
-        return errorAnswer(status, error.message);
+        return errorResponse(status, error.message);
     }
   }
-  if (error instanceof HttpError) return errorAnswer(error.status, error.message);
+  if (error instanceof HttpError) return errorResponse(error.status, error.message);
   logger.error({ reqId, err: error }, 'unhandled error');
-  return errorAnswer(500, 'Internal server error');
+  return errorResponse(500, 'Internal server error');
 }

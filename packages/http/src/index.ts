@@ -1,23 +1,54 @@
 /**
  * The HTTP contract of the account and contact service, framework-free: give `createHttpApi` the
  * core's use cases and hand its `handle` each request; write back the answer. Also the pieces other
- * transports share (body rules, client address, logging shape) and the discovery documents.
+ * transports and hosts share (body rules, client address, request ids, logging shape). The discovery
+ * documents and the docs page are `@sl-accounts/discovery`, served through the `documents` option.
  */
-export { createHttpApi, normaliseBasePath, pathPattern, type HttpApi, type HttpApiOptions } from './api.ts';
-export { BODY_LIMIT_BYTES, hostBodyError, isHostBodyError, isJsonMediaType, readJsonBody } from './body.ts';
+/** The contract as one function of a request, its options, and what it gives a host. */
+export { createHttpApi, type HttpApi, type HttpApiOptions } from './api.ts';
+/** `BASE_PATH` as the contract reads it: `/accounts/` and `accounts` are `/accounts`; refuses what is not a path. */
+export { normaliseBasePath } from './api.ts';
+/** A matcher for a route path with `{name}` segments (to label or route by the table's paths). */
+export { pathPattern } from './api.ts';
+/** A read-only resource the contract serves beside the operations (the `documents` option). */
+export { type DocumentRoute } from './document-route.ts';
+/** The shapes a host exchanges with the contract: the request as plain data, and the answer. */
+export { type HostBody, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
+/** The path of a request target, without query or fragment (absolute form too). */
+export { requestPath } from './http-types.ts';
+/** The first value of a header. */
+export { headerValue } from './http-types.ts';
+/** The largest request body the contract reads, after decompression (bytes). */
+export { BODY_LIMIT_BYTES } from './body.ts';
+/** Reads a JSON request body by the contract's rules (type, size, encoding), for a host's own parser. */
+export { readJsonBody } from './body.ts';
+/** Whether a Content-Type is JSON: `application/json` or any `+json` type. */
+export { isJsonMediaType } from './body.ts';
+/** Whether an error a host met before the service ran is its body parser's (hand it over as `hostBody: { failed }`). */
+export { isHostBodyError } from './body.ts';
+/** The client's address: the socket peer, or the trusted proxies' `X-Forwarded-For` entry. */
 export { clientAddress } from './client-address.ts';
-export { isCrossSite } from './cross-site.ts';
-export { clientFaultCode, isClientFault, logClientFault } from './client-fault.ts';
-export { STATUS_BY_CODE, HttpError, errorAnswer, type ErrorBody } from './errors.ts';
-export { headerValue, jsonAnswer, requestPath, type HostBody, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
-export { logRequest, nextRequestId, requestIdOf, silentLogger, type Logger, type RequestRecord } from './logger.ts';
+/** The absolute base URL of documents: `publicUrl`, else the request's checked origin. */
+export { baseUrlOf } from './base-url.ts';
+/** Logs a client's broken connection (a hang-up, a parser error) at a quiet level, anything else as an error. */
+export { logClientFault } from './client-fault.ts';
+/** The status of every domain error's `code` (the one table the contract answers by). */
+export { STATUS_BY_CODE } from './errors.ts';
+/** A client error the transport found (body rules, routing): a status and a message safe to show. */
+export { HttpError } from './errors.ts';
+/** The spec's ErrorResponse answer with a status and a message. */
+export { errorResponse, type ErrorBody } from './errors.ts';
+/** The logger shape the contract writes to (pino fits), and one that discards everything. */
+export { silentLogger, type Logger } from './logger.ts';
+/** Writes the one log line per request. */
+export { logRequest } from './logger.ts';
+/** The request's id: a trusted proxy's `X-Request-Id`, else a fresh one. */
+export { requestIdOf } from './logger.ts';
+/** A fresh request id, unique per process (for answers a host gives before the contract sees the request). */
+export { nextRequestId } from './logger.ts';
+/** The route table: every operation, its path, method, limits, body and documented responses. */
 export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes.ts';
+/** The `sl_session` cookie: its name, and the Set-Cookie values that set and clear it. */
 export { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';
-export { authMarkdown } from './discovery/auth-md.ts';
-export { baseUrlOf, checkedHost, requestOrigin, type RequestOrigin } from './discovery/base-url.ts';
-export { DOCUMENT_CACHE_CONTROL, IMMUTABLE_CACHE_CONTROL } from './discovery/caching.ts';
-export { documentAnswer, type DocumentRoute } from './discovery/documents.ts';
-export { EXAMPLE_CONTACT, EXAMPLE_LOGIN, EXAMPLE_SIGNUP } from './discovery/examples.ts';
-export { preferredEncoding, preferredType } from './discovery/negotiation.ts';
-export { API_VERSION, COMPONENT_SCHEMAS, openApiDocument, routeResponses, type JsonSchema } from './discovery/openapi.ts';
-export { Health as HealthSchema } from './discovery/response-schemas.ts';
+/** The `sl_device` cookie (a device's proof of an earlier login): its name and Set-Cookie value. */
+export { DEVICE_COOKIE, deviceCookie } from './session-cookie.ts';

@@ -19,8 +19,8 @@ import {
   type RateLimitStatus,
   type User,
 } from '@sl-accounts/core';
-import type { Exchange } from './exchange.ts';
-import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_SESSIONS, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './discovery/examples.ts';
+import type { OperationRequest } from './operation-request.ts';
+import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_SESSIONS, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './examples.ts';
 import { clearedSessionCookie, deviceCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
@@ -49,7 +49,7 @@ export interface OperationResult {
 
 export interface ApiRoute {
   readonly method: 'GET' | 'POST' | 'DELETE';
-  /** The path; a segment `{name}` matches any one segment, which `exchange.param(name)` reads. */
+  /** The path; a segment `{name}` matches any one segment, which `request.param(name)` reads. */
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
@@ -81,7 +81,7 @@ export interface ApiRoute {
    * adds 400, 413 and 415; a limit adds 429; every operation may answer 500 and 503.
    */
   readonly responses: Readonly<Record<string, DocumentedResponse>>;
-  readonly run: (accounts: Accounts, exchange: Exchange) => Promise<OperationResult>;
+  readonly run: (accounts: Accounts, request: OperationRequest) => Promise<OperationResult>;
 }
 
 const userResponse = (status: number, user: User, setCookie?: string | readonly string[], limits?: readonly RateLimitStatus[]): OperationResult => ({
@@ -127,8 +127,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '201': { description: 'Account created and signed in.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
       '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
     },
-    run: async (accounts, exchange) => {
-      const { user, session, device, limits } = await accounts.signup(exchange.body(), exchange.meta());
+    run: async (accounts, request) => {
+      const { user, session, device, limits } = await accounts.signup(request.bodyReader(), request.meta());
       return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
     },
   },
@@ -148,8 +148,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
       '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
     },
-    run: async (accounts, exchange) => {
-      const { user, session, device, limits } = await accounts.login(exchange.body(), exchange.meta());
+    run: async (accounts, request) => {
+      const { user, session, device, limits } = await accounts.login(request.bodyReader(), request.meta());
       return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
     },
   },
@@ -166,8 +166,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '200': { description: 'Session ended.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
       '401': { description: 'No valid session; the cookie is cleared anyway.', body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
-    run: async (accounts, exchange) => {
-      await accounts.logout({ sessionToken: exchange.sessionToken() });
+    run: async (accounts, request) => {
+      await accounts.logout({ sessionToken: request.sessionToken() });
       return { status: 200, body: { ok: true }, setCookie: clearedSessionCookie() };
     },
   },
@@ -184,7 +184,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '200': { description: 'The signed-in user.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
-    run: async (accounts, exchange) => userResponse(200, await accounts.me({ sessionToken: exchange.sessionToken() })),
+    run: async (accounts, request) => userResponse(200, await accounts.me({ sessionToken: request.sessionToken() })),
   },
   {
     method: 'POST',
@@ -198,8 +198,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     limited: 'contact',
     requestBody: ContactRequest,
     responses: { '200': { description: 'Message received.', body: 'Ok', example: EXAMPLE_OK } },
-    run: async (accounts, exchange) => {
-      const { limits } = await accounts.contact(exchange.body(), exchange.meta());
+    run: async (accounts, request) => {
+      const { limits } = await accounts.contact(request.bodyReader(), request.meta());
       return { status: 200, body: { ok: true }, limits };
     },
   },
@@ -216,7 +216,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '200': { description: 'The sessions.', body: 'SessionsResponse', example: EXAMPLE_SESSIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
-    run: async (accounts, exchange) => ({ status: 200, body: { ok: true, sessions: await accounts.listSessions({ sessionToken: exchange.sessionToken() }) } }),
+    run: async (accounts, request) => ({ status: 200, body: { ok: true, sessions: await accounts.listSessions({ sessionToken: request.sessionToken() }) } }),
   },
   {
     method: 'DELETE',
@@ -232,8 +232,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
       '404': { description: 'No session of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.sessionNotFound },
     },
-    run: async (accounts, exchange) => {
-      const { current } = await accounts.endSession(exchange.param('id'), { sessionToken: exchange.sessionToken() });
+    run: async (accounts, request) => {
+      const { current } = await accounts.endSession(request.param('id'), { sessionToken: request.sessionToken() });
       return { status: 200, body: { ok: true }, ...(current ? { setCookie: clearedSessionCookie() } : {}) };
     },
   },
@@ -253,8 +253,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
       '403': { description: 'The current password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
     },
-    run: async (accounts, exchange) => {
-      const { limits } = await accounts.changePassword(exchange.body(), exchange.meta());
+    run: async (accounts, request) => {
+      const { limits } = await accounts.changePassword(request.bodyReader(), request.meta());
       return { status: 200, body: { ok: true }, limits };
     },
   },
@@ -271,8 +271,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     alsoLimited: [RESET_ADDRESS_POLICY],
     requestBody: PasswordResetRequest,
     responses: { '202': { description: 'Accepted: if the address is registered, a mail is on its way.', body: 'Ok', example: EXAMPLE_OK } },
-    run: async (accounts, exchange) => {
-      const { limits } = await accounts.requestPasswordReset(exchange.body(), exchange.meta());
+    run: async (accounts, request) => {
+      const { limits } = await accounts.requestPasswordReset(request.bodyReader(), request.meta());
       return { status: 202, body: { ok: true }, limits };
     },
   },
@@ -288,8 +288,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     limited: 'passwordResetConfirm',
     requestBody: PasswordResetConfirmRequest,
     responses: { '200': { description: 'The password is set; every session of the account ended.', body: 'Ok', example: EXAMPLE_OK } },
-    run: async (accounts, exchange) => {
-      const { limits } = await accounts.confirmPasswordReset(exchange.body(), exchange.meta());
+    run: async (accounts, request) => {
+      const { limits } = await accounts.confirmPasswordReset(request.bodyReader(), request.meta());
       return { status: 200, body: { ok: true }, limits };
     },
   },
@@ -309,8 +309,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
       '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
     },
-    run: async (accounts, exchange) => {
-      const { limits } = await accounts.deleteAccount(exchange.body(), exchange.meta());
+    run: async (accounts, request) => {
+      const { limits } = await accounts.deleteAccount(request.bodyReader(), request.meta());
       return { status: 200, body: { ok: true }, setCookie: clearedSessionCookie(), limits };
     },
   },

@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl-accounts/core';
 import { baseUrlOf, clientAddress, normaliseBasePath, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HostBody, type HttpRequest, type Logger } from '@sl-accounts/http';
-import type { McpFetch } from './fetch-handler.ts';
+import type { McpCaller, McpFetch } from './caller.ts';
 import { jsonRpcError } from './json-rpc.ts';
 import { lazily } from './lazily.ts';
 import { MCP_PATH } from './protocol.ts';
@@ -27,22 +27,12 @@ export interface McpEndpointOptions {
   readonly basePath?: string;
 }
 
-/** Who is calling, as the host determined it. */
-export interface McpCaller {
-  readonly clientIp: string;
-  readonly userAgent?: string | null;
-  /** The base URL for resource URIs when no `publicUrl` is configured. */
-  readonly baseUrl: string;
-  /** The body as a host's parser left it, when one ran first (then the request's own body is spent). */
-  readonly hostBody?: HostBody;
-}
-
 export interface McpEndpoint {
   /** The path the endpoint serves: `/mcp`, or `<basePath>/mcp`. */
   readonly path: string;
   /** Whether a request target (`req.url`) is for this endpoint; hosts route by this. */
   handles(url: string): boolean;
-  /** The server card, as documents for the HTTP API's `documents` option. */
+  /** The server card, as documents for `discoveryDocuments({ extra })` of @sl-accounts/discovery. */
   readonly documents: readonly DocumentRoute[];
   /**
    * Web-standard: for hosts that speak `Request`/`Response`. The first call imports the SDK; while it

@@ -8,7 +8,7 @@ import type { Accounts, RequestMeta } from '@sl-accounts/core';
 import { BODY_LIMIT_BYTES, HttpError, isJsonMediaType, readJsonBody, type HostBody, type Logger } from '@sl-accounts/http';
 import { batchRefusal } from './batch.ts';
 import { optionsResponse, withCors } from './cors.ts';
-import type { McpCaller } from './endpoint.ts';
+import type { McpCaller, McpFetch } from './caller.ts';
 import { jsonRpcError } from './json-rpc.ts';
 import { createMcpServer } from './mcp-server.ts';
 import { MCP_PATH } from './protocol.ts';
@@ -19,8 +19,6 @@ export interface McpFetchOptions {
   readonly publicUrl: string | undefined;
   readonly logger: Logger;
 }
-
-export type McpFetch = (request: Request, caller: McpCaller) => Promise<Response>;
 
 export function createMcpFetch({ accounts, serviceName, publicUrl, logger }: McpFetchOptions): McpFetch {
   // Browsers may reach /mcp only from this service's public origin or from localhost (DNS-rebinding

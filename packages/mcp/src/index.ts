@@ -1,5 +1,9 @@
 /** The MCP server of the account and contact service, as a handler any host mounts at `/mcp`. */
-export { createMcpEndpoint, type McpCaller, type McpEndpoint, type McpEndpointOptions } from './endpoint.ts';
+/** The endpoint: `/mcp` as a fetch handler and a node:http bridge, and the server card documents. */
+export { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.ts';
+/** Who is calling `/mcp`, as the host determined it (for the endpoint's `fetch`). */
+export { type McpCaller } from './caller.ts';
+/** The one protocol revision with JSON-RPC batches, and the most messages one batch may hold. */
 export { BATCH_PROTOCOL_VERSION, MAX_BATCH_MESSAGES } from './batch.ts';
-export { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './protocol.ts';
-export { SERVER_CARD_PATHS, serverCard } from './server-card.ts';
+/** The MCP protocol revisions the endpoint speaks. */
+export { MCP_PROTOCOL_VERSIONS } from './protocol.ts';

@@ -11,7 +11,8 @@ import {
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
 import { isDomainError, type Accounts, type RequestMeta } from '@sl-accounts/core';
-import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument, type ErrorBody } from '@sl-accounts/http';
+import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument } from '@sl-accounts/discovery';
+import type { ErrorBody } from '@sl-accounts/http';
 import { MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The MCP server card (SEP-2127 draft): what an MCP client needs to know before it connects to `/mcp`.
  */
-import { API_VERSION, documentAnswer, headerValue, preferredType, type DocumentRoute } from '@sl-accounts/http';
+import { API_VERSION } from '@sl-accounts/discovery';
+import type { DocumentRoute } from '@sl-accounts/http';
+import Negotiator from 'negotiator';
 import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
@@ -45,8 +47,10 @@ export function serverCardDocuments(serviceName: string, basePath = ''): Documen
     usesBase: true,
     ...(path === `${MCP_PATH}/server-card` ? { indexAs: 'mcpServerCard' } : {}),
     render: (request, base) => {
-      const asked = preferredType(headerValue(request.headers, 'accept'), ['application/json', SERVER_CARD_TYPE]) === SERVER_CARD_TYPE;
-      return documentAnswer(asked ? SERVER_CARD_TYPE : 'application/json; charset=utf-8', JSON.stringify(serverCard(base, serviceName, basePath)), { vary: 'Accept' });
+      // Without Accept (or with an empty one) negotiator offers the first: plain JSON.
+      const asked = new Negotiator(request).mediaType(['application/json', SERVER_CARD_TYPE]) === SERVER_CARD_TYPE;
+      const type = asked ? SERVER_CARD_TYPE : 'application/json; charset=utf-8';
+      return { status: 200, headers: { 'content-type': type, vary: 'Accept' }, body: JSON.stringify(serverCard(base, serviceName, basePath)) };
     },
   }));
 }

@@ -16,7 +16,7 @@
  * node's own `requireHostHeader` (on by default) already answers 400 to HTTP/1.1 without `Host`.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { errorAnswer, nextRequestId, requestPath, type Logger } from '@sl-accounts/http';
+import { errorResponse, nextRequestId, requestPath, type Logger } from '@sl-accounts/http';
 
 /** Why the request's framing is faulty, or `undefined` when it is not. */
 export function faultyFraming(req: IncomingMessage): string | undefined {
@@ -44,7 +44,7 @@ export function refuseFaultyFraming(listener: RequestListener, logger: Logger): 
     // As the request lines: an id the answer carries too, and the path without its query.
     const reqId = nextRequestId();
     logger.info({ reqId, method: req.method, path: requestPath(req.url ?? '/'), status: 400, fault }, 'faulty framing: refused, connection closed');
-    const answer = errorAnswer(400, fault, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'x-request-id': reqId, connection: 'close' });
+    const answer = errorResponse(400, fault, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'x-request-id': reqId, connection: 'close' });
     const body = answer.body ?? '';
     res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(body) }).end(body);
   };

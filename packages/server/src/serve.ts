@@ -19,6 +19,7 @@ import {
   type AccountsOptions,
   type Clock,
 } from '@sl-accounts/core';
+import { discoveryDocuments } from '@sl-accounts/discovery';
 import { createHttpApi, type HttpApi } from '@sl-accounts/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import type { Config } from './config.ts';
@@ -110,7 +111,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const accounts = metrics ? metrics.observeAccounts(created) : created;
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl, basePath: config.basePath };
   const mcp = createMcpEndpoint(shared);
-  const api = createHttpApi({ ...shared, documents: mcp.documents });
+  const api = createHttpApi({ ...shared, documents: discoveryDocuments({ publicUrl: config.publicUrl, basePath: config.basePath, extra: mcp.documents }) });
   const server = createServer(serverOptions(config.http));
   const maxConnections = limitConnections(server, config.http, logger, config.ipv6Prefix);
   cutSlowReaders(server, config.http, logger, metrics?.slowReaderCut);

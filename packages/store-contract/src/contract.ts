@@ -4,7 +4,7 @@
  * ports where a port reads it back, else through the test-only inspection that `open` provides.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ContactMessage, Store } from '@sl-accounts/core';
+import type { Store } from '@sl-accounts/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
 import { outboxCases } from './cases/outbox.ts';
@@ -13,17 +13,8 @@ import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
 import { sessionCases } from './cases/sessions.ts';
 import { userCases } from './cases/users.ts';
+import type { CurrentStore, StoreInspection } from './current-store.ts';
 import type { TestStore } from './test-stores.ts';
-
-/**
- * What the contract reads of a store beyond its ports: writes that no port reads back. Test-only:
- * the adapter's tests build it (from the store's own state, or with SQL); it is not a port, and no
- * production code has it.
- */
-export interface StoreInspection {
-  /** Every contact message the store keeps, as stored, in the order they were added. */
-  contactMessages(): Promise<readonly ContactMessage[]>;
-}
 
 /** A fresh store for one case, with its inspection. */
 export interface OpenedStore {
@@ -35,12 +26,6 @@ export interface OpenedStore {
 
 /** Opens a fresh, empty, ready (migrated) store. Called before each case; closed after it. */
 export type OpenStore = () => Promise<OpenedStore>;
-
-/** The store of the running case, for the case modules (read inside a case, never while collecting). */
-export interface CurrentStore {
-  readonly store: Store;
-  readonly inspect: StoreInspection;
-}
 
 /**
  * Registers the contract for one store. `name` is a title, or a TestStore from `testStore`, whose

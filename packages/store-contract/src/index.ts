@@ -1,2 +1,3 @@
-export { testStoreContract, type OpenedStore, type OpenStore, type StoreInspection } from './contract.ts';
+export { testStoreContract, type OpenedStore, type OpenStore } from './contract.ts';
+export type { StoreInspection } from './current-store.ts';
 export { selectedStores, skipWarning, STORE_KINDS, testStore, testStores, type StoreKind, type StoreLocation, type TestStore } from './test-stores.ts';

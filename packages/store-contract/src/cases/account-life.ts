@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
 const MAIL = { to: 'ada@example.com', subject: 'Reset', text: 'https://example.com/reset?token=x' };

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { ContactMessage } from '@sl-accounts/core';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 import { at, T0 } from '../fixtures.ts';
 
 /** No port reads a contact message back, so every case checks what was stored through the inspection. */

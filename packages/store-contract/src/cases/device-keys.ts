@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 
 const KEY_A = 'a'.repeat(43);
 const KEY_B = 'b'.repeat(43);

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { ContactMessage, OutgoingMail, QueuedMail, Store } from '@sl-accounts/core';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 import { at, MINUTE, T0 } from '../fixtures.ts';
 
 const LEASE = 2 * MINUTE;

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 import { at, DAY, HOUR, MINUTE, T0 } from '../fixtures.ts';
 
 export function rateLimiterCases(current: CurrentStore): void {

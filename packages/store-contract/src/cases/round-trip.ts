@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { ContactMessage } from '@sl-accounts/core';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, PHC } from '../fixtures.ts';
 
 /** Exactly `n` code points (never half a surrogate pair) cut from `text` repeated. */

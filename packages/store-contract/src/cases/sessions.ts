@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, MINUTE, T0 } from '../fixtures.ts';
 
 /** Every way a session goes (delete, concurrent deletes, deleteExpired) is checked with findWithUser. */

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { CurrentStore } from '../contract.ts';
+import type { CurrentStore } from '../current-store.ts';
 import { addUser, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
 export function userCases(current: CurrentStore): void {

@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { RATE_LIMITS, SESSION_TTL_MS } from '@sl-accounts/core';
-import { SESSION_COOKIE } from '../session-cookie.ts';
-import { EXAMPLE_CONTACT, EXAMPLE_SIGNUP } from './examples.ts';
+import { SESSION_COOKIE } from '@sl-accounts/http';
+import { EXAMPLE_CONTACT, EXAMPLE_SIGNUP } from '@sl-accounts/http/examples';
 import { COMPONENT_SCHEMAS } from './openapi.ts';
 import { curl, describeDuration, describeLimit, fieldTable, inertUrl, operationList } from './wording.ts';
 

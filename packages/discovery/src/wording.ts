@@ -3,9 +3,7 @@
  * no number is typed twice.
  */
 import { RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl-accounts/core';
-import { BODY_LIMIT_BYTES } from '../body.ts';
-import { API_ROUTES } from '../routes.ts';
-import { SESSION_COOKIE } from '../session-cookie.ts';
+import { API_ROUTES, BODY_LIMIT_BYTES, SESSION_COOKIE } from '@sl-accounts/http';
 
 const UNITS = [
   ['day', 86_400_000],

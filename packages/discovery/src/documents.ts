@@ -1,53 +1,40 @@
 /**
- * The discovery resources as a table of documents, each a function of the request and the base URL.
- * The route handler of `createHttpApi` serves them like the API operations, for every host alike.
+ * The discovery resources as a table of documents, each a function of the request and the base URL,
+ * for the `documents` option of `createHttpApi`, which serves them beside the API operations in
+ * every host alike.
  */
-import type { HttpAnswer, HttpRequest } from '../http-types.ts';
-import { API_ROUTES } from '../routes.ts';
+import { DEFAULT_SERVICE_NAME } from '@sl-accounts/core';
+import { API_ROUTES, normaliseBasePath, type DocumentRoute } from '@sl-accounts/http';
 import { createSkills, skillsIndex } from './agent-skills.ts';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
 import { apiReferenceDocuments } from './api-reference.ts';
 import { authMarkdown } from './auth-md.ts';
 import { openApiDocument } from './openapi.ts';
 import { SERVICE_INDEX_PATH, serviceIndexAnswer } from './service-index.ts';
+import { withValidators } from './caching.ts';
+import { documentAnswer } from './document-answer.ts';
 
-/** A read-only resource served with GET and HEAD. */
-export interface DocumentRoute {
-  readonly path: string;
-  /** Public documents: any origin may read them from a browser (CORS `*`, preflight answered). */
-  readonly cors?: boolean;
-  /**
-   * Whether the document is written from the base URL. Without `PUBLIC_URL` such a document takes
-   * it from the request (`Host`, or trusted forwarded headers), answers 400 when that is not a
-   * valid host, and sends `Vary` for those headers. Other documents get a placeholder base.
-   */
-  readonly usesBase?: boolean;
-  /** The name under which `GET /` links the document, if it does. */
-  readonly indexAs?: string;
-  /**
-   * The answer; a 200 gets an `ETag` and a `Cache-Control` unless it sets its own (see
-   * `withValidators`), and its own `Vary` is kept beside the origin's.
-   */
-  render(request: HttpRequest, base: string): HttpAnswer | Promise<HttpAnswer>;
-}
-
-/** A document answer: status 200 with the type and any further headers. */
-export function documentAnswer(type: string, body: string | Uint8Array, headers: Record<string, string> = {}): HttpAnswer {
-  return { status: 200, headers: { 'content-type': type, ...headers }, body };
-}
-
+/** What the documents say about the service, and where it is mounted and reached. */
 export interface DiscoveryOptions {
-  readonly publicUrl: string | undefined;
-  readonly serviceName: string;
-  /** The mount path ('' for the root): the docs page's scripts and `GET /`'s redirect point into it. */
+  /** The service's absolute URL (`PUBLIC_URL`), as given to `createHttpApi`; else each request's origin. */
+  readonly publicUrl?: string | undefined;
+  /** The service's name in titles and the index; DEFAULT_SERVICE_NAME of the core when absent. */
+  readonly serviceName?: string;
+  /** The mount path, as given to `createHttpApi`: the docs page's scripts and `GET /`'s redirect point into it. */
   readonly basePath?: string;
-  /** Further documents (the MCP server card); `GET /` links those with `indexAs` too. */
+  /** Further documents (the MCP server card): served alike, and linked by `GET /` when they have `indexAs`. */
   readonly extra?: readonly DocumentRoute[] | undefined;
 }
 
-/** Every document: the discovery resources, the API reference, `extra`, and `GET /` linking them. */
-export function discoveryDocuments(options: DiscoveryOptions): DocumentRoute[] {
-  const { publicUrl, serviceName, basePath = '' } = options;
+/**
+ * Every document, for `createHttpApi({ documents })`: the discovery resources, the API reference
+ * page, `extra`, and `GET /` linking them. Each 200 carries an `ETag` and a `Cache-Control`, and a
+ * client whose copy is current gets 304 (see `withValidators`).
+ */
+export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRoute[] {
+  const { publicUrl } = options;
+  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+  const basePath = normaliseBasePath(options.basePath);
   const skills = createSkills(publicUrl, serviceName, basePath);
   const MARKDOWN = 'text/markdown; charset=utf-8';
   const documents: DocumentRoute[] = [
@@ -83,8 +70,9 @@ export function discoveryDocuments(options: DiscoveryOptions): DocumentRoute[] {
   ];
   const health = API_ROUTES.find((route) => route.operationId === 'getHealth')!.path;
   const links = Object.fromEntries([...documents.flatMap((d) => (d.indexAs ? [[d.indexAs, d.path]] : [])), ['health', health]]);
-  return [
+  const all: DocumentRoute[] = [
     { path: SERVICE_INDEX_PATH, cors: true, usesBase: true, render: (request, base) => serviceIndexAnswer(request, base, serviceName, links, basePath) },
     ...documents,
   ];
+  return all.map((document) => ({ ...document, render: async (request, base) => withValidators(request, await document.render(request, base)) }));
 }

@@ -3,10 +3,8 @@
  * generated from the route table and the code that enforces them, as the OpenAPI document is.
  */
 import { ACCOUNT_LOGIN_LIMIT, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS } from '@sl-accounts/core';
-import { BODY_LIMIT_BYTES } from '../body.ts';
-import { API_ROUTES, type ApiRoute } from '../routes.ts';
-import { SESSION_COOKIE, sessionCookie } from '../session-cookie.ts';
-import { EXAMPLE_LOGIN, EXAMPLE_RESET_CONFIRM, EXAMPLE_RESET_REQUEST, EXAMPLE_SIGNUP, EXAMPLE_USER_RESPONSE } from './examples.ts';
+import { API_ROUTES, BODY_LIMIT_BYTES, SESSION_COOKIE, sessionCookie, type ApiRoute } from '@sl-accounts/http';
+import { EXAMPLE_LOGIN, EXAMPLE_RESET_CONFIRM, EXAMPLE_RESET_REQUEST, EXAMPLE_SIGNUP, EXAMPLE_USER_RESPONSE } from '@sl-accounts/http/examples';
 import { COMPONENT_SCHEMAS, routeResponses } from './openapi.ts';
 import { curl, describeDuration, describeLimit, fieldTable, inertUrl, markdownLink, operationList, protectedOperations, rateLimitTable } from './wording.ts';
 

@@ -6,10 +6,11 @@ import { silentLogger, type Logger } from './logger.ts';
 import { DEVICE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
 
 /**
- * One request on its way through an operation. Everything is computed on demand, so an operation
- * pays only for what it reads: `/api/me` parses the cookie and nothing else.
+ * The request as an operation reads it: its cookies, path segments, client and body reader, and the
+ * quotas it was counted against (for the answer's headers). Everything is computed on demand, so an
+ * operation pays only for what it reads: `/api/me` parses the cookie and nothing else.
  */
-export class Exchange {
+export class OperationRequest {
   readonly request: HttpRequest;
   readonly #trustProxy: number;
   readonly #logger: Logger;
@@ -59,7 +60,7 @@ export class Exchange {
   }
 
   /** The body's reader: the use case calls it only after the rate limit counted the request. */
-  body(): ReadBody {
+  bodyReader(): ReadBody {
     return () => readJsonBody(this.request);
   }
 }

@@ -3,7 +3,8 @@
  * `Cache-Control`, and a client whose copy is current gets 304 with no body.
  */
 import { createHash } from 'node:crypto';
-import { headerValue, type HttpAnswer, type HttpRequest } from '../http-types.ts';
+import fresh from 'fresh';
+import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 
 /**
  * How long caches may keep a discovery document: an hour, in any cache. The Agent Skills discovery
@@ -28,13 +29,14 @@ function representationTag(type: string, body: string | Uint8Array): string {
   return `"${createHash('sha256').update(type).update('\n').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
-/** Whether the client's `If-None-Match` names `etag` (weak comparison, RFC 9110 13.1.2). */
-export function isFresh(request: HttpRequest, etag: string): boolean {
-  const match = headerValue(request.headers, 'if-none-match');
-  if (!match) return false;
-  if (match.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === bare);
+/**
+ * Whether the client's `If-None-Match` names `etag` (weak comparison, RFC 9110 13.1.2), by `fresh`.
+ * It is given the one precondition alone: `fresh` also calls any request with `Cache-Control:
+ * no-cache` stale (a cache's view), where an origin server evaluates the precondition all the same
+ * (RFC 9110 13.2.2), so a proxy revalidating for such a client still gets its 304.
+ */
+function isFresh(request: HttpRequest, etag: string): boolean {
+  return fresh({ 'if-none-match': headerValue(request.headers, 'if-none-match') }, { etag });
 }
 
 /**

@@ -16,15 +16,25 @@ import {
   PasswordResetConfirmRequest,
   PasswordResetRequest,
   RATE_LIMITS,
+  RateLimited,
   RESET_ADDRESS_LIMIT,
   RESET_ADDRESS_POLICY,
   SESSION_TTL_MS,
   SignupRequest,
+  parseRequest,
   type RateLimitRule,
 } from '@sl-accounts/core';
-import { BODY_LIMIT_BYTES } from '../body.ts';
-import { API_ROUTES, type ApiRoute, type DocumentedResponse } from '../routes.ts';
-import { DEVICE_COOKIE, SESSION_COOKIE, clearedSessionCookie, deviceCookie, sessionCookie } from '../session-cookie.ts';
+import {
+  API_ROUTES,
+  BODY_LIMIT_BYTES,
+  DEVICE_COOKIE,
+  SESSION_COOKIE,
+  clearedSessionCookie,
+  deviceCookie,
+  sessionCookie,
+  type ApiRoute,
+  type DocumentedResponse,
+} from '@sl-accounts/http';
 import { ErrorResponse, Health, Ok, Session, SessionsResponse, User, UserResponse } from './response-schemas.ts';
 import {
   ERROR_EXAMPLES,
@@ -35,10 +45,27 @@ import {
   EXAMPLE_RESET_CONFIRM,
   EXAMPLE_RESET_REQUEST,
   EXAMPLE_SIGNUP,
-  rateLimitedExample,
-  validationExample,
-} from './examples.ts';
+  errorExample,
+} from '@sl-accounts/http/examples';
 import { describeBounds, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
+
+/** The 400 of an operation sent an empty object: one issue per required field. */
+function validationExample(route: ApiRoute): unknown {
+  try {
+    parseRequest(route.requestBody!, {});
+  } catch (error) {
+    return errorExample(error);
+  }
+  throw new Error(`${route.operationId} accepts an empty body; it needs another 400 example`);
+}
+
+/** The 429 of a limited operation, a minute into a window the client has used up. */
+function rateLimitedExample(route: ApiRoute): unknown {
+  const policy = route.limited ?? route.alsoLimited![0]!;
+  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : ACCOUNT_LOGIN_LIMIT;
+  const windowSeconds = windowMs / 1000;
+  return errorExample(new RateLimited({ policy, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds - 60 }));
+}
 
 /** Version of the API contract (OpenAPI `info.version`, MCP server version). */
 export const API_VERSION = '1.0.0';

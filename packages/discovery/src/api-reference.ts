@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { headerValue, type HttpAnswer, type HttpRequest } from '../http-types.ts';
+import { headerValue, type DocumentRoute, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 import { IMMUTABLE_CACHE_CONTROL, contentHash } from './caching.ts';
-import { documentAnswer, type DocumentRoute } from './documents.ts';
+import { documentAnswer } from './document-answer.ts';
 import { preferredEncoding } from './negotiation.ts';
 
 export const API_REFERENCE_PATH = '/docs/api';

@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { headerValue, type HttpRequest } from '../http-types.ts';
+import { headerValue, type HttpRequest } from './http-types.ts';
 
 const first = (value: string | undefined) => value?.split(',', 1)[0]!.trim() || undefined;
 

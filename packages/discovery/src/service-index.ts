@@ -3,10 +3,10 @@
  * API reference; anything else gets a small JSON index of the API, its documentation and the
  * discovery documents.
  */
-import { headerValue, type HttpAnswer, type HttpRequest } from '../http-types.ts';
+import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 import { API_CATALOG_LINK } from './api-catalog.ts';
 import { API_REFERENCE_PATH } from './api-reference.ts';
-import { documentAnswer } from './documents.ts';
+import { documentAnswer } from './document-answer.ts';
 import { preferredType } from './negotiation.ts';
 import { API_VERSION } from './openapi.ts';
 

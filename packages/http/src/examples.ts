@@ -1,44 +1,50 @@
 /**
- * The example values of the documents. Every example describes one account, so the signup example
- * and then the login example, sent as they are, sign that account up and in (the docs' "Test
- * Request" does exactly that). Error bodies are made by the code that answers them.
+ * The example values of the contract (`@sl-accounts/http/examples`): the route table documents each
+ * response with one, and the discovery documents show them beside each request. Every example
+ * describes one account, so the signup example and then the login example, sent as they are, sign
+ * that account up and in (the docs' "Test Request" does exactly that). Error bodies are made by the
+ * code that answers them.
  */
 import {
-  ACCOUNT_LOGIN_LIMIT,
   DEFAULT_SERVICE_NAME,
   EmailTaken,
   InvalidCredentials,
   NotFound,
-  RATE_LIMITS,
-  RateLimited,
   StoreUnavailable,
   Unauthenticated,
   ValidationError,
   WrongPassword,
-  parseRequest,
   type ContactInput,
   type LoginInput,
   type SignupInput,
 } from '@sl-accounts/core';
-import { BODY_LIMIT_BYTES, UNSUPPORTED_ENCODING, tooLarge } from '../body.ts';
-import { CROSS_SITE_REFUSED } from '../cross-site.ts';
-import { HttpError, answerError } from '../errors.ts';
-import { silentLogger } from '../logger.ts';
-import type { ApiRoute } from '../routes.ts';
+import { BODY_LIMIT_BYTES, UNSUPPORTED_ENCODING, tooLarge } from './body.ts';
+import { CROSS_SITE_REFUSED } from './cross-site.ts';
+import { HttpError, answerForThrown } from './errors.ts';
+import { silentLogger } from './logger.ts';
 
+/** A signup request: the account every example describes. */
 export const EXAMPLE_SIGNUP: SignupInput = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse battery staple' };
+/** A login request of that account. */
 export const EXAMPLE_LOGIN: LoginInput = { email: EXAMPLE_SIGNUP.email, password: EXAMPLE_SIGNUP.password };
+/** A password change request of that account. */
 export const EXAMPLE_CHANGE_PASSWORD = { currentPassword: EXAMPLE_SIGNUP.password, newPassword: 'a longer passphrase, never used before' } as const;
+/** A password reset request for that account's address. */
 export const EXAMPLE_RESET_REQUEST = { email: EXAMPLE_SIGNUP.email } as const;
+/** A password reset confirmation, with a placeholder for the mailed token. */
 export const EXAMPLE_RESET_CONFIRM = { token: '<the token from the link in the mail>', newPassword: 'a longer passphrase, never used before' } as const;
+/** An account deletion request of that account. */
 export const EXAMPLE_DELETE_ACCOUNT = { password: EXAMPLE_SIGNUP.password } as const;
+/** A contact message from that account's owner. */
 export const EXAMPLE_CONTACT: ContactInput = { name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email, message: 'Hello, I have a question about hosting.' };
 
 /** The user the examples sign up: the first account of a fresh database. */
 export const EXAMPLE_USER_RESPONSE = { ok: true, user: { id: 1, name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email } } as const;
+/** The body of an operation that answers nothing more than success. */
 export const EXAMPLE_OK = { ok: true } as const;
 
 const EXAMPLE_TIME = '2026-01-01T12:00:00.000Z';
+/** `GET /api/sessions`'s answer: the current session and another one. */
 export const EXAMPLE_SESSIONS = {
   ok: true,
   sessions: [
@@ -46,32 +52,17 @@ export const EXAMPLE_SESSIONS = {
     { id: 'b3e1d7c2-0a4f-4c8e-8d2b-7e6f5a4c3b21', createdAt: '2025-12-30T08:15:00.000Z', expiresAt: '2026-01-06T08:15:00.000Z', current: false },
   ],
 } as const;
+/** `GET /api/health`'s answer when the store answers. */
 export const EXAMPLE_HEALTH = { ok: true, status: 'ok', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
+/** `GET /api/health`'s answer when the store does not. */
 export const EXAMPLE_UNHEALTHY = { ok: false, status: 'unavailable', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
 
 /** The body the API answers for `error`. */
 export function errorExample(error: unknown): unknown {
-  return JSON.parse(answerError(error, silentLogger, 'example').body as string);
+  return JSON.parse(answerForThrown(error, silentLogger, 'example').body as string);
 }
 
-/** The 400 of an operation sent an empty object: one issue per required field. */
-export function validationExample(route: ApiRoute): unknown {
-  try {
-    parseRequest(route.requestBody!, {});
-  } catch (error) {
-    return errorExample(error);
-  }
-  throw new Error(`${route.operationId} accepts an empty body; it needs another 400 example`);
-}
-
-/** The 429 of a limited operation, a minute into a window the client has used up. */
-export function rateLimitedExample(route: ApiRoute): unknown {
-  const policy = route.limited ?? route.alsoLimited![0]!;
-  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : ACCOUNT_LOGIN_LIMIT;
-  const windowSeconds = windowMs / 1000;
-  return errorExample(new RateLimited({ policy, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds - 60 }));
-}
-
+/** The ErrorResponse bodies the API answers, by case. */
 export const ERROR_EXAMPLES = {
   emailTaken: errorExample(new EmailTaken()),
   invalidCredentials: errorExample(new InvalidCredentials()),

@@ -1,0 +1,18 @@
+/** What the contract and its case modules share: the store of the running case (types only). */
+import type { ContactMessage, Store } from '@sl-accounts/core';
+
+/**
+ * What the contract reads of a store beyond its ports: writes that no port reads back. Test-only:
+ * the adapter's tests build it (from the store's own state, or with SQL); it is not a port, and no
+ * production code has it.
+ */
+export interface StoreInspection {
+  /** Every contact message the store keeps, as stored, in the order they were added. */
+  contactMessages(): Promise<readonly ContactMessage[]>;
+}
+
+/** The store of the running case, for the case modules (read inside a case, never while collecting). */
+export interface CurrentStore {
+  readonly store: Store;
+  readonly inspect: StoreInspection;
+}
