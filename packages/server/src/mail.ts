@@ -2,8 +2,8 @@
  * The mail side of the composition root: the mailer that MAIL settings choose (SMTP, or the log) and
  * the outbox worker that feeds it, with its log lines.
  */
-import type { Logger } from 'pino';
 import { startMailWorker, type Clock, type Mailer, type MailOutbox, type MailWorker, type QueuedMail } from '@sl-accounts/core';
+import type { Logger } from '@sl-accounts/http';
 import { createSmtpMailer } from '@sl-accounts/mail-smtp';
 import type { MailConfig } from './config.ts';
 
@@ -65,7 +65,7 @@ export function startMail(
       logger.warn({ ...about(mail), retryAt: retryAt.toISOString(), ...brief(error) }, 'mail not sent; it stays in the outbox and is tried again');
     },
     onError: (error) => logger.warn(brief(error), 'mail outbox could not be read; trying again at each poll'),
-    onRecovered: () => logger.info('mail outbox readable again'),
+    onRecovered: () => logger.info({}, 'mail outbox readable again'),
   });
   return {
     worker,
