@@ -4,7 +4,7 @@ export { toHttpRequest } from './convert.ts';
 /** Writes the contract's `HttpAnswer` onto a node response as it is. */
 export { sendAnswer } from './convert.ts';
 /** The whole service (the contract and `/mcp`) as one node:http request listener. */
-export { nodeListener, type NodeServiceOptions } from './listener.ts';
+export { nodeListener, type NodeMcpEndpoint, type NodeServiceOptions } from './listener.ts';
 /** `http.createServer`, hardened, with a graceful stop. */
 export { createNodeServer, type NodeServer, type NodeServerOptions } from './server.ts';
 /** Hardens a node:http server made elsewhere (timeouts, connection caps, slow readers, client errors). */

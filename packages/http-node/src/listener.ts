@@ -3,15 +3,23 @@
  * that sends the service's requests to it): `/mcp` to the MCP endpoint, everything else to the
  * contract, its own 404 included.
  */
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { silentLogger, type HttpApi, type Logger } from '@sl-accounts/http';
-import type { McpEndpoint } from '@sl-accounts/mcp';
 import { sendAnswer, toHttpRequest } from './convert.ts';
+
+/**
+ * The part of `@sl-accounts/mcp`'s endpoint the listener uses. A structural copy, so this package
+ * needs no MCP SDK (an embedder without `/mcp` installs none); `createMcpEndpoint(...)` satisfies it.
+ */
+export interface NodeMcpEndpoint {
+  handles(url: string): boolean;
+  handleNode(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
 
 export interface NodeServiceOptions {
   readonly api: HttpApi;
   /** Served at its own path (`<basePath>/mcp`) when given. */
-  readonly mcp?: McpEndpoint;
+  readonly mcp?: NodeMcpEndpoint;
   /** Where a failure the contract did not answer itself is logged; default nowhere. */
   readonly logger?: Logger;
 }

@@ -4,7 +4,6 @@
  */
 import { startMailWorker, type Clock, type Mailer, type MailOutbox, type MailWorker, type QueuedMail } from '@sl-accounts/core';
 import type { Logger } from '@sl-accounts/http';
-import { createSmtpMailer } from '@sl-accounts/mail-smtp';
 import type { MailConfig } from './config.ts';
 
 /**
@@ -37,15 +36,18 @@ export interface MailHooks {
   readonly onAttemptFailed?: () => void;
 }
 
-/** The mailer and the worker on `outbox`; `stop` ends both within `boundMs`. */
-export function startMail(
+/**
+ * The mailer and the worker on `outbox`; `stop` ends both within `boundMs`. The SMTP mailer
+ * (nodemailer, ~40 modules) is loaded only when SMTP_URL asks for it.
+ */
+export async function startMail(
   config: MailConfig,
   outbox: MailOutbox,
   clock: Clock,
   logger: Logger,
   hooks: MailHooks = {},
-): { readonly worker: MailWorker; stop(boundMs: number): Promise<void> } {
-  const smtp = config.smtp ? createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
+): Promise<{ readonly worker: MailWorker; stop(boundMs: number): Promise<void> }> {
+  const smtp = config.smtp ? (await import('@sl-accounts/mail-smtp')).createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
   const about = (mail: QueuedMail) => ({ mailId: mail.id, attempts: mail.attempts });
   const worker = startMailWorker({
     outbox,

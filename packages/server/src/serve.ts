@@ -140,7 +140,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     intervalMs: overrides.sweepIntervalMs ?? 60_000,
     onError: (err) => logger.warn({ err }, 'sweep failed'),
   });
-  const mail = startMail(config.mail, store.outbox, clock, logger, metrics?.observeMail(store.outbox));
+  const mail = await startMail(config.mail, store.outbox, clock, logger, metrics?.observeMail(store.outbox));
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   logger.info(
