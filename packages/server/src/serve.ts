@@ -27,7 +27,7 @@ import { createLogger } from './logger.ts';
 import { mailSummary, startMail } from './mail.ts';
 import { openStore, storeSummary } from './open-store.ts';
 
-/** What a host serves: the use cases, the HTTP contract over them, and the MCP endpoint. */
+/** What a request listener serves: the use cases, the HTTP contract over them, the MCP endpoint, and the server's log (the contract's `Logger` shape; pino's logger in `pnpm start`). */
 export interface Service {
   readonly accounts: Accounts;
   readonly api: HttpApi;
@@ -42,6 +42,7 @@ export interface Service {
 export type ListenerFactory = (service: Service) => RequestListener;
 
 export interface ServerOverrides {
+  /** Instead of the configured log (any pino-style logger). */
   readonly logger?: Logger;
   readonly clock?: Clock;
   readonly rateLimits?: AccountsOptions['rateLimits'];
