@@ -48,7 +48,7 @@ export default tseslint.config(
   },
   {
     // A host adapter knows the contract, never a store; only packages/server picks one.
-    files: ['packages/http-koa/src/**/*.ts', 'examples/**/*.ts'],
+    files: ['packages/http-koa/src/**/*.ts', 'packages/http-node/src/**/*.ts', 'examples/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*'], message: 'host adapters never depend on a store; packages/server is the one place that picks one.' }] }],
     },

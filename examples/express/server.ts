@@ -7,13 +7,9 @@
  *   STORE=memory BASE_PATH=/accounts node examples/express/server.ts
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import { isHostBodyError, type HostBody, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
-import { runMain, type Host, type Service } from '@sl-accounts/server';
-
-/** The contract's answer, written as it is. */
-function send(res: Response, answer: HttpAnswer): void {
-  res.writeHead(answer.status, answer.headers).end(answer.body);
-}
+import { isHostBodyError, type HostBody, type HttpApi } from '@sl-accounts/http';
+import { sendAnswer, toHttpRequest } from '@sl-accounts/http-node';
+import { runMain, type ListenerFactory, type Service } from '@sl-accounts/server';
 
 /** The service for every path it owns (`req.originalUrl`: the target as received, before any mount stripped it); anything else falls through. */
 function serviceHandler({ api, mcp }: Pick<Service, 'api' | 'mcp'>): RequestHandler & { answer(req: Request, res: Response, failed?: unknown): Promise<void> } {
@@ -22,19 +18,7 @@ function serviceHandler({ api, mcp }: Pick<Service, 'api' | 'mcp'>): RequestHand
     // A refusal before reading (a content coding it does not know, such as `x-gzip`) left the body whole for the contract.
     const hostBody: HostBody | undefined = !req.readableDidRead ? undefined : failed !== undefined ? { failed } : { parsed: req.body as unknown };
     if (mcp.handles(req.originalUrl)) return mcp.handleNode(req, res, hostBody);
-    const { socket } = req;
-    send(
-      res,
-      await api.handle({
-        method: req.method,
-        url: req.originalUrl,
-        headers: req.headers,
-        remoteAddress: socket.remoteAddress,
-        secure: 'encrypted' in socket,
-        body: req,
-        ...(hostBody ? { hostBody } : {}),
-      }),
-    );
+    sendAnswer(res, await api.handle(toHttpRequest(req, hostBody, req.originalUrl)));
   }
   const handler: RequestHandler = (req, res, next) => {
     if (!api.owns(req.originalUrl) && !mcp.handles(req.originalUrl)) return next();
@@ -47,14 +31,14 @@ function serviceHandler({ api, mcp }: Pick<Service, 'api' | 'mcp'>): RequestHand
 function requireSession(api: HttpApi): RequestHandler {
   return async (req, res, next) => {
     const user = await api.session(req);
-    if (!user) return send(res, api.unauthenticated(req));
+    if (!user) return sendAnswer(res, api.unauthenticated(req));
     res.locals.user = user;
     (req as Request & { user?: unknown }).user = user;
     next();
   };
 }
 
-export const expressHost: Host = ({ api, mcp, logger }) => {
+export const expressHost: ListenerFactory = ({ api, mcp, logger }) => {
   const app = express();
   app.disable('x-powered-by');
   app.use(express.json());

@@ -9,7 +9,8 @@
 import Fastify, { type FastifyPluginAsync, type FastifyReply, type FastifyRequest, type preHandlerAsyncHookHandler } from 'fastify';
 import type { User } from '@sl-accounts/core';
 import { isHostBodyError, readJsonBody, type HostBody, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
-import { runMain, type Host, type Service } from '@sl-accounts/server';
+import { sendAnswer, toHttpRequest } from '@sl-accounts/http-node';
+import { runMain, type ListenerFactory, type Service } from '@sl-accounts/server';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,7 +24,7 @@ const UNREAD = Symbol('unread body');
 function send(reply: FastifyReply, answer: HttpAnswer): void {
   // The contract has framed and checked the answer: it goes out on node's response as it is.
   reply.hijack();
-  reply.raw.writeHead(answer.status, answer.headers).end(answer.body);
+  sendAnswer(reply.raw, answer);
 }
 
 /**
@@ -57,7 +58,7 @@ export const accountsPlugin: FastifyPluginAsync<Pick<Service, 'api' | 'mcp'>> = 
       reply.hijack();
       return mcp.handleNode(req, reply.raw, hostBody);
     }
-    send(reply, await api.handle({ method: req.method ?? 'GET', url, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: req, ...(hostBody ? { hostBody } : {}) }));
+    send(reply, await api.handle(toHttpRequest(req, hostBody, url)));
   }
 
   const paths = api.basePath ? ['/', '/*'] : [...api.mountPaths, mcp.path];
@@ -76,7 +77,7 @@ function requireSession(api: HttpApi): preHandlerAsyncHookHandler {
   };
 }
 
-export const fastifyHost: Host = ({ api, mcp, logger }) => {
+export const fastifyHost: ListenerFactory = ({ api, mcp, logger }) => {
   const app = Fastify({ logger: false });
   app.decorateRequest('user', null);
   app.get('/hello', async () => ({ ok: true, hello: 'world' }));
@@ -107,8 +108,7 @@ export const fastifyHost: Host = ({ api, mcp, logger }) => {
 };
 
 async function serveRoot(api: HttpApi, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const req = request.raw;
-  send(reply, await api.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null }));
+  send(reply, await api.handle(toHttpRequest(request.raw)));
 }
 
 if (import.meta.main) await runMain(fastifyHost);

@@ -13,7 +13,8 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { User } from '@sl-accounts/core';
 import type { HttpAnswer, HttpApi } from '@sl-accounts/http';
-import { runMain, type Host, type Service } from '@sl-accounts/server';
+import { toHttpRequest } from '@sl-accounts/http-node';
+import { runMain, type ListenerFactory, type Service } from '@sl-accounts/server';
 
 type Env = { Bindings: HttpBindings; Variables: { user: User } };
 
@@ -36,7 +37,7 @@ function accountsRoutes({ api, mcp }: Pick<Service, 'api' | 'mcp'>): Hono<Env> {
       await mcp.handleNode(req, res);
       return RESPONSE_ALREADY_SENT;
     }
-    return toResponse(await api.handle({ method: req.method ?? 'GET', url, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: req }));
+    return toResponse(await api.handle(toHttpRequest(req, undefined, url)));
   };
   const paths = api.basePath ? ['/', '/*'] : [...api.mountPaths, mcp.path];
   for (const path of paths) routes.all(path, (c) => serve(c.env.incoming, c.env.outgoing));
@@ -53,7 +54,7 @@ function requireSession(api: HttpApi): MiddlewareHandler<Env> {
   };
 }
 
-export const honoHost: Host = ({ api, mcp, logger }) => {
+export const honoHost: ListenerFactory = ({ api, mcp, logger }) => {
   const app = new Hono<Env>({ strict: true });
   app.get('/hello', (c) => c.json({ ok: true, hello: 'world' }));
   app.get('/hello/me', requireSession(api), (c) => c.json({ ok: true, hello: c.get('user').email }));

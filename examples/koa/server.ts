@@ -12,9 +12,9 @@ import bodyParser from 'koa-bodyparser';
 import type { User } from '@sl-accounts/core';
 import { logClientFault } from '@sl-accounts/http';
 import { requireSession, serviceErrors, serviceRouter, wellKnownRouter } from '@sl-accounts/http-koa';
-import { runMain, type Host } from '@sl-accounts/server';
+import { runMain, type ListenerFactory } from '@sl-accounts/server';
 
-export const koaAppHost: Host = ({ api, mcp, logger }) => {
+export const koaAppHost: ListenerFactory = ({ api, mcp, logger }) => {
   const app = new Koa();
   app.silent = true;
   app.on('error', (err: unknown) => logClientFault(logger, err, 'koa error', 'debug'));

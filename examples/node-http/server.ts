@@ -5,51 +5,37 @@
  *
  *   STORE=memory TRUST_PROXY=1 BASE_PATH=/accounts node examples/node-http/server.ts
  *
- * To embed in another framework, do what `nodeHost` does: hand the request to `api.handle` as plain
- * data, write the answer's status, headers and body back, and give `/mcp` to the MCP endpoint.
+ * `nodeListener` (@sl-accounts/http-node) is the service as a request listener: it hands each
+ * request to `api.handle` as plain data (`toHttpRequest`), writes the answer back (`sendAnswer`), and
+ * gives `/mcp` to the MCP endpoint. `runMain` runs it on a hardened node:http server
+ * (`createNodeServer`); on the memory store no Postgres module is loaded.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { requestPath, type HttpAnswer } from '@sl-accounts/http';
-import { runMain, type Host } from '@sl-accounts/server';
+import { requestPath, type HttpApi } from '@sl-accounts/http';
+import { nodeListener, sendAnswer } from '@sl-accounts/http-node';
+import { runMain, type ListenerFactory } from '@sl-accounts/server';
 
-function send(res: ServerResponse, answer: HttpAnswer): void {
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body); // node leaves the body out of HEAD answers itself
+const json = (body: unknown) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** The guarded route: the signed-in user, or the contract's 401 ErrorResponse. */
+async function helloMe(api: HttpApi, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const user = await api.session(req);
+  sendAnswer(res, user ? json({ ok: true, hello: user.email }) : api.unauthenticated(req));
 }
 
-export const nodeHost: Host = ({ api, mcp, logger }): RequestListener => {
-  /** The app's own routes: whatever the service does not own. */
-  async function own(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = requestPath(req.url ?? '/');
-    if (req.method === 'GET' && path === '/hello') return send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true, hello: 'world' }) });
-    if (req.method === 'GET' && path === '/hello/me') {
-      const user = await api.session(req);
-      if (!user) return send(res, api.unauthenticated(req));
-      return send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true, hello: user.email }) });
-    }
-    // Everything else is the contract's, its 404 included.
-    return serve(req, res);
-  }
-
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '/';
-    if (mcp.handles(url)) return mcp.handleNode(req, res);
-    const answer = await api.handle({
-      method: req.method ?? 'GET',
-      url,
-      headers: req.headers,
-      remoteAddress: req.socket.remoteAddress,
-      secure: 'encrypted' in req.socket,
-      body: req,
-    });
-    send(res, answer);
-  }
+export const nodeHost: ListenerFactory = ({ api, mcp, logger }): RequestListener => {
+  const service = nodeListener({ api, mcp, logger });
   return (req, res) => {
     const url = req.url ?? '/';
-    (api.owns(url) || mcp.handles(url) ? serve(req, res) : own(req, res)).catch((err: unknown) => {
-      // The contract answers every failure itself; this catches a host bug, or a store failure in the guard.
+    // The service's own paths first; of the rest, the app's routes, and for anything else the contract's 404.
+    if (api.owns(url) || mcp.handles(url) || req.method !== 'GET') return service(req, res);
+    const path = requestPath(url);
+    if (path === '/hello') return sendAnswer(res, json({ ok: true, hello: 'world' }));
+    if (path !== '/hello/me') return service(req, res);
+    helloMe(api, req, res).catch((err: unknown) => {
+      // A store failure in the guard: the contract's answer to it (503), as the service's own routes give.
       logger.error({ err }, 'node host failed');
-      if (!res.headersSent) send(res, api.answerError(err, req));
+      if (!res.headersSent) sendAnswer(res, api.answerError(err, req));
     });
   };
 };

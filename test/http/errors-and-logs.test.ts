@@ -115,12 +115,11 @@ describe('the Postgres pool', () => {
       await Promise.all(Array.from({ length: 4 }, () => request(server.url, '/api/health')));
       const name = new URL(database.url).pathname.slice(1);
       await withSql(pgServer.url, (sql) => sql.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]));
-      const deadline = Date.now() + 10_000;
-      let warnings: string[] = [];
-      while (warnings.length === 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        warnings = lines.filter((l) => l.includes('idle database connection failed'));
-      }
+      const warnings = await poll(
+        async () => lines.filter((l) => l.includes('idle database connection failed')),
+        (found) => found.length > 0,
+        10_000,
+      );
       expect(warnings.length).toBeGreaterThan(0);
       for (const line of warnings) {
         const entry = JSON.parse(line) as Record<string, unknown>;

@@ -8,11 +8,10 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { testStore } from '@sl-accounts/store-contract';
 import { createTestDatabase, locatePostgres } from '@sl-accounts/store-postgres/testing';
-import { spawnServer } from '../support/server-process.ts';
+import { START_ENTRY, spawnServer } from '../support/server-process.ts';
 
 const postgres = await testStore('postgres', locatePostgres);
 type Entry = { msg: string; url?: string; store?: string; dataDir?: string; database?: string; docs?: string; signal?: string };
@@ -50,7 +49,7 @@ describe('the start-up line', () => {
   });
 
   it('is a readable line with LOG_FORMAT=pretty, as on a terminal', async (ctx) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url))], {
+    const child = spawn(process.execPath, [START_ENTRY], {
       env: { PATH: process.env.PATH ?? '', STORE: 'memory', PORT: '0', LOG_FORMAT: 'pretty' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -6,9 +6,9 @@
  * and that cannot run stops the run here, with one message.
  */
 import { selectedStores, skipWarning } from '@sl-accounts/store-contract';
-// The module itself, not `@sl-accounts/store-postgres/testing`: that also loads the PGlite helpers, which
-// register vitest hooks, and a global setup runs outside any test file.
-import { shareLookup } from '../../packages/store-postgres/src/testing/server.ts';
+// The server helpers alone, not `@sl-accounts/store-postgres/testing`: that also loads the PGlite
+// helpers, which register vitest hooks, and a global setup runs outside any test file.
+import { shareLookup } from '@sl-accounts/store-postgres/testing/server';
 
 export default async function setup(): Promise<void> {
   const { kinds, explicit } = selectedStores();

@@ -13,7 +13,7 @@
 import type { RequestListener } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { inject } from 'light-my-request';
-import type { Host } from '@sl-accounts/server';
+import type { ListenerFactory } from '@sl-accounts/server';
 
 /** Whether this run answers test servers in-process (`pnpm test:unit` sets it). */
 export const IN_PROCESS = process.env.TEST_IN_PROCESS === '1';
@@ -24,7 +24,7 @@ const listeners = new Map<string, RequestListener>();
  * Wraps `host`: the listener it makes is kept for in-process requests, and the socket gets one that
  * refuses. `listener()` returns the kept one once the server started.
  */
-export function capturingHost(host: Host): { readonly host: Host; listener(): RequestListener } {
+export function capturingHost(host: ListenerFactory): { readonly host: ListenerFactory; listener(): RequestListener } {
   let captured: RequestListener | undefined;
   const refuse: RequestListener = (_req, res) => {
     res.writeHead(421, { 'content-type': 'text/plain' }).end('this test server answers in-process only (TEST_IN_PROCESS, test/support/in-process.ts)');

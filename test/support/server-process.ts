@@ -1,19 +1,26 @@
 /**
- * Runs a server as a real child process, as a user would: `packages/server/src/main.ts` (what
- * `pnpm start` runs, the Koa host) or `examples/node-http/server.ts`; finds its address in the
- * `listening` log line.
+ * Runs a server as a real child process, as a user would: the entry `pnpm start` runs (the Koa host)
+ * or the node:http example; finds its address in the `listening` log line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const ENTRIES = {
-  koa: fileURLToPath(new URL('../../packages/server/src/main.ts', import.meta.url)),
-  node: fileURLToPath(new URL('../../examples/node-http/server.ts', import.meta.url)),
-} as const;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** package.json's `start` script, word by word: node, its flags, the entry. */
+const START_SCRIPT = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+/** The entry `pnpm start` runs (the Koa host), as its script names it. */
+export const START_ENTRY = resolve(ROOT, START_SCRIPT.at(-1)!);
+/** The node flags `pnpm start` gives. */
+export const START_FLAGS: readonly string[] = START_SCRIPT.filter((word) => word.startsWith('--'));
+
+const ENTRIES = {
+  koa: START_ENTRY,
+  node: fileURLToPath(import.meta.resolve('@sl-accounts/example-node-http')),
+} as const;
 
 export interface SpawnOptions {
   /** `pnpm`: `pnpm start` in the repository, as a user runs it (the Koa host); default `node` on the entry. */
@@ -104,10 +111,3 @@ export async function spawnServer(env: Record<string, string>, host: keyof typeo
     },
   };
 }
-
-/** The node flags `pnpm start` gives (package.json's `start` script). */
-export const START_FLAGS: readonly string[] = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }
-).scripts.start
-  .split(/\s+/)
-  .filter((word) => word.startsWith('--'));

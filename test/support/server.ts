@@ -11,7 +11,7 @@ import { koaAppHost } from '@sl-accounts/example-koa';
 import { expressHost } from '@sl-accounts/example-express';
 import { fastifyHost } from '@sl-accounts/example-fastify';
 import { honoHost } from '@sl-accounts/example-hono';
-import { loadConfig, startServer, type Host, type RunningServer, type ServerOverrides } from '@sl-accounts/server';
+import { loadConfig, startServer, type ListenerFactory, type RunningServer, type ServerOverrides } from '@sl-accounts/server';
 import { describe } from 'vitest';
 import { testStores, type StoreKind, type TestStore } from '@sl-accounts/store-contract';
 import { createPGliteDatabase, createTestDatabase, locatePostgres, type TestDatabase } from '@sl-accounts/store-postgres/testing';
@@ -19,7 +19,7 @@ import { IN_PROCESS, capturingHost, register } from './in-process.ts';
 
 export type HostKind = 'koa' | 'node' | 'koa-app' | 'express' | 'fastify' | 'hono';
 
-export const HOSTS: Readonly<Record<HostKind, Host>> = {
+export const HOSTS: Readonly<Record<HostKind, ListenerFactory>> = {
   koa: (service) => createApp(service).callback(),
   node: nodeHost,
   'koa-app': koaAppHost,

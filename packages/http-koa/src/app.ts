@@ -7,7 +7,8 @@
  */
 import Koa, { type Context, type Middleware } from 'koa';
 import Router from '@koa/router';
-import { isHostBodyError, logClientFault, type HostBody, type HttpAnswer, type HttpApi, type HttpRequest, type Logger } from '@sl-accounts/http';
+import { isHostBodyError, logClientFault, type HostBody, type HttpAnswer, type HttpApi, type Logger } from '@sl-accounts/http';
+import { toHttpRequest } from '@sl-accounts/http-node';
 import type { McpEndpoint } from '@sl-accounts/mcp';
 
 export interface KoaServiceOptions {
@@ -36,21 +37,6 @@ function hostBodyOf(ctx: Context, failed?: unknown): HostBody | undefined {
   return ctx.req.readableDidRead && body !== undefined ? { parsed: body } : undefined;
 }
 
-/** The contract's view of a Koa request: node's own request, and the target as received (`originalUrl`, whatever a mount stripped). */
-function requestOf(ctx: Context, failed?: unknown): HttpRequest {
-  const { req } = ctx;
-  // One object shape for every request (`hostBody` always present), so the contract's hot path stays monomorphic.
-  return {
-    method: req.method ?? 'GET',
-    url: ctx.originalUrl,
-    headers: req.headers,
-    remoteAddress: req.socket.remoteAddress,
-    secure: 'encrypted' in req.socket,
-    body: req,
-    hostBody: hostBodyOf(ctx, failed),
-  };
-}
-
 /** Writes a contract answer: straight onto node's response, since the contract has checked it all. */
 function send(ctx: Context, answer: HttpAnswer): void {
   ctx.status = answer.status;
@@ -66,7 +52,8 @@ async function serve({ api, mcp }: KoaServiceOptions, ctx: Context, failed?: unk
     await mcp.handleNode(ctx.req, ctx.res, hostBodyOf(ctx, failed));
     return;
   }
-  send(ctx, await api.handle(requestOf(ctx, failed)));
+  // Node's own request, and the target as received (`originalUrl`, whatever a mount stripped).
+  send(ctx, await api.handle(toHttpRequest(ctx.req, hostBodyOf(ctx, failed), ctx.originalUrl)));
 }
 
 /**

@@ -18,7 +18,8 @@ import {
   type RetrySchedule,
 } from '@sl-accounts/core';
 import { normaliseBasePath } from '@sl-accounts/http';
-import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres';
+import type { HttpLimits } from '@sl-accounts/http-node';
+import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres/settings';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
 
 export type StoreConfig =
@@ -97,22 +98,6 @@ export interface SessionCacheConfig {
   readonly maxEntries: number;
   /** How far the store's revocation feed may lag, in milliseconds, for the cache to answer. */
   readonly stalenessMs: number;
-}
-
-/** What one client may hold of the HTTP server; see the README's "Running on the internet". */
-export interface HttpLimits {
-  /** From a connection's start (or the end of its last request) until its request headers are in. */
-  readonly headersTimeoutMs: number;
-  /** From a connection's start (or the end of its last request) until the whole request is in. */
-  readonly requestTimeoutMs: number;
-  /** How long an idle keep-alive connection stays open. */
-  readonly keepAliveTimeoutMs: number;
-  /** How long a response may wait with no byte taken by the peer before the connection is cut. */
-  readonly unreadResponseTimeoutMs: number;
-  /** Most open connections; `undefined`: derived from the process's descriptor limit at start. */
-  readonly maxConnections: number | undefined;
-  /** Most open connections from one peer address; 0: no cap (the default behind trusted proxies). */
-  readonly maxConnectionsPerAddress: number;
 }
 
 /** Connections one peer address may hold when no proxy is trusted (see the README for why). */

@@ -4,8 +4,9 @@
  * (pino-pretty, in this process and synchronously, so no line is lost when the process exits).
  * `LOG_FORMAT` chooses; without it, a terminal gets readable lines and anything else JSON.
  */
-import { isColorSupported, prettyFactory } from 'pino-pretty';
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
+import type * as PinoPrettyModule from 'pino-pretty';
 import { DEFAULT_SERVICE_NAME } from '@sl-accounts/core';
 import type { Config, LogFormat } from './config.ts';
 
@@ -17,7 +18,7 @@ export function logFormatFor(configured: LogFormat | undefined, stdout: { readon
 export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, stdout: NodeJS.WriteStream = process.stdout): Logger {
   const options = { level: config.logLevel, base: { service: DEFAULT_SERVICE_NAME } };
   if (logFormatFor(config.logFormat, stdout) === 'json') return pino(options, boundedLines(batchedLines(stdout)));
-  const prettify = readableLines(Boolean(stdout.isTTY) && isColorSupported);
+  const prettify = readableLines(Boolean(stdout.isTTY) && prettyLines().isColorSupported);
   return pino(options, boundedLines({ write: (line: string) => void stdout.write(prettify(line)) }));
 }
 
@@ -78,8 +79,14 @@ process.on('exit', () => {
 /**
  * A destination that writes the lines given in one turn of the event loop to `out` in one write,
  * at the end of that turn or at exit: under load, one write(2) for all the requests a turn answered
- * instead of one per request. (An asynchronous write per line, pino.destination's way, hands each
- * line to the thread pool: ~15 µs of the event loop's time per write, more than a cached /api/me.)
+ * instead of one per request.
+ *
+ * Kept instead of pino's own `pino.destination({ minLength, sync: false })`, by a measurement
+ * (test/bench/log-ab.ts; figures in docs/decisions.md): pino's asynchronous writes run on libuv's
+ * thread pool, where passwords are hashed. During a login storm each write waited behind the
+ * hashes: ~27,000 request lines were still held in memory when the storm ended (none here), and
+ * logins ran at 0.64-0.69 of this destination's rate; `/api/health` alone was no faster.
+ * (`sync: true` would skip the pool, but pino flushes its buffer at exit only for `sync: false`.)
  */
 export function batchedLines(out: { write(chunk: string): unknown }): { write(line: string): void } {
   let pending = '';
@@ -100,6 +107,14 @@ export function batchedLines(out: { write(chunk: string): unknown }): { write(li
   };
 }
 
+type PinoPretty = typeof PinoPrettyModule;
+
+/**
+ * pino-pretty, loaded the first time readable lines are asked for: a JSON log (a service's usual
+ * one) does not load its 29 modules. CommonJS, so it loads synchronously.
+ */
+const prettyLines = (): PinoPretty => createRequire(import.meta.url)('pino-pretty') as PinoPretty;
+
 /** Fields that the readable lines put into their message (so they are not repeated after it). */
 const IN_MESSAGE = ['method', 'path', 'status', 'ms', 'url', 'store', 'dataDir', 'database', 'docs', 'metrics', 'signal', 'mail', 'contactTo'];
 
@@ -108,7 +123,7 @@ const IN_MESSAGE = ['method', 'path', 'status', 'ms', 'url', 'store', 'dataDir',
  * the remaining fields (a request id, an error's code) as JSON on the same line.
  */
 export function readableLines(colorize: boolean): (line: string) => string {
-  return prettyFactory({
+  return prettyLines().prettyFactory({
     colorize,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: ['pid', 'hostname', 'service', ...IN_MESSAGE].join(','),

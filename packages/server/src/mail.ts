@@ -2,9 +2,8 @@
  * The mail side of the composition root: the mailer that MAIL settings choose (SMTP, or the log) and
  * the outbox worker that feeds it, with its log lines.
  */
-import type { Logger } from 'pino';
 import { startMailWorker, type Clock, type Mailer, type MailOutbox, type MailWorker, type QueuedMail } from '@sl-accounts/core';
-import { createSmtpMailer } from '@sl-accounts/mail-smtp';
+import type { Logger } from '@sl-accounts/http';
 import type { MailConfig } from './config.ts';
 
 /**
@@ -37,15 +36,18 @@ export interface MailHooks {
   readonly onAttemptFailed?: () => void;
 }
 
-/** The mailer and the worker on `outbox`; `stop` ends both within `boundMs`. */
-export function startMail(
+/**
+ * The mailer and the worker on `outbox`; `stop` ends both within `boundMs`. The SMTP mailer
+ * (nodemailer, ~40 modules) is loaded only when SMTP_URL asks for it.
+ */
+export async function startMail(
   config: MailConfig,
   outbox: MailOutbox,
   clock: Clock,
   logger: Logger,
   hooks: MailHooks = {},
-): { readonly worker: MailWorker; stop(boundMs: number): Promise<void> } {
-  const smtp = config.smtp ? createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
+): Promise<{ readonly worker: MailWorker; stop(boundMs: number): Promise<void> }> {
+  const smtp = config.smtp ? (await import('@sl-accounts/mail-smtp')).createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
   const about = (mail: QueuedMail) => ({ mailId: mail.id, attempts: mail.attempts });
   const worker = startMailWorker({
     outbox,
@@ -65,7 +67,7 @@ export function startMail(
       logger.warn({ ...about(mail), retryAt: retryAt.toISOString(), ...brief(error) }, 'mail not sent; it stays in the outbox and is tried again');
     },
     onError: (error) => logger.warn(brief(error), 'mail outbox could not be read; trying again at each poll'),
-    onRecovered: () => logger.info('mail outbox readable again'),
+    onRecovered: () => logger.info({}, 'mail outbox readable again'),
   });
   return {
     worker,

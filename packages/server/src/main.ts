@@ -11,7 +11,7 @@
  */
 import { enableCompileCache, flushCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Host } from './serve.ts';
+import type { ListenerFactory } from './serve.ts';
 
 if (import.meta.main) enableCompileCache(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
 
@@ -19,7 +19,7 @@ const { createApp } = await import('@sl-accounts/http-koa');
 const { runMain } = await import('./run.ts');
 
 /** The Koa host. */
-export const koaHost: Host = (service) => createApp(service).callback();
+export const koaHost: ListenerFactory = (service) => createApp(service).callback();
 
 if (import.meta.main) {
   await runMain(koaHost);

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import type { Store } from '@sl-accounts/core';
+import type { Logger } from '@sl-accounts/http';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { createPGliteStore, createPostgresStore, describeDatabaseError, type PoolStats, type PostgresStore } from '@sl-accounts/store-postgres';
-import type { Logger } from 'pino';
+import type { PoolStats, PostgresStore } from '@sl-accounts/store-postgres';
 import type { StoreConfig } from './config.ts';
 
-/** A store, and for a Postgres server the use of its connection pool. */
-export type OpenedStore = Store & { readonly poolStats?: () => PoolStats };
+/** The store the configuration names, open; for a Postgres server also the use of its connection pool. */
+export type ConfiguredStore = Store & { readonly poolStats?: () => PoolStats };
 
 export interface OpenStoreOptions {
   /** The session cache's staleness bound, when the cache is on: the revocation feed confirms itself four times within it. */
@@ -14,11 +14,13 @@ export interface OpenStoreOptions {
 }
 
 /** The one place that picks a store: opens it and, for the SQL stores, migrates it. */
-export async function openStore(config: StoreConfig, logger: Logger, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+export async function openStore(config: StoreConfig, logger: Logger, options: OpenStoreOptions = {}): Promise<ConfiguredStore> {
+  if (config.kind === 'memory') return createMemoryStore({ rateLimitKeys: config.rateLimitKeys });
+  // Loaded only when the configuration asks for it: a server on the memory store (an embedder's
+  // test, an example) loads none of kysely, pg and PGlite.
+  const { createPGliteStore, createPostgresStore, describeDatabaseError } = await import('@sl-accounts/store-postgres');
   let store: PostgresStore;
   switch (config.kind) {
-    case 'memory':
-      return createMemoryStore({ rateLimitKeys: config.rateLimitKeys });
     case 'pglite':
       store = createPGliteStore({ dataDir: config.dataDir, settings: config.settings });
       break;

@@ -1,15 +1,16 @@
 /**
- * `runMain(host)`: what an entry script does. Reads the environment, starts the server under `host`,
+ * `runMain(listenerFor)`: what an entry script does. Reads the environment, starts the server with the
+ * request listener `listenerFor` makes of the service,
  * and stops it on SIGTERM or SIGINT, exiting within 10 s (see stop-signals.ts for which signals are one stop).
  */
 import { loadConfig, type Config } from './config.ts';
-import { startServer, type Host } from './serve.ts';
+import { startServer, type ListenerFactory } from './serve.ts';
 import { stopSignals } from './stop-signals.ts';
 
 /** After a stop signal, the process exits by this time, finished or not. */
 const EXIT_DEADLINE_MS = 9_500;
 
-export async function runMain(host: Host): Promise<void> {
+export async function runMain(listenerFor: ListenerFactory): Promise<void> {
   let config: Config;
   try {
     config = loadConfig(process.env);
@@ -30,7 +31,7 @@ export async function runMain(host: Host): Promise<void> {
   };
   process.on('SIGTERM', dispatch);
   process.on('SIGINT', dispatch);
-  const running = await startServer(config, host).catch((error: unknown) => {
+  const running = await startServer(config, listenerFor).catch((error: unknown) => {
     console.error(`Failed to start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   });
@@ -44,7 +45,7 @@ export async function runMain(host: Host): Promise<void> {
     running.logger.info({ signal }, `${signal} received: stopping`);
     // close() is bounded by itself; this only guarantees the 10 s a deploy may count on.
     setTimeout(() => {
-      running.logger.error('shutdown did not finish in time');
+      running.logger.error({}, 'shutdown did not finish in time');
       process.exit(1);
     }, EXIT_DEADLINE_MS).unref();
     running.close().then(

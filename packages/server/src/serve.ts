@@ -1,12 +1,12 @@
 /**
  * The composition root: from a configuration to a listening server. It picks the store, wires the
- * core, the HTTP contract and the MCP endpoint, and runs them under whichever host the caller names
- * (the Koa adapter for `pnpm start`, plain node:http in examples/node-http), with housekeeping and a
- * graceful stop. Hosts are request listeners; nothing here knows a framework.
+ * core, the HTTP contract and the MCP endpoint, and runs them on a hardened node:http server
+ * (@sl-accounts/http-node) under whichever request listener the caller makes of the service (the
+ * Koa adapter for `pnpm start`, plain node:http in examples/node-http), with housekeeping and a
+ * graceful stop. Nothing here knows a framework.
  */
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from 'pino';
 import {
   DEFAULT_PBKDF2_ITERATIONS,
   Pbkdf2PasswordHasher,
@@ -20,19 +20,15 @@ import {
   type Clock,
 } from '@sl-accounts/core';
 import { discoveryDocuments } from '@sl-accounts/discovery';
-import { createHttpApi, type HttpApi } from '@sl-accounts/http';
+import { createHttpApi, type HttpApi, type Logger } from '@sl-accounts/http';
+import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/http-node';
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import type { Config } from './config.ts';
-import { answerClientError } from './client-error.ts';
-import { refuseFaultyFraming } from './framing.ts';
-import { cutSlowReaders, limitConnections, serverOptions } from './http-limits.ts';
-import { InFlight } from './in-flight.ts';
 import { createLogger } from './logger.ts';
 import { mailSummary, startMail } from './mail.ts';
 import { openStore, storeSummary } from './open-store.ts';
-import { deprioritizeThreadPool } from './thread-priority.ts';
 
-/** What a host serves: the use cases, the HTTP contract over them, and the MCP endpoint. */
+/** What a request listener serves: the use cases, the HTTP contract over them, the MCP endpoint, and the server's log (the contract's `Logger` shape; pino's logger in `pnpm start`). */
 export interface Service {
   readonly accounts: Accounts;
   readonly api: HttpApi;
@@ -40,10 +36,14 @@ export interface Service {
   readonly logger: Logger;
 }
 
-/** A host: turns the service into a node:http request listener. */
-export type Host = (service: Service) => RequestListener;
+/**
+ * What the caller runs the service under: a function from the service to a node:http request
+ * listener (a Koa app's `callback()`, an Express app, `nodeListener` of @sl-accounts/http-node).
+ */
+export type ListenerFactory = (service: Service) => RequestListener;
 
 export interface ServerOverrides {
+  /** Instead of the configured log (any pino-style logger). */
   readonly logger?: Logger;
   readonly clock?: Clock;
   readonly rateLimits?: AccountsOptions['rateLimits'];
@@ -80,7 +80,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, host: Host, overrides: ServerOverrides = {}): Promise<RunningServer> {
+export async function startServer(config: Config, listenerFor: ListenerFactory, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const logger = overrides.logger ?? createLogger(config);
   if (config.pbkdf2Iterations < DEFAULT_PBKDF2_ITERATIONS) {
     logger.warn({ iterations: config.pbkdf2Iterations }, `PBKDF2_ITERATIONS is below the recommended ${DEFAULT_PBKDF2_ITERATIONS}`);
@@ -112,18 +112,9 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl, basePath: config.basePath };
   const mcp = createMcpEndpoint(shared);
   const api = createHttpApi({ ...shared, documents: discoveryDocuments({ publicUrl: config.publicUrl, basePath: config.basePath, extra: mcp.documents }) });
-  const server = createServer(serverOptions(config.http));
-  const maxConnections = limitConnections(server, config.http, logger, config.ipv6Prefix);
-  cutSlowReaders(server, config.http, logger, metrics?.slowReaderCut);
-  // Registered before the host's listener, so it sees each response before the host writes it.
-  const inFlight = new InFlight<ServerResponse>();
-  let stopping = false;
-  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    if (stopping) res.setHeader('connection', 'close');
-    res.once('close', inFlight.add(res));
-  });
-  server.on('request', refuseFaultyFraming(host({ accounts, api, mcp, logger }), logger));
-  server.on('clientError', answerClientError(logger));
+  const service = { accounts, api, mcp, logger };
+  const node = createNodeServer(listenerFor(service), { limits: config.http, logger, ipv6Prefix: config.ipv6Prefix, ...(metrics ? { onSlowReaderCut: metrics.slowReaderCut } : {}) });
+  const { server, maxConnections } = node;
   if (metrics) {
     // Labelled as requested: under a base path, its paths (`/accounts/api/me`); the root documents too.
     const served = api.basePath ? [api.basePath, ...api.paths.map((path) => api.basePath + path), ...api.paths.filter((path) => path.startsWith('/.well-known/'))] : api.paths;
@@ -151,7 +142,7 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     intervalMs: overrides.sweepIntervalMs ?? 60_000,
     onError: (err) => logger.warn({ err }, 'sweep failed'),
   });
-  const mail = startMail(config.mail, store.outbox, clock, logger, metrics?.observeMail(store.outbox));
+  const mail = await startMail(config.mail, store.outbox, clock, logger, metrics?.observeMail(store.outbox));
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
   logger.info(
@@ -177,14 +168,10 @@ export async function startServer(config: Config, host: Host, overrides: ServerO
     logger,
     close: () =>
       (closing ??= (async () => {
-        // Keep-alive clients leave once their answer is written, instead of holding the stop up.
-        stopping = true;
         // No new mail is claimed from now; the one being sent finishes while requests drain.
         const mailStopped = mail.stop(MAIL_STOP_MS);
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-        const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        clearTimeout(force);
+        // Keep-alive clients leave once their answer is written, instead of holding the stop up.
+        await node.close(DRAIN_MS);
         // Together: closing a database that does not answer also ends a sweep waiting on it.
         // Reset requests answered before the stop still write their token and mail.
         await accounts.settled();

@@ -1,9 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@sl-accounts/server';
-import { defaultMaxConnections, openFilesLimit } from '@sl-accounts/server';
 
 describe('limits in the configuration', () => {
   it('defaults: a 5 s database bound, timeouts in seconds, 256 connections per address, the total from the descriptor limit', () => {
@@ -102,35 +98,6 @@ describe('mail in the configuration', () => {
   it('never echoes the SMTP password in its message', () => {
     expect(() => loadConfig({ SMTP_URL: 'smtp://user:hunter2@mail.example.org' })).toThrow(/MAIL_FROM/);
     expect(() => loadConfig({ SMTP_URL: 'smtp://user:hunter2@mail.example.org' })).not.toThrow(/hunter2/);
-  });
-});
-
-describe('the default total cap', () => {
-  it('leaves a tenth of the descriptors, at least 128, for everything but client connections', () => {
-    expect(defaultMaxConnections(20_000)).toBe(18_000);
-    expect(defaultMaxConnections(1_024)).toBe(896);
-    expect(defaultMaxConnections(100)).toBe(1);
-  });
-
-  it('reads the soft limit on open files from a limits file, and the real one on Linux', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'limits-'));
-    try {
-      const file = join(dir, 'limits');
-      await writeFile(
-        file,
-        [
-          'Limit                     Soft Limit           Hard Limit           Units     ',
-          'Max cpu time              unlimited            unlimited            seconds   ',
-          'Max open files            20000                40000                files     ',
-          '',
-        ].join('\n'),
-      );
-      expect(openFilesLimit(file)).toBe(20_000);
-      expect(openFilesLimit(join(dir, 'missing'))).toBeUndefined();
-    } finally {
-      await rm(dir, { recursive: true });
-    }
-    if (process.platform === 'linux') expect(openFilesLimit()).toBeGreaterThan(0);
   });
 });
 

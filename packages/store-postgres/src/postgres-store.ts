@@ -15,6 +15,7 @@ import { PostgresRateLimiter } from './rate-limiter.ts';
 import { PostgresPasswordResetStore } from './reset-store.ts';
 import { PostgresRevocationFeed } from './revocation-feed.ts';
 import { PostgresSessionStore } from './session-store.ts';
+import { DEFAULT_DB_TIMEOUT_MS } from './settings.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
 import { PostgresUserStore } from './user-store.ts';
 
@@ -62,9 +63,6 @@ export interface PostgresStoreOptions {
    */
   readonly revocationHeartbeatMs?: number;
 }
-
-/** Default bound on each statement (see `PostgresStoreOptions.timeoutMs`). */
-export const DEFAULT_DB_TIMEOUT_MS = 5_000;
 
 /** How long `close()` waits for statements still running before it drops their connections. */
 const END_TIMEOUT_MS = 1_000;

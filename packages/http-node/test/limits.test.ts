@@ -1,9 +1,13 @@
 import { EventEmitter } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pino } from 'pino';
-import { cutSlowReaders, limitConnections } from '@sl-accounts/server';
+import { silentLogger } from '@sl-accounts/http';
+// Internals of this package (users get them through hardenServer and createNodeServer).
+import { cutSlowReaders, defaultMaxConnections, limitConnections, openFilesLimit } from '../src/limits.ts';
 import { poll } from '../../../test/support/poll.ts';
 
 /** A socket as the cap sees it: an address, `destroy`, and a `close` event. */
@@ -22,7 +26,7 @@ class FakeSocket extends EventEmitter {
 
 function cappedServer(perAddress: number) {
   const server = new EventEmitter() as unknown as Server;
-  limitConnections(server, { maxConnections: 1000, maxConnectionsPerAddress: perAddress } as never, pino({ level: 'silent' }));
+  limitConnections(server, { maxConnections: 1000, maxConnectionsPerAddress: perAddress } as never, silentLogger);
   const connect = (address: string) => {
     const socket = new FakeSocket(address);
     server.emit('connection', socket);
@@ -56,7 +60,7 @@ describe('the per-address connection cap', () => {
 describe('the bound on an unread response', () => {
   it('leaves a slow but steady reader of one large write alone, and cuts it once it stops reading', async () => {
     const server = createServer((_req, res) => void res.end(Buffer.alloc(64 << 20)));
-    cutSlowReaders(server, { unreadResponseTimeoutMs: 2_000 }, pino({ level: 'silent' }));
+    cutSlowReaders(server, { unreadResponseTimeoutMs: 2_000 }, silentLogger);
     let cutAt: number | undefined;
     server.on('connection', (socket) => socket.once('close', () => (cutAt = performance.now())));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -88,5 +92,34 @@ describe('the bound on an unread response', () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+});
+
+describe('the default total cap', () => {
+  it('leaves a tenth of the descriptors, at least 128, for everything but client connections', () => {
+    expect(defaultMaxConnections(20_000)).toBe(18_000);
+    expect(defaultMaxConnections(1_024)).toBe(896);
+    expect(defaultMaxConnections(100)).toBe(1);
+  });
+
+  it('reads the soft limit on open files from a limits file, and the real one on Linux', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'limits-'));
+    try {
+      const file = join(dir, 'limits');
+      await writeFile(
+        file,
+        [
+          'Limit                     Soft Limit           Hard Limit           Units     ',
+          'Max cpu time              unlimited            unlimited            seconds   ',
+          'Max open files            20000                40000                files     ',
+          '',
+        ].join('\n'),
+      );
+      expect(openFilesLimit(file)).toBe(20_000);
+      expect(openFilesLimit(join(dir, 'missing'))).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true });
+    }
+    if (process.platform === 'linux') expect(openFilesLimit()).toBeGreaterThan(0);
   });
 });

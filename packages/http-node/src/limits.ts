@@ -8,12 +8,27 @@ import { readFileSync } from 'node:fs';
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import { DEFAULT_IPV6_PREFIX, canonicalIp, clientKey } from '@sl-accounts/core';
-import type { Logger } from 'pino';
-import type { HttpLimits } from './config.ts';
+import type { Logger } from '@sl-accounts/http';
 import { InFlight } from './in-flight.ts';
 
+/** What one client may hold of the HTTP server (pnpm start reads them from the environment). */
+export interface HttpLimits {
+  /** From a connection's start (or the end of its last request) until its request headers are in. */
+  readonly headersTimeoutMs: number;
+  /** From a connection's start (or the end of its last request) until the whole request is in. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** How long a response may wait with no byte taken by the peer before the connection is cut. */
+  readonly unreadResponseTimeoutMs: number;
+  /** Most open connections; `undefined`: derived from the process's descriptor limit at start. */
+  readonly maxConnections: number | undefined;
+  /** Most open connections from one peer address; 0: no cap (the default behind trusted proxies). */
+  readonly maxConnectionsPerAddress: number;
+}
+
 /** The request timeouts, as node:http's server options. */
-export function serverOptions(limits: HttpLimits): ServerOptions {
+export function serverOptions(limits: Pick<HttpLimits, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): ServerOptions {
   return {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -57,7 +72,7 @@ const REPORT_INTERVAL_MS = 60_000;
  * connection beyond its address's share is closed at once. Refusals
  * are logged as a count, at most once a minute. Returns the total cap in force.
  */
-export function limitConnections(server: Server, limits: HttpLimits, logger: Logger, ipv6Prefix: number = DEFAULT_IPV6_PREFIX): number {
+export function limitConnections(server: Server, limits: Pick<HttpLimits, 'maxConnections' | 'maxConnectionsPerAddress'>, logger: Logger, ipv6Prefix: number = DEFAULT_IPV6_PREFIX): number {
   const max = limits.maxConnections ?? defaultMaxConnections();
   server.maxConnections = max;
   const perAddress = limits.maxConnectionsPerAddress;

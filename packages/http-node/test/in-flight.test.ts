@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+// An internal of this package (createNodeServer keeps its responses in flight in it).
 import { InFlight } from '../src/in-flight.ts';
 
 describe('InFlight', () => {

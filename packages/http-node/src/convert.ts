@@ -1,0 +1,26 @@
+/**
+ * The two conversions every node-based host makes: node's request into the contract's `HttpRequest`,
+ * and the contract's `HttpAnswer` onto node's response. Koa, Express, Fastify and Hono on Node all
+ * hand the contract node's own `IncomingMessage`, so they all use these.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HostBody, HttpAnswer, HttpRequest } from '@sl-accounts/http';
+
+/**
+ * The contract's view of a node request: its method, target, headers and peer, and the request itself
+ * as the body stream (read only by operations that take a body, after the rate limit counted it).
+ *
+ * - `hostBody`: what a body parser that ran first made of the body (koa-bodyparser, express.json()).
+ * - `url`: the target as received, when a framework's mount rewrote `req.url` (Express's
+ *   `req.originalUrl`, Koa's `ctx.originalUrl`); default `req.url`.
+ */
+export function toHttpRequest(req: IncomingMessage, hostBody?: HostBody, url: string = req.url ?? '/'): HttpRequest {
+  const { socket } = req;
+  // One object shape for every request (`hostBody` always present), so the contract's hot path stays monomorphic.
+  return { method: req.method ?? 'GET', url, headers: req.headers, remoteAddress: socket.remoteAddress, secure: 'encrypted' in socket, body: req, hostBody };
+}
+
+/** Writes the contract's answer as it is: it has framed and checked it all (node leaves the body out of HEAD answers itself). */
+export function sendAnswer(res: ServerResponse, answer: HttpAnswer): void {
+  res.writeHead(answer.status, answer.headers).end(answer.body);
+}
