@@ -8,7 +8,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl-accounts/core';
-import { baseUrlOf, clientAddress, normaliseBasePath, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HostBody, type HttpRequest, type Logger } from '@sl-accounts/http';
+import { baseUrlOf, clientAddress, normaliseBasePath, logRequest, requestIdOf, requestPath, silentLogger, type DocumentRoute, type HostBody, type Logger } from '@sl-accounts/http';
+import { toHttpRequest } from '@sl-accounts/http-node';
 import type { McpCaller, McpFetch } from './caller.ts';
 import { jsonRpcError } from './json-rpc.ts';
 import { lazily } from './lazily.ts';
@@ -76,7 +77,8 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
 
   async function handleNode(req: IncomingMessage, res: ServerResponse, hostBody?: HostBody): Promise<void> {
     const start = performance.now();
-    const view: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? path, headers: req.headers, remoteAddress: req.socket.remoteAddress, secure: 'encrypted' in req.socket, body: null };
+    // The contract's view of the request, for its id, client address and base URL; the body stays node's, for the SDK.
+    const view = toHttpRequest(req);
     const reqId = requestIdOf(view, trustProxy);
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('x-request-id', reqId);
