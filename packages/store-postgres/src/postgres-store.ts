@@ -112,8 +112,8 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   pool.on('connect', (client) => client.on('error', () => {}));
   const bounded = preparingPool(pool, { statementTimeoutMs: timeoutMs, endTimeoutMs: END_TIMEOUT_MS });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded }) });
-  // Migrations share the pool but not the statement bound (see `timeoutMs`); only `db` ends the pool.
-  const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  // Migrations share the pool but not the statement bound (see `timeoutMs`).
+  const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded.unbounded }) });
   const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   // Its own connection, opened when a session cache first subscribes.
   const onFeedError = options.onRevocationFeedError ?? options.onError;
@@ -131,7 +131,9 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
       poolStats,
       close: async () => {
         await revocations.close();
-        await store.close();
+        // The pool's own end, not only Kysely's: Kysely ends its pool only once it has run a query
+        // itself, and the hot statements (`bounded.rows`) and migrations run beside it.
+        await Promise.all([store.close(), unbounded.destroy(), bounded.end()]);
       },
     },
     db,
