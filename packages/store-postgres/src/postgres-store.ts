@@ -13,7 +13,7 @@ import { pgliteStartParams } from './pglite-settings.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
 import { PostgresPasswordResetStore } from './reset-store.ts';
-import { PostgresRevocationFeed } from './revocation-feed.ts';
+import { PostgresRevocationFeed, type RevocationFeedStatus } from './revocation-feed.ts';
 import { PostgresSessionStore } from './session-store.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
 import { PostgresUserStore } from './user-store.ts';
@@ -24,6 +24,11 @@ export interface PostgresStore extends Store {
   migrate(): Promise<readonly string[]>;
   /** The connection pool's use now (a Postgres server only; PGlite has one connection and no pool). */
   poolStats?(): PoolStats;
+  /**
+   * What the revocation feed's own connection is doing now (a Postgres server only; on PGlite the
+   * store publishes its own deletes).
+   */
+  revocationFeedStatus?(): RevocationFeedStatus;
 }
 
 /** How a pool is used at one moment. */
@@ -129,6 +134,7 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
       ...store,
       migrate: () => migrateToLatest(unbounded),
       poolStats,
+      revocationFeedStatus: () => revocations.status(),
       close: async () => {
         await revocations.close();
         // The pool's own end, not only Kysely's: Kysely ends its pool only once it has run a query
