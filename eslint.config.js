@@ -15,10 +15,19 @@ export default tseslint.config(
     },
   },
   {
-    // The core stays framework-free: zod and node built-ins only.
+    // The core stays framework-free: zod, lru-cache (the session cache) and node built-ins only.
     files: ['packages/core/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', 'pino', 'node:http', '@sl-accounts/*', '@modelcontextprotocol/*'], message: 'packages/core depends on zod and node built-ins only.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', 'pino', 'node:http', '@sl-accounts/*', '@modelcontextprotocol/*'], message: 'packages/core depends on zod, lru-cache and node built-ins only.' },
+            // Anything else that is not relative, a node built-in, zod or lru-cache.
+            { regex: '^(?!\\.|node:|zod$|zod/|lru-cache$)', message: 'packages/core depends on zod, lru-cache and node built-ins only.' },
+          ],
+        },
+      ],
     },
   },
   {
