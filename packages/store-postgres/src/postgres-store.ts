@@ -40,6 +40,7 @@ export interface PoolStats {
   readonly waiting: number;
 }
 
+/** Where a Postgres server is and how the store uses it. */
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
   readonly connectionString: string;
@@ -87,13 +88,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
  * it): the testing module reads rows that no port reads back through the store's own connection,
  * which on PGlite is the only one there can be.
  */
-export interface OpenedStore {
+export interface StoreAndKysely {
   readonly store: PostgresStore;
   readonly db: Kysely<Database>;
 }
 
 /** createPostgresStore, with the Kysely instance. */
-export function openPostgres(options: PostgresStoreOptions): OpenedStore {
+export function openPostgres(options: PostgresStoreOptions): StoreAndKysely {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DB_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -146,6 +147,7 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   };
 }
 
+/** Where an embedded PGlite keeps its files, and its settings. */
 export interface PGliteStoreOptions {
   /** Directory of the database files, created when missing. Omitted or `memory://`: in memory only. */
   readonly dataDir?: string;
@@ -165,7 +167,7 @@ export function createPGliteStore(options: PGliteStoreOptions = {}): PostgresSto
 }
 
 /** createPGliteStore, with the Kysely instance. */
-export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
+export function openPGlite(options: PGliteStoreOptions = {}): StoreAndKysely {
   const { dataDir, settings } = options;
   let unlock: (() => Promise<void>) | undefined;
   const dialect = new PGliteDialect({
