@@ -26,7 +26,10 @@ export interface SessionCacheOptions {
    * report (triggers disabled by hand). Default `DEFAULT_SESSION_CACHE_MAX_AGE_MS`.
    */
   readonly maxAgeMs?: number;
-  /** Monotonic milliseconds, for the entries' ages (`maxAgeMs`) only; default `performance.now`. Tests move it. */
+  /**
+   * Monotonic milliseconds, above 0 (lru-cache reads a fill time of 0 as none), for the entries' ages
+   * (`maxAgeMs`) only; default `performance.now`. Tests move it.
+   */
   readonly now?: () => number;
 }
 
@@ -86,7 +89,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
     maxSize: maxBytes,
     sizeCalculation: (value, digest) => entryBytes(digest, value),
     ttl: maxAgeMs,
-    // Every get asks `now` (no cached time between timer ticks): the feed's bound is short.
+    // Every get reads `now` itself: ages follow it exactly, and no timer is set to expire a cached reading.
     ttlResolution: 0,
     perf: { now },
   });
