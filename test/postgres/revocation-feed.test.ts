@@ -1,8 +1,10 @@
 /**
  * The stores' revocation feeds. On a Postgres server the database's own triggers announce every
  * session that goes, whoever removed it, and each store's feed hears it on a connection of its
- * own; on PGlite the store publishes its own deletes. A session cache trusts a feed only up to
- * `caughtUpTo()`, so that is tested as closely as what the feed delivers.
+ * own; on PGlite the store publishes its own deletes. A session cache trusts a feed only while
+ * its `lagMs()` is within the cache's bound, so that is tested as closely as what the feed delivers.
+ * How small the lag stays is a figure of `pnpm bench` (its revocation part); these tests bound it
+ * generously.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -63,16 +65,19 @@ async function until(check: () => boolean, ms = 2_000, what = 'condition'): Prom
 async function listen(feed: SessionRevocations): Promise<Heard> {
   const heard = new Heard();
   feed.subscribe(heard);
-  await until(() => feed.caughtUpTo() > Number.NEGATIVE_INFINITY, 5_000, 'caught up');
+  await until(() => feed.lagMs() < Number.POSITIVE_INFINITY, 5_000, 'caught up');
   expect(heard.events).toEqual(['all']);
   heard.clear();
   return heard;
 }
 
-/** Waits until the feed has caught up past now: whatever was committed before has been delivered. */
+/**
+ * Waits until the feed has caught up past now: whatever was committed before has been delivered
+ * (the feed lags by less than the time since now).
+ */
 async function caughtUpPastNow(feed: SessionRevocations): Promise<void> {
   const now = performance.now();
-  await until(() => feed.caughtUpTo() >= now, 2_000, 'caught up past now');
+  await until(() => feed.lagMs() <= performance.now() - now, 5_000, 'caught up past now');
 }
 
 let tokens = 0;
@@ -93,9 +98,9 @@ async function feedConnections(database: ServerDatabase): Promise<number> {
   });
 }
 
-/** feedConnections once it is `expected`, or after a second (a backend leaves pg_stat_activity shortly after its client). */
+/** feedConnections once it is `expected`, or after 5 s (a backend leaves pg_stat_activity shortly after its client). */
 async function feedConnectionsSettle(database: ServerDatabase, expected: number): Promise<number> {
-  const deadline = performance.now() + 1_000;
+  const deadline = performance.now() + 5_000;
   for (;;) {
     const count = await feedConnections(database);
     if (count === expected || performance.now() > deadline) return count;
@@ -224,20 +229,20 @@ describe.skipIf(postgres.skip)(`the revocation feed on ${postgres.title}`, () =>
     expect(heard.events).toEqual([[gone]]);
   });
 
-  it('stays caught up within the bound while connected, and its heartbeats leave the pool alone', async () => {
+  it('stays caught up while connected, and its heartbeats leave the pool alone', async () => {
     await listen(b.revocations);
-    const ages: number[] = [];
+    // Within the bound a cache puts on it (how far within, and how often not, is `pnpm bench`'s
+    // revocation figure: heartbeats every 25 ms keep the median lag near half that) ...
+    await until(() => b.revocations.lagMs() <= STALENESS_MS, 5_000, 'within the bound');
+    // ... and, looked at every few milliseconds for a second, never lost: a heartbeat not back
+    // within a second drops the connection (Infinity), and one comes back at least that often.
+    const lags: number[] = [];
     const end = performance.now() + 1_000;
     while (performance.now() < end) {
       await new Promise((resolve) => setTimeout(resolve, 5));
-      ages.push(performance.now() - b.revocations.caughtUpTo());
+      lags.push(b.revocations.lagMs());
     }
-    ages.sort((x, y) => x - y);
-    // Heartbeats every 25 ms: the median age is about half that. A busy machine may delay one now
-    // and then (a late timer makes the feed look older, never newer), so the tail is bounded loosely.
-    expect(ages[Math.floor(ages.length / 2)]).toBeLessThan(STALENESS_MS / 2);
-    expect(ages.filter((age) => age > STALENESS_MS).length).toBeLessThan(ages.length / 10);
-    expect(ages.at(-1)).toBeLessThan(1_000);
+    expect(Math.max(...lags)).toBeLessThan(5_000);
     expect(b.poolStats?.().total).toBe(0);
     expect(await feedConnections(database)).toBe(1);
   });
@@ -260,8 +265,10 @@ describe.skipIf(postgres.skip)(`the revocation feed on ${postgres.title}`, () =>
     expect(await feedConnections(database)).toBe(1);
     const started = performance.now();
     await b.close();
-    expect(performance.now() - started).toBeLessThan(1_000);
-    expect(b.revocations.caughtUpTo()).toBe(Number.NEGATIVE_INFINITY);
+    // About half a second at most for the feed's goodbye (`pnpm bench` reports it); generous here.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(b.revocations.lagMs()).toBe(Number.POSITIVE_INFINITY);
+    expect(b.revocationFeedStatus!().reconnectScheduled).toBe(false);
     expect(await feedConnectionsSettle(database, 0)).toBe(0);
   });
 });
@@ -292,18 +299,19 @@ describe.skipIf(postgres.skip)(`the revocation feed through a failing network, o
   it('is not caught up while its connection is cut; back, it says "all", then hears what comes next', async () => {
     const heard = await listen(store.revocations);
     const [missed, next] = await sessions(writer, 2);
+    const opened = store.revocationFeedStatus!().connectionsOpened;
     await proxy.cut();
-    await until(() => store.revocations.caughtUpTo() === Number.NEGATIVE_INFINITY, 2_000, 'not caught up');
+    await until(() => store.revocations.lagMs() === Number.POSITIVE_INFINITY, 5_000, 'not caught up');
     await writer.sessions.delete(missed!);
-    // The feed keeps trying (100 ms, doubling); one report for the whole outage.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(store.revocations.caughtUpTo()).toBe(Number.NEGATIVE_INFINITY);
+    // The feed keeps trying (100 ms, doubling): three attempts fail, with one report for the whole outage.
+    await until(() => store.revocationFeedStatus!().connectionsOpened >= opened + 3 && store.revocationFeedStatus!().reconnectScheduled, 10_000, 'three reconnection attempts');
+    expect(store.revocations.lagMs()).toBe(Number.POSITIVE_INFINITY);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.message).toMatch(/^session revocation feed: /);
     expect(heard.events).toEqual([]);
 
     await proxy.restore();
-    await until(() => store.revocations.caughtUpTo() > Number.NEGATIVE_INFINITY, 5_000, 'caught up again');
+    await until(() => store.revocations.lagMs() < Number.POSITIVE_INFINITY, 5_000, 'caught up again');
     expect(heard.events).toEqual(['all']);
     await writer.sessions.delete(next!);
     await caughtUpPastNow(store.revocations);
@@ -315,13 +323,14 @@ describe.skipIf(postgres.skip)(`the revocation feed through a failing network, o
     proxy.silence();
     const silencedAt = performance.now();
     // The last heartbeat confirmed is the last one sent before the silence: at once older than the bound.
-    await until(() => performance.now() - store.revocations.caughtUpTo() > STALENESS_MS, 2_000, 'older than the bound');
-    expect(store.revocations.caughtUpTo()).toBeLessThan(silencedAt);
-    await until(() => store.revocations.caughtUpTo() === Number.NEGATIVE_INFINITY, 3_000, 'dropped');
+    await until(() => store.revocations.lagMs() > STALENESS_MS, 2_000, 'older than the bound');
+    const sinceSilence = performance.now() - silencedAt;
+    expect(store.revocations.lagMs()).toBeGreaterThan(sinceSilence);
+    await until(() => store.revocations.lagMs() === Number.POSITIVE_INFINITY, 5_000, 'dropped');
     expect(errors.map((e) => e.message)).toEqual(['session revocation feed: no heartbeat back within 1000 ms; cached sessions are not served until it listens again']);
 
     proxy.release();
-    await until(() => store.revocations.caughtUpTo() > Number.NEGATIVE_INFINITY, 10_000, 'caught up again');
+    await until(() => store.revocations.lagMs() < Number.POSITIVE_INFINITY, 10_000, 'caught up again');
     expect(heard.events).toEqual(['all']);
     expect(await feedConnections(database)).toBe(1);
   });
@@ -329,13 +338,17 @@ describe.skipIf(postgres.skip)(`the revocation feed through a failing network, o
   it('closed while waiting to reconnect, it never reconnects', async () => {
     await listen(store.revocations);
     await proxy.cut();
-    await until(() => store.revocations.caughtUpTo() === Number.NEGATIVE_INFINITY, 2_000, 'not caught up');
+    await until(() => store.revocations.lagMs() === Number.POSITIVE_INFINITY, 5_000, 'not caught up');
+    await until(() => store.revocationFeedStatus!().reconnectScheduled, 5_000, 'a reconnect scheduled');
     const started = performance.now();
     await store.close();
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(5_000); // no connection to say goodbye on: at once (generous here)
+    // The scheduled reconnect is gone with it, and no other is ever scheduled (a closed feed schedules none).
+    const { connectionsOpened } = store.revocationFeedStatus!();
+    expect(store.revocationFeedStatus!().reconnectScheduled).toBe(false);
     await proxy.restore();
-    await new Promise((resolve) => setTimeout(resolve, 2_500)); // past the longest backoff
     expect(await feedConnectionsSettle(database, 0)).toBe(0);
+    expect(store.revocationFeedStatus!()).toEqual({ connectionsOpened, reconnectScheduled: false, nextBackoffMs: expect.any(Number) });
   });
 });
 
@@ -353,9 +366,9 @@ describe.skipIf(postgres.skip)(`a process with a revocation feed, on ${postgres.
       const { createPostgresStore } = await import(${JSON.stringify(entry)});
       const store = createPostgresStore({ connectionString: process.env.URL });
       store.revocations.subscribe({ revoked() {} });
-      const wait = () => store.revocations.caughtUpTo() > -Infinity ? console.log('caught up') : setTimeout(wait, 5);
+      const wait = () => store.revocations.lagMs() < Infinity ? console.log('caught up') : setTimeout(wait, 5);
       wait();
-      ${close ? "const closing = () => store.revocations.caughtUpTo() > -Infinity ? store.close().then(() => console.log('closed')) : setTimeout(closing, 5); closing();" : ''}
+      ${close ? "const closing = () => store.revocations.lagMs() < Infinity ? store.close().then(() => console.log('closed')) : setTimeout(closing, 5); closing();" : ''}
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, URL: database.url }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -377,7 +390,7 @@ describe.skipIf(postgres.skip)(`a process with a revocation feed, on ${postgres.
     const { code, output, afterMs } = await run(false);
     expect(output).toBe('caught up\n');
     expect(code).toBe(0);
-    expect(afterMs).toBeLessThan(2_000);
+    expect(afterMs).toBeLessThan(5_000); // at once (the child is killed after 10 s)
   });
 
   it('closes the feed cleanly with the store', async () => {
@@ -398,8 +411,7 @@ describe.skipIf(pglite.skip)(`the revocations of a PGlite store, on ${pglite.tit
   it('are the store’s own deletes and sweeps, heard before the call returns; always caught up', async () => {
     const heard = new Heard();
     store.revocations.subscribe(heard);
-    const before = performance.now();
-    expect(store.revocations.caughtUpTo()).toBeGreaterThanOrEqual(before);
+    expect(store.revocations.lagMs()).toBe(0);
     const [digest] = await sessions(store);
     const expired = await sessions(store, 2, T0);
     const [live] = await sessions(store, 1, new Date(T0.getTime() + 60_000));

@@ -55,6 +55,15 @@ async function signup(instance: Instance): Promise<string> {
   return sessionFrom(res)!;
 }
 
+/** Waits until `check` holds, looking every few milliseconds; fails the test after `ms`. */
+async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 async function me(instance: Instance, token: string): Promise<number> {
   return (await request(instance.app.url, '/api/me', { session: token })).status;
 }
@@ -80,10 +89,13 @@ interface Refusal {
   readonly afterwards: number[];
 }
 
+/** How long a revoked session may still be asked for before the test fails: generous (`pnpm bench` measures the latency). */
+const REFUSED_WITHIN_MS = 5_000;
+
 /**
- * Asks `instance` for the session one request after another from now until a 401 (at most 1 s),
- * then five times more. Whatever the timing, a cache that keeps its bound can answer 200 only to a
- * request sent within the bound of the revocation's commit, which came before `since`.
+ * Asks `instance` for the session one request after another from now until a 401 (at most
+ * REFUSED_WITHIN_MS), then five times more. Whatever the timing, a cache that keeps its bound can
+ * answer 200 only to a request sent within the bound of the revocation's commit, which came before `since`.
  */
 async function refusal(instance: Instance, token: string, since: number): Promise<Refusal> {
   let lastAcceptedSentMs = Number.NEGATIVE_INFINITY;
@@ -93,7 +105,7 @@ async function refusal(instance: Instance, token: string, since: number): Promis
     if (status === 200) lastAcceptedSentMs = sent;
     else if (status === 401) break;
     else throw new Error(`${instance.name} answered ${status}`);
-    if (performance.now() - since > 1_000) throw new Error(`${instance.name} still accepts the session 1 s after it was revoked`);
+    if (performance.now() - since > REFUSED_WITHIN_MS) throw new Error(`${instance.name} still accepts the session ${REFUSED_WITHIN_MS} ms after it was revoked`);
   }
   const refusedMs = performance.now() - since;
   const afterwards: number[] = [];
@@ -106,7 +118,7 @@ async function refusal(instance: Instance, token: string, since: number): Promis
 
 function expectRefusedWithinBound(result: Refusal): void {
   expect(result.lastAcceptedSentMs).toBeLessThanOrEqual(STALENESS_MS);
-  expect(result.refusedMs).toBeLessThan(1_000);
+  expect(result.refusedMs).toBeLessThan(REFUSED_WITHIN_MS);
   expect(result.afterwards).toEqual([]);
 }
 
@@ -168,28 +180,57 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
     expectRefusedWithinBound(onB);
   });
 
-  it('with the triggers disabled a deletion goes unheard; a NOTIFY by hand (a digest, or none for all) ends it on both', async () => {
+  /**
+   * What empties `instance`'s cache besides a revocation it hears, counted so far: lookups that
+   * found its feed lagging (the cache is emptied then) and outages of its feed (each reported once
+   * in its log; the reconnect's 'all' empties the cache).
+   */
+  async function disturbances(instance: Instance): Promise<number> {
+    return (await lookups(instance, 'bypassed')) + (instance.app.output().match(/session revocation feed: /g)?.length ?? 0);
+  }
+
+  /**
+   * One attempt of the test below with two new sessions. An unheard deletion shows as the session
+   * still answered from memory; a cache emptied meanwhile for another reason (its feed lagged on a
+   * busy machine, or reconnected) refuses it instead, which shows nothing: then the attempt returns
+   * 'disturbed'. A refusal without such a reason fails the test.
+   */
+  async function triggersDisabledAttempt(): Promise<'shown' | 'disturbed'> {
+    const before = await Promise.all([disturbances(a), disturbances(b)]);
+    const disturbed = async () => (await Promise.all([disturbances(a), disturbances(b)])).some((n, i) => n > before[i]!);
     const [one, two] = [await signup(a), await signup(a)];
     await Promise.all([cached(a, one), cached(b, one), cached(a, two), cached(b, two)]);
-    await withSql(database!.url, async (sql) => {
+    return withSql(database!.url, async (sql) => {
       await sql.query('alter table sessions disable trigger user');
       try {
         await sql.query('delete from sessions where token_digest = any($1)', [[digestToken(one), digestToken(two)]]);
         // Unannounced, the deleted sessions are still answered from memory: why docs/stores.md says never to do this.
-        expect([await me(a, one), await me(b, one)]).toEqual([200, 200]);
+        const stillOne = [await me(a, one), await me(b, one)];
+        if (stillOne.some((status) => status !== 200) && (await disturbed())) return 'disturbed';
+        expect(stillOne).toEqual([200, 200]);
 
         await sql.query("select pg_notify('sl_session_revocations', $1)", [digestToken(one)]);
         let since = performance.now();
         for (const result of await Promise.all([refusal(a, one, since), refusal(b, one, since)])) expectRefusedWithinBound(result);
-        expect([await me(a, two), await me(b, two)]).toEqual([200, 200]);
+        const stillTwo = [await me(a, two), await me(b, two)];
+        if (stillTwo.some((status) => status !== 200) && (await disturbed())) return 'disturbed';
+        expect(stillTwo).toEqual([200, 200]);
 
         await sql.query('notify sl_session_revocations');
         since = performance.now();
         for (const result of await Promise.all([refusal(a, two, since), refusal(b, two, since)])) expectRefusedWithinBound(result);
+        return 'shown';
       } finally {
         await sql.query('alter table sessions enable trigger user');
       }
     });
+  }
+
+  it('with the triggers disabled a deletion goes unheard; a NOTIFY by hand (a digest, or none for all) ends it on both', async () => {
+    const attempts = 5;
+    for (let attempt = 1; (await triggersDisabledAttempt()) === 'disturbed'; attempt++) {
+      if (attempt === attempts) throw new Error(`in each of ${attempts} attempts a cache was emptied for another reason (its feed lagged or reconnected) before the deletion could show`);
+    }
   });
 
   it('with A cut off, a session logged out on B meanwhile is not answered from A’s memory once A listens again', async () => {
@@ -213,10 +254,12 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
   it('with A cut off, a session logged out on B meanwhile is never answered by A, also while the pool is back before the feed', async () => {
     const token = await signup(b);
     await cached(a, token);
-    await proxy!.cut();
+    proxy!.refuse();
     expect((await request(b.app.url, '/api/logout', { method: 'POST', session: token })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // the feed's backoff has grown past a second
-    await proxy!.restore();
+    // The feed's reconnection attempts fail after 100, 200, 400 and 800 ms: after the fourth its
+    // next wait is 1.6 s, so the pool (which connects when asked) is back well before the feed.
+    await until(() => proxy!.refused('sl-accounts revocations') >= 4, 10_000, 'four refused attempts of A’s feed');
+    proxy!.release();
     const statuses = new Set<number>();
     const end = performance.now() + 3_000;
     while (performance.now() < end) statuses.add(await me(a, token));

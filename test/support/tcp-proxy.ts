@@ -8,6 +8,8 @@
  * - `silence()` drops bytes both ways (counted in `droppedBytes()`): nothing arrives, nothing is reset.
  * - `release()` ends any of them: held bytes are delivered, and forwarding resumes.
  * - `cut()` drops every connection and refuses new ones; `restore()` listens again on the same port.
+ * - `refuse()` drops every connection and closes each new one once it has sent its first bytes (a
+ *   Postgres client's startup message), counting them (`refused()`); `release()` ends it.
  */
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +24,9 @@ export interface TcpProxy {
   heldBytes(): number;
   /** Bytes dropped since `silence()`, both ways. */
   droppedBytes(): number;
+  refuse(): void;
+  /** Connections refused since `refuse()`, only those whose first bytes contain `text` when given (e.g. an application_name). */
+  refused(text?: string): number;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +47,9 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
   const flow: Record<keyof typeof pipes, Flow> = { up: 'pass', down: 'pass' };
   let held = 0;
   let dropped = 0;
+  let refusing = false;
+  /** The first bytes of each connection refused, as latin1 text. */
+  const refused: string[] = [];
 
   const forward = (direction: keyof typeof pipes, pipe: Pipe) => (chunk: Buffer) => {
     switch (flow[direction]) {
@@ -58,6 +66,15 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
   };
 
   const server = createServer((client) => {
+    if (refusing) {
+      sockets.add(client);
+      client.on('error', () => client.destroy()).on('close', () => sockets.delete(client));
+      client.once('data', (chunk: Buffer) => {
+        refused.push(chunk.toString('latin1'));
+        client.destroy();
+      });
+      return;
+    }
     const upstream = connect(target.port, target.host);
     const up: Pipe = { to: upstream, held: [] };
     const down: Pipe = { to: client, held: [] };
@@ -106,6 +123,7 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
     stall: () => fault('hold', 'hold'),
     silence: () => fault('drop', 'drop'),
     release: () => {
+      refusing = false;
       flow.up = flow.down = 'pass';
       for (const pipe of [...pipes.up, ...pipes.down]) {
         for (const chunk of pipe.held.splice(0)) pipe.to.write(chunk);
@@ -113,6 +131,12 @@ export async function startTcpProxy(target: { readonly host: string; readonly po
     },
     heldBytes: () => held,
     droppedBytes: () => dropped,
+    refuse: () => {
+      refusing = true;
+      refused.length = 0;
+      for (const socket of sockets) socket.destroy();
+    },
+    refused: (text) => (text === undefined ? refused.length : refused.filter((first) => first.includes(text)).length),
     cut,
     restore: () => listen(port),
     close: cut,

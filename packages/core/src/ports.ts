@@ -270,18 +270,18 @@ export interface RevocationListener {
 /**
  * Sessions that stopped being valid, wherever that happened: through this process's store, in
  * another process on the same database, in the sweep, or in a statement typed by hand. A session
- * cache lives on it: it may answer from memory only while the feed is caught up.
+ * cache lives on it: it may answer from memory only while the feed lags by less than its bound.
  */
 export interface SessionRevocations {
   /** Delivers every revocation from now on to `listener`; returns the unsubscribe function. */
   subscribe(listener: RevocationListener): () => void;
   /**
-   * A `performance.now()` time up to which every revocation has been delivered: whatever was
-   * committed before it has reached the listeners. A feed inside this process answers "now"; a feed
-   * from a database answers the send time of its last confirmed heartbeat, and `-Infinity` while it
-   * is not connected (or has not yet been confirmed since it connected).
+   * At most how many milliseconds behind the feed is, as it measures: every revocation committed
+   * longer ago than that has reached the listeners. A feed inside this process answers 0; a feed
+   * from a database answers the time since it sent its last confirmed heartbeat, and `Infinity`
+   * while it is not connected (or has not yet been confirmed since it connected).
    */
-  caughtUpTo(): number;
+  lagMs(): number;
 }
 
 /** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */

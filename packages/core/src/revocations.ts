@@ -12,8 +12,9 @@ export class InProcessRevocations implements SessionRevocations {
     return () => this.#listeners.delete(listener);
   }
 
-  caughtUpTo(): number {
-    return performance.now();
+  /** Always 0: the store publishes each deletion before its call returns. */
+  lagMs(): number {
+    return 0;
   }
 
   /** Tells every listener; a listener that throws does not keep the others from hearing. */

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { NewSession, SessionRevocations, SessionStore, SessionWithUser } from './ports.ts';
 
 /** Default bound on the sessions a cache holds. */
@@ -15,8 +16,8 @@ export interface SessionCacheOptions {
   /** Most bytes held (see `entryBytes`); default `DEFAULT_SESSION_CACHE_BYTES`. */
   readonly maxBytes?: number;
   /**
-   * The cache answers only while the revocation feed is caught up to within this many milliseconds
-   * (`SessionRevocations.caughtUpTo`); otherwise every lookup goes to the store. This is the bound
+   * The cache answers only while the revocation feed lags by at most this many milliseconds
+   * (`SessionRevocations.lagMs`); otherwise every lookup goes to the store. This is the bound
    * on how long a session revoked elsewhere can still be accepted here. Default 100.
    */
   readonly stalenessMs?: number;
@@ -25,7 +26,10 @@ export interface SessionCacheOptions {
    * report (triggers disabled by hand). Default `DEFAULT_SESSION_CACHE_MAX_AGE_MS`.
    */
   readonly maxAgeMs?: number;
-  /** Monotonic milliseconds, on the feed's scale; default `performance.now`. Tests move it. */
+  /**
+   * Monotonic milliseconds, above 0 (lru-cache reads a fill time of 0 as none), for the entries' ages
+   * (`maxAgeMs`) only; default `performance.now`. Tests move it.
+   */
   readonly now?: () => number;
 }
 
@@ -46,15 +50,6 @@ export interface CachedSessionStore extends SessionStore {
   close(): void;
 }
 
-interface Entry {
-  readonly value: SessionWithUser;
-  readonly bytes: number;
-  /** When it was filled, on `now`'s scale. */
-  readonly filledAt: number;
-  /** Set by a hit; eviction spares an entry once per hit (second chance, a cheap LRU). */
-  used: boolean;
-}
-
 /** A store read in progress, shared by concurrent lookups of one digest. */
 interface Read {
   readonly result: Promise<SessionWithUser | null>;
@@ -66,7 +61,7 @@ interface Read {
  * Puts a bounded cache of sessions (token digest -> user and expiry) in front of any session store,
  * kept honest by the store's revocation feed:
  *
- * - a hit is answered from memory only while the feed is caught up to within `stalenessMs`; while it
+ * - a hit is answered from memory only while the feed lags by at most `stalenessMs`; while it
  *   lags (a listening connection down, or reconnected and not yet confirmed), the cache is emptied
  *   and every lookup asks the store;
  * - a revoked digest is evicted as soon as the feed delivers it (`'all'` empties the cache), and a
@@ -87,49 +82,43 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
   if (!(stalenessMs > 0)) throw new RangeError('stalenessMs must be positive');
   if (!(maxAgeMs > 0)) throw new RangeError('maxAgeMs must be positive');
 
-  // A Map keeps insertion order: the oldest entry is the first. Hits only set `used`.
-  const entries = new Map<string, Entry>();
+  // Least recently used out first, by count and by estimated bytes; an entry past maxAgeMs is not
+  // answered (lru-cache checks its age on every get, against `now`).
+  const entries = new LRUCache<string, SessionWithUser>({
+    max: maxEntries,
+    maxSize: maxBytes,
+    sizeCalculation: (value, digest) => entryBytes(digest, value),
+    ttl: maxAgeMs,
+    // Every get reads `now` itself: ages follow it exactly, and no timer is set to expire a cached reading.
+    ttlResolution: 0,
+    perf: { now },
+  });
+  // Store reads in progress, shared by concurrent lookups of a digest. Hand-written rather than
+  // lru-cache's `fetch`: a read its digest's revocation overtook must still answer its callers but
+  // not fill the cache, and one that ended while the feed lagged likewise; `fetch` either rejects
+  // every caller when its key is deleted mid-read or stores the value despite the deletion
+  // (`ignoreFetchAbort`), and has no way to answer without storing. See docs/decisions.md.
   const reads = new Map<string, Read>();
-  let bytes = 0;
   let hits = 0;
   let misses = 0;
   let bypassed = 0;
 
-  const caughtUp = () => now() - revocations.caughtUpTo() <= stalenessMs;
+  const caughtUp = () => revocations.lagMs() <= stalenessMs;
 
   function evict(digest: string): void {
-    const entry = entries.get(digest);
-    if (entry) {
-      entries.delete(digest);
-      bytes -= entry.bytes;
-    }
+    entries.delete(digest);
     const read = reads.get(digest);
     if (read) read.revoked = true;
   }
 
   function flush(): void {
     entries.clear();
-    bytes = 0;
     for (const read of reads.values()) read.revoked = true;
   }
 
   function fill(digest: string, value: SessionWithUser): void {
-    const size = entryBytes(digest, value);
-    if (size > maxBytes) return;
-    evict(digest);
-    // Second chance: an entry used since it last came round goes to the back instead of out.
-    for (const [oldest, entry] of entries) {
-      if (entries.size < maxEntries && bytes + size <= maxBytes) break;
-      entries.delete(oldest);
-      if (entry.used) {
-        entry.used = false;
-        entries.set(oldest, entry);
-      } else {
-        bytes -= entry.bytes;
-      }
-    }
-    entries.set(digest, { value: Object.freeze(value), bytes: size, filledAt: now(), used: false });
-    bytes += size;
+    // Larger than maxBytes alone: lru-cache does not store it (and drops an older value of the key).
+    entries.set(digest, Object.freeze(value));
   }
 
   const unsubscribe = revocations.subscribe({
@@ -170,10 +159,9 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
         return store.findWithUser(digest);
       }
       const entry = entries.get(digest);
-      if (entry && now() - entry.filledAt <= maxAgeMs) {
-        entry.used = true;
+      if (entry) {
         hits++;
-        return entry.value;
+        return entry;
       }
       misses++;
       return read(digest);
@@ -201,11 +189,11 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
     },
 
     async deleteExpired(at) {
-      for (const [digest, entry] of entries) if (entry.value.expiresAt.getTime() <= at.getTime()) evict(digest);
+      for (const [digest, entry] of entries.entries()) if (entry.expiresAt.getTime() <= at.getTime()) evict(digest);
       return store.deleteExpired(at);
     },
 
-    stats: () => ({ hits, misses, bypassed, entries: entries.size, bytes }),
+    stats: () => ({ hits, misses, bypassed, entries: entries.size, bytes: entries.calculatedSize }),
 
     close() {
       unsubscribe();
@@ -216,7 +204,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
 
 /**
  * What an entry costs, estimated: its strings at two bytes a unit (V8 keeps some at one) plus the
- * Map slot, the entry, the frozen value, its user and its Date.
+ * cache's slots for it, the frozen value, its user and its Date.
  */
 export function entryBytes(digest: string, value: SessionWithUser): number {
   return 2 * (digest.length + value.user.name.length + value.user.email.length) + 240;

@@ -17,7 +17,7 @@ import type { CurrentStore, StoreInspection } from './current-store.ts';
 import type { TestStore } from './test-stores.ts';
 
 /** A fresh store for one case, with its inspection. */
-export interface OpenedStore {
+export interface StoreUnderTest {
   readonly store: Store;
   readonly inspect: StoreInspection;
   /** Closes the store and removes whatever it kept (its database, its directory). */
@@ -25,7 +25,7 @@ export interface OpenedStore {
 }
 
 /** Opens a fresh, empty, ready (migrated) store. Called before each case; closed after it. */
-export type OpenStore = () => Promise<OpenedStore>;
+export type OpenStore = () => Promise<StoreUnderTest>;
 
 /**
  * Registers the contract for one store. `name` is a title, or a TestStore from `testStore`, whose
@@ -34,7 +34,7 @@ export type OpenStore = () => Promise<OpenedStore>;
 export function testStoreContract(name: string | TestStore, open: OpenStore): void {
   const { title, skip } = typeof name === 'string' ? { title: name, skip: undefined } : name;
   describe.skipIf(skip !== undefined)(`store contract: ${title}`, () => {
-    let opened: OpenedStore | undefined;
+    let opened: StoreUnderTest | undefined;
     beforeEach(async () => {
       opened = await open();
     });
@@ -43,7 +43,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
       opened = undefined;
     });
 
-    const running = (): OpenedStore => {
+    const running = (): StoreUnderTest => {
       if (!opened) throw new Error('the store is open only while a case runs');
       return opened;
     };

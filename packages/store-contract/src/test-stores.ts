@@ -6,6 +6,7 @@
 
 /** The stores tests can run on. */
 export const STORE_KINDS = ['memory', 'pglite', 'postgres'] as const;
+/** One of STORE_KINDS. */
 export type StoreKind = (typeof STORE_KINDS)[number];
 
 /** Where a store runs (for titles), or why it cannot run here, saying what to start. */

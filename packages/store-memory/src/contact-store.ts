@@ -27,7 +27,7 @@ interface StoredContact {
 }
 
 /** The bytes a stored message holds: its UTF-8 fields plus the objects around them. */
-export function contactBytes(stored: { readonly fields: Buffer }): number {
+function contactBytes(stored: { readonly fields: Buffer }): number {
   return stored.fields.byteLength + RECORD_OVERHEAD_BYTES;
 }
 

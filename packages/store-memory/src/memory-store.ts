@@ -1,4 +1,4 @@
-import type { DeviceKeyStore, Store } from '@sl-accounts/core';
+import type { DeviceKeyStore, PasswordResetStore, Store, UserStore } from '@sl-accounts/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
@@ -11,20 +11,24 @@ import { MemoryUserStore, UserTable } from './user-store.ts';
  * too. State lives in Maps and is lost with the process; expired entries go at the next sweep.
  */
 
-/** The memory adapters under their concrete types, so tests can look inside. */
+/**
+ * Every store port in memory. The sessions, contact messages, limiter and outbox have their concrete
+ * types, so tests can look inside (how many sessions are kept, the messages as stored).
+ */
 export interface MemoryStore extends Store {
-  readonly users: MemoryUserStore;
+  readonly users: UserStore;
   readonly sessions: MemorySessionStore;
   readonly contacts: MemoryContactStore;
-  readonly resets: MemoryPasswordResetStore;
+  readonly resets: PasswordResetStore;
   readonly rateLimiter: MemoryRateLimiter;
   readonly outbox: MemoryOutbox;
 }
 
+/** Bounds of a memory store: what it keeps at most. */
 export interface MemoryStoreOptions {
   /** Contact messages kept (the most recent ones); default 10000. */
   readonly contactCapacity?: number;
-  /** Bytes of contact messages kept, as `contactBytes` counts them; default 32 MiB. */
+  /** Bytes of contact messages kept (their text as UTF-8, plus 256 each); default 32 MiB. */
   readonly contactByteCapacity?: number;
   /** Mails the outbox keeps unsent (the oldest go first past it); default 1000. */
   readonly outboxCapacity?: number;

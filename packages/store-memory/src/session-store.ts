@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
 import type { UserTable } from './user-store.ts';
 
+/** The memory store's sessions (made by createMemoryStore, on the tables its user store writes). */
 export class MemorySessionStore implements SessionStore {
   /** The sessions live in the shared tables: a user's deletion or password change ends them too. */
   readonly #table: UserTable;

@@ -13,7 +13,7 @@ import { pgliteStartParams } from './pglite-settings.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
 import { PostgresPasswordResetStore } from './reset-store.ts';
-import { PostgresRevocationFeed } from './revocation-feed.ts';
+import { PostgresRevocationFeed, type RevocationFeedStatus } from './revocation-feed.ts';
 import { PostgresSessionStore } from './session-store.ts';
 import { DEFAULT_DB_TIMEOUT_MS } from './settings.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
@@ -25,6 +25,11 @@ export interface PostgresStore extends Store {
   migrate(): Promise<readonly string[]>;
   /** The connection pool's use now (a Postgres server only; PGlite has one connection and no pool). */
   poolStats?(): PoolStats;
+  /**
+   * What the revocation feed's own connection is doing now (a Postgres server only; on PGlite the
+   * store publishes its own deletes).
+   */
+  revocationFeedStatus?(): RevocationFeedStatus;
 }
 
 /** How a pool is used at one moment. */
@@ -36,6 +41,7 @@ export interface PoolStats {
   readonly waiting: number;
 }
 
+/** Where a Postgres server is and how the store uses it. */
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
   readonly connectionString: string;
@@ -80,13 +86,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
  * it): the testing module reads rows that no port reads back through the store's own connection,
  * which on PGlite is the only one there can be.
  */
-export interface OpenedStore {
+export interface StoreAndKysely {
   readonly store: PostgresStore;
   readonly db: Kysely<Database>;
 }
 
 /** createPostgresStore, with the Kysely instance. */
-export function openPostgres(options: PostgresStoreOptions): OpenedStore {
+export function openPostgres(options: PostgresStoreOptions): StoreAndKysely {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DB_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -110,8 +116,8 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
   pool.on('connect', (client) => client.on('error', () => {}));
   const bounded = preparingPool(pool, { statementTimeoutMs: timeoutMs, endTimeoutMs: END_TIMEOUT_MS });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded }) });
-  // Migrations share the pool but not the statement bound (see `timeoutMs`); only `db` ends the pool.
-  const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  // Migrations share the pool but not the statement bound (see `timeoutMs`).
+  const unbounded = new Kysely<Database>({ dialect: new PostgresDialect({ pool: bounded.unbounded }) });
   const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   // Its own connection, opened when a session cache first subscribes.
   const onFeedError = options.onRevocationFeedError ?? options.onError;
@@ -127,15 +133,19 @@ export function openPostgres(options: PostgresStoreOptions): OpenedStore {
       ...store,
       migrate: () => migrateToLatest(unbounded),
       poolStats,
+      revocationFeedStatus: () => revocations.status(),
       close: async () => {
         await revocations.close();
-        await store.close();
+        // The pool's own end, not only Kysely's: Kysely ends its pool only once it has run a query
+        // itself, and the hot statements (`bounded.rows`) and migrations run beside it.
+        await Promise.all([store.close(), unbounded.destroy(), bounded.end()]);
       },
     },
     db,
   };
 }
 
+/** Where an embedded PGlite keeps its files, and its settings. */
 export interface PGliteStoreOptions {
   /** Directory of the database files, created when missing. Omitted or `memory://`: in memory only. */
   readonly dataDir?: string;
@@ -155,7 +165,7 @@ export function createPGliteStore(options: PGliteStoreOptions = {}): PostgresSto
 }
 
 /** createPGliteStore, with the Kysely instance. */
-export function openPGlite(options: PGliteStoreOptions = {}): OpenedStore {
+export function openPGlite(options: PGliteStoreOptions = {}): StoreAndKysely {
   const { dataDir, settings } = options;
   let unlock: (() => Promise<void>) | undefined;
   const dialect = new PGliteDialect({

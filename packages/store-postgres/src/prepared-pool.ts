@@ -22,6 +22,11 @@ export interface PreparingPool extends PostgresPool {
    * same connections, with every guarantee below.
    */
   rows(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
+  /**
+   * The same pool without the statement bound (for migrations): its connections are ended by the
+   * same `end()`, which either view may call, any number of times.
+   */
+  readonly unbounded: PostgresPool;
 }
 
 /**
@@ -34,20 +39,36 @@ export interface PreparingPool extends PostgresPool {
  * - With `statementTimeoutMs`, a statement that gets no answer in time fails with StoreUnavailable,
  *   and its connection is destroyed, never returned to the pool: the answer it still owes would
  *   otherwise be read as the next statement's.
- * - `end()` is bounded by `endTimeoutMs`: connections still checked out after it are destroyed.
+ * - `end()` is bounded by `endTimeoutMs`: past it, connections still checked out (by either view)
+ *   are destroyed, so their statements fail, and statements still waiting for a connection fail too.
+ *   It can be called more than once (Kysely calls it only if it ran a query; the store always does).
  */
 export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): PreparingPool {
   // Kysely keys its connection objects by client; keep one wrapper per pg client to match.
   const wrappers = new WeakMap<pg.PoolClient, PreparingClient>();
   const checkedOut = new Set<PreparingClient>();
   const { statementTimeoutMs, endTimeoutMs } = bounds;
-  async function connect(): Promise<PreparingClient> {
+  // Settles (rejects) when end() gives up waiting: a statement still waiting for a connection then fails.
+  let drop!: (error: Error) => void;
+  const dropping = new Promise<never>((_resolve, reject) => (drop = reject));
+  dropping.catch(() => {});
+  let dropped = false;
+  let ending: Promise<void> | undefined;
+
+  async function connect(bounded: boolean): Promise<PreparingClient> {
     const asked = performance.now();
+    const connecting = pool.connect();
     let client: pg.PoolClient;
     try {
-      client = await pool.connect();
+      client = await Promise.race([connecting, dropping]);
     } catch (error) {
+      // A connection that arrives after all goes straight back, to be ended with the pool.
+      if (dropped) void connecting.then((late) => late.release(true), () => {});
       throw toStoreError(error);
+    }
+    if (dropped) {
+      client.release(true);
+      throw new StoreUnavailable();
     }
     let wrapper = wrappers.get(client);
     if (!wrapper) {
@@ -55,28 +76,36 @@ export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): Preparing
       wrappers.set(client, wrapper);
     }
     checkedOut.add(wrapper);
-    wrapper.checkOut(statementTimeoutMs === undefined ? undefined : { firstMs: statementTimeoutMs - (performance.now() - asked), nextMs: statementTimeoutMs });
+    const budget = bounded && statementTimeoutMs !== undefined ? { firstMs: statementTimeoutMs - (performance.now() - asked), nextMs: statementTimeoutMs } : undefined;
+    wrapper.checkOut(budget);
     return wrapper;
   }
+
+  async function end(): Promise<void> {
+    const ended = pool.end();
+    if (endTimeoutMs === undefined || (await settlesWithin(ended, endTimeoutMs))) return ended;
+    // Their statements fail at once (the pool sees them released and finishes ending), whatever
+    // the database does; so do those still waiting for a connection.
+    dropped = true;
+    drop(new StoreUnavailable());
+    for (const client of checkedOut) client.destroy();
+    await settlesWithin(ended, endTimeoutMs);
+  }
+  const endOnce = (): Promise<void> => (ending ??= end());
+
   return {
     options: pool.options,
-    connect,
+    connect: () => connect(true),
     async rows(sql, parameters) {
-      const client = await connect();
+      const client = await connect(true);
       try {
         return (await client.run(sql, parameters)).rows;
       } finally {
         client.release();
       }
     },
-    async end() {
-      const ended = pool.end();
-      if (endTimeoutMs === undefined || (await settlesWithin(ended, endTimeoutMs))) return ended;
-      // Their statements fail at once (the pool sees them released and finishes ending), whatever
-      // the database does.
-      for (const client of checkedOut) client.destroy();
-      await settlesWithin(ended, endTimeoutMs);
-    },
+    end: endOnce,
+    unbounded: { options: pool.options, connect: () => connect(false), end: endOnce },
   };
 }
 

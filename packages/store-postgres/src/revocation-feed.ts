@@ -12,8 +12,8 @@ export const REVOCATION_CHANNEL = 'sl_session_revocations';
 export interface RevocationFeedOptions {
   readonly connectionString: string;
   /**
-   * How often a heartbeat goes out while the feed is in use (`caughtUpTo` asked within the last
-   * second). Default 25 ms: `caughtUpTo` then lags by a heartbeat interval plus a round trip, well
+   * How often a heartbeat goes out while the feed is in use (`lagMs` asked within the last
+   * second). Default 25 ms: `lagMs` then stays below a heartbeat interval plus a round trip, well
    * inside a cache's 100 ms bound. While unused, one goes out every `deadAfterMs`.
    */
   readonly heartbeatMs?: number;
@@ -29,7 +29,7 @@ export interface RevocationFeedOptions {
   readonly onError?: (error: Error) => void;
 }
 
-/** How long after the last `caughtUpTo` the feed counts as in use. */
+/** How long after the last `lagMs` the feed counts as in use. */
 const IN_USE_MS = 1_000;
 /** How long `close()` waits for the server to acknowledge the goodbye before dropping the socket. */
 const END_TIMEOUT_MS = 500;
@@ -38,18 +38,18 @@ const END_TIMEOUT_MS = 500;
  * Session revocations as a Postgres server announces them, on one connection of its own (never the
  * pool's: a LISTEN belongs to a session, and this one must stay open).
  *
- * How `caughtUpTo` is known: the feed sends itself heartbeats, `NOTIFY` on a channel only it listens
+ * How `lagMs` is known: the feed sends itself heartbeats, `NOTIFY` on a channel only it listens
  * to (so processes do not wake each other), and remembers when it sent each. Postgres keeps one
  * notification queue per cluster; a transaction appends its notifications to it while committing,
  * under a lock held until its commit is done, so queue order is commit order. A listening backend
  * reads that queue in order, stopping at entries of transactions still committing, and pg emits the
  * messages in the order they arrive. So when a heartbeat sent at time T comes back, every
  * revocation committed before T (its entry lies before the heartbeat's) has already been handed to
- * the listeners: T is the time caught up to. Notifications are sent only on commit; a rolled-back
- * delete never appears.
+ * the listeners: the feed is caught up to T, and lags by the time since T (on its own monotonic
+ * clock, `performance.now()`). Notifications are sent only on commit; a rolled-back delete never appears.
  *
  * Across a reconnect messages may have been missed: after LISTEN succeeds the listeners hear
- * `'all'`, and `caughtUpTo` stays `-Infinity` until the first heartbeat sent after LISTEN returns.
+ * `'all'`, and `lagMs` stays `Infinity` until the first heartbeat sent after LISTEN returns.
  *
  * It opens on the first `subscribe`, never keeps the process alive (its socket and timers are
  * unref'd) and never throws from a connection problem: it reports it and reconnects, with backoff.
@@ -65,6 +65,7 @@ export class PostgresRevocationFeed implements SessionRevocations {
   #started = false;
   #closed = false;
   #connection: Connection | undefined;
+  /** The send time of the last confirmed heartbeat (`performance.now()`); -Infinity when none counts. */
   #caughtUpTo = Number.NEGATIVE_INFINITY;
   #ticker: NodeJS.Timeout | undefined;
   #retry: NodeJS.Timeout | undefined;
@@ -74,6 +75,7 @@ export class PostgresRevocationFeed implements SessionRevocations {
   #asked = false;
   #lastAskedAt = Number.NEGATIVE_INFINITY;
   #sequence = 0;
+  #opened = 0;
 
   constructor(options: RevocationFeedOptions) {
     this.#options = options;
@@ -92,10 +94,15 @@ export class PostgresRevocationFeed implements SessionRevocations {
     return unsubscribe;
   }
 
-  caughtUpTo(): number {
+  lagMs(): number {
     // The hot path of a session cache: a flag, read by the next tick.
     this.#asked = true;
-    return this.#caughtUpTo;
+    return performance.now() - this.#caughtUpTo;
+  }
+
+  /** What the feed is doing now, for tests and diagnostics. */
+  status(): RevocationFeedStatus {
+    return { connectionsOpened: this.#opened, reconnectScheduled: this.#retry !== undefined, nextBackoffMs: this.#backoffMs };
   }
 
   /** Ends the connection and every timer; a pending reconnect never happens. */
@@ -103,6 +110,7 @@ export class PostgresRevocationFeed implements SessionRevocations {
     this.#closed = true;
     clearInterval(this.#ticker);
     clearTimeout(this.#retry);
+    this.#retry = undefined;
     this.#caughtUpTo = Number.NEGATIVE_INFINITY;
     const connection = this.#connection;
     this.#connection = undefined;
@@ -117,6 +125,8 @@ export class PostgresRevocationFeed implements SessionRevocations {
   }
 
   #open(): void {
+    this.#retry = undefined;
+    this.#opened++;
     // A socket of our own, unref'd before it connects, so the feed never keeps the process alive.
     const socket = new Socket();
     socket.unref();
@@ -223,6 +233,16 @@ export class PostgresRevocationFeed implements SessionRevocations {
     this.#retry = setTimeout(() => this.#open(), this.#backoffMs).unref();
     this.#backoffMs = Math.min(this.#backoffMs * 2, this.#options.maxBackoffMs ?? 2_000);
   }
+}
+
+/** What a revocation feed is doing (see `PostgresRevocationFeed.status`). */
+export interface RevocationFeedStatus {
+  /** Connections opened so far, the first one included: reconnection attempts are this less one. */
+  readonly connectionsOpened: number;
+  /** Whether a reconnect is scheduled: the connection failed and the wait before the next attempt runs. */
+  readonly reconnectScheduled: boolean;
+  /** The wait before the attempt that follows the next failure (it doubles after each, up to `maxBackoffMs`). */
+  readonly nextBackoffMs: number;
 }
 
 /** One connection attempt and what it has sent; a new attempt starts afresh. */

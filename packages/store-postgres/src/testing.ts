@@ -6,7 +6,7 @@
 import { CompiledQuery } from 'kysely';
 import { openPGlite, openPostgres, type PostgresStore } from './postgres-store.ts';
 import type { PGliteDatabase } from './testing/pglite.ts';
-import { createServerDatabase, findPostgresServer, hostOf, postgresServer, type ServerDatabase } from './testing/server.ts';
+import { createServerDatabase, findPostgresServer, hostOf, type ServerDatabase } from './testing/server.ts';
 
 export { createPGliteDatabase, type PGliteDatabase } from './testing/pglite.ts';
 export {
@@ -23,13 +23,8 @@ export {
   type SqlClient,
 } from './testing/server.ts';
 
+/** A fresh database for one test: on the test server, or a PGlite directory. */
 export type TestDatabase = ServerDatabase | PGliteDatabase;
-
-/**
- * @deprecated The same as postgresServer: every server it finds can be shared by processes. Kept
- * for the suites in the top-level test/ until they move to postgresServer.
- */
-export const sharedPostgresServer = postgresServer;
 
 /** A fresh database on the test server; rejects, saying what to start, when there is none. Never PGlite. */
 export async function createTestDatabase(): Promise<ServerDatabase> {

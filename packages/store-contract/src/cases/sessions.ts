@@ -103,7 +103,7 @@ export function sessionCases(current: CurrentStore): void {
     try {
       // A feed from a database says 'all' once it listens: wait for that, then listen for the digests.
       const subscribedAt = performance.now();
-      await waitFor(() => store.revocations.caughtUpTo() >= subscribedAt);
+      await waitFor(() => store.revocations.lagMs() <= performance.now() - subscribedAt);
       heard.length = 0;
       const ada = await addUser(store);
       const grace = await addUser(store, 'grace@example.com', 'Grace');

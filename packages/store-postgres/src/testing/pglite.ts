@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createPGliteStore } from '../postgres-store.ts';
 
+/** A fresh PGlite data directory (see createPGliteDatabase). */
 export interface PGliteDatabase {
   readonly kind: 'pglite';
   readonly dataDir: string;

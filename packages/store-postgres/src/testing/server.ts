@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describeDatabaseError } from '../unavailable.ts';
 
+/** A connected pg client, as `withSql` lends it. */
 export type SqlClient = pg.Client;
 
 /** A Postgres server the tests may create databases on. */
@@ -101,6 +102,7 @@ export async function createServerDatabase(server: PostgresServer): Promise<Serv
   };
 }
 
+/** A fresh database on the test server (see createServerDatabase). */
 export interface ServerDatabase {
   readonly kind: 'server';
   readonly url: string;
