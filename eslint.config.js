@@ -33,7 +33,23 @@ export default tseslint.config(
     // The HTTP contract, the discovery documents and the MCP endpoint know no framework and no store.
     files: ['packages/discovery/src/**/*.ts', 'packages/mcp/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa'], message: 'http, discovery and mcp depend on core (and their SDKs) only: no framework, no store.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa'], message: 'http, discovery and mcp depend on core (and their SDKs) only: no framework, no store.' },
+            // The docs page is given to discovery (its `docsPage` option), so that neither installs Scalar.
+            { group: ['@scalar/*', '@sl-accounts/docs-page'], message: 'discovery and mcp install no Scalar: the docs page is @sl-accounts/docs-page, given as the docsPage option.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The docs page knows no framework and no store either.
+    files: ['packages/docs-page/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa', '@sl-accounts/mcp'], message: 'the docs page depends on discovery, http and Scalar only: no framework, no store.' }] }],
     },
   },
   {

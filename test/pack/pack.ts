@@ -100,6 +100,24 @@ try {
     console.log(`${manifest.name}: ${entries.length} files, exports ${Object.keys(manifest.exports ?? {}).join(' ')}; publint and attw clean`);
   }
 
+  step('which packages bring Scalar');
+  // "An embedder who wants no docs page installs no Scalar": @sl-accounts/docs-page alone depends on
+  // it, so a package brings it only through docs-page (the server); the contract, the discovery
+  // documents and the MCP endpoint never do.
+  const dependencyClosure = (name: string, seen = new Set<string>()): Set<string> => {
+    for (const dep of Object.keys({ ...shipped.get(name)?.dependencies, ...shipped.get(name)?.peerDependencies })) {
+      if (!seen.has(dep)) dependencyClosure(dep, seen.add(dep));
+    }
+    return seen;
+  };
+  for (const name of shipped.keys()) {
+    const closure = dependencyClosure(name);
+    const viaDocsPage = name === '@sl-accounts/docs-page' || closure.has('@sl-accounts/docs-page');
+    assert.equal([...closure].some((dep) => dep.startsWith('@scalar/')), viaDocsPage, `${name}: ${viaDocsPage ? 'brings no Scalar, though it has @sl-accounts/docs-page' : 'brings Scalar without @sl-accounts/docs-page'}`);
+  }
+  for (const name of ['@sl-accounts/http', '@sl-accounts/discovery', '@sl-accounts/mcp']) assert.ok(!dependencyClosure(name).has('@sl-accounts/docs-page'), `${name} depends on the docs page`);
+  console.log(`Scalar comes only with ${[...shipped.keys()].filter((name) => name === '@sl-accounts/docs-page' || dependencyClosure(name).has('@sl-accounts/docs-page')).join(', ')}`);
+
   step(`npm install of the tarballs into a fresh project, ${APP}`);
   mkdirSync(APP);
   writeFileSync(join(APP, 'package.json'), `${JSON.stringify({ name: 'sl-pack-consumer', private: true, type: 'module' }, null, 2)}\n`);

@@ -13,14 +13,6 @@ import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/htt
  */
 export const DOCUMENT_CACHE_CONTROL = 'public, max-age=3600';
 
-/** For resources whose URL names their content (a hash): a year, never revalidated. */
-export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-
-/** The first 27 base64url characters (162 bits) of the SHA-256 of `body`. */
-export function contentHash(body: string | Uint8Array): string {
-  return createHash('sha256').update(body).digest('base64url').slice(0, 27);
-}
-
 /**
  * A strong entity tag of a representation: its content type and its bytes, so the same bytes sent
  * as another type (content negotiation) are another entity.

@@ -7,8 +7,8 @@ import { DEFAULT_SERVICE_NAME } from '@sl-accounts/core';
 import { API_ROUTES, normaliseBasePath, type DocumentRoute } from '@sl-accounts/http';
 import { createSkills, skillsIndex } from './agent-skills.ts';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
-import { apiReferenceDocuments } from './api-reference.ts';
 import { authMarkdown } from './auth-md.ts';
+import type { DocsPage } from './docs-page.ts';
 import { openApiDocument } from './openapi.ts';
 import { SERVICE_INDEX_PATH, serviceIndexAnswer } from './service-index.ts';
 import { withValidators } from './caching.ts';
@@ -22,13 +22,19 @@ export interface DiscoveryOptions {
   readonly serviceName?: string;
   /** The mount path, as given to `createHttpApi`: the docs page's scripts and `GET /`'s redirect point into it. */
   readonly basePath?: string;
+  /**
+   * The page for people, `apiReferencePage` of @sl-accounts/docs-page: served with its scripts,
+   * linked by the index (`docs`) and the API catalog (`service-doc`), and where `GET /` sends a
+   * browser. Absent (the default), there is no such page and nothing links to one.
+   */
+  readonly docsPage?: DocsPage | undefined;
   /** Further documents (the MCP server card): served alike, and linked by `GET /` when they have `indexAs`. */
   readonly extra?: readonly DocumentRoute[] | undefined;
 }
 
 /**
- * Every document, for `createHttpApi({ documents })`: the discovery resources, the API reference
- * page, `extra`, and `GET /` linking them. Each 200 carries an `ETag` and a `Cache-Control`, and a
+ * Every document, for `createHttpApi({ documents })`: the discovery resources, the docs page when
+ * given, `extra`, and `GET /` linking them. Each 200 carries an `ETag` and a `Cache-Control`, and a
  * client whose copy is current gets 304 (see `withValidators`).
  */
 export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRoute[] {
@@ -36,6 +42,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const basePath = normaliseBasePath(options.basePath);
   const skills = createSkills(publicUrl, serviceName, basePath);
+  const docs = options.docsPage?.({ serviceName, basePath });
   const MARKDOWN = 'text/markdown; charset=utf-8';
   const documents: DocumentRoute[] = [
     {
@@ -45,13 +52,13 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
       indexAs: 'openapi',
       render: (_, base) => documentAnswer('application/openapi+json', JSON.stringify(openApiDocument(base, serviceName))),
     },
-    ...apiReferenceDocuments(serviceName, basePath).map((document, i) => (i === 0 ? { ...document, indexAs: 'docs' } : document)),
+    ...(docs ? [{ ...docs.page, indexAs: 'docs' }, ...docs.assets] : []),
     {
       path: API_CATALOG_PATH,
       cors: true,
       usesBase: true,
       indexAs: 'apiCatalog',
-      render: (_, base) => documentAnswer(API_CATALOG_TYPE, JSON.stringify(apiCatalog(base)), { link: API_CATALOG_LINK }),
+      render: (_, base) => documentAnswer(API_CATALOG_TYPE, JSON.stringify(apiCatalog(base, docs?.page.path)), { link: API_CATALOG_LINK }),
     },
     { path: '/auth.md', cors: true, usesBase: true, indexAs: 'authGuide', render: (_, base) => documentAnswer(MARKDOWN, authMarkdown(base, serviceName)) },
     {
@@ -71,7 +78,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
   const health = API_ROUTES.find((route) => route.operationId === 'getHealth')!.path;
   const links = Object.fromEntries([...documents.flatMap((d) => (d.indexAs ? [[d.indexAs, d.path]] : [])), ['health', health]]);
   const all: DocumentRoute[] = [
-    { path: SERVICE_INDEX_PATH, cors: true, usesBase: true, render: (request, base) => serviceIndexAnswer(request, base, serviceName, links, basePath) },
+    { path: SERVICE_INDEX_PATH, cors: true, usesBase: true, render: (request, base) => serviceIndexAnswer(request, base, serviceName, links, docs && `${basePath}${docs.page.path}`) },
     ...documents,
   ];
   return all.map((document) => ({ ...document, render: async (request, base) => withValidators(request, await document.render(request, base)) }));

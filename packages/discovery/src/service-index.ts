@@ -1,11 +1,10 @@
 /**
  * `GET /`: where a person or a tool lands first. A browser (it prefers `text/html`) is sent to the
- * API reference; anything else gets a small JSON index of the API, its documentation and the
- * discovery documents.
+ * docs page when there is one; anything else, and every client when there is none, gets a small
+ * JSON index of the API, its documentation and the discovery documents.
  */
 import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 import { API_CATALOG_LINK } from './api-catalog.ts';
-import { API_REFERENCE_PATH } from './api-reference.ts';
 import { documentAnswer } from './document-answer.ts';
 import { preferredType } from './negotiation.ts';
 import { API_VERSION } from './openapi.ts';
@@ -25,16 +24,18 @@ export function serviceIndex(base: string, serviceName: string, links: Readonly<
 }
 
 /**
- * The answer to `GET /`: a redirect to the reference for a client that prefers HTML (a browser),
- * else the index of `links`. Both vary with `Accept`.
+ * The answer to `GET /`: a redirect to the docs page at `docsTarget` (its path, mount path
+ * included) for a client that prefers HTML (a browser), else the index of `links`; both vary with
+ * `Accept`. Without a docs page, the index for every client, which then varies with nothing.
  */
-export function serviceIndexAnswer(request: HttpRequest, base: string, serviceName: string, links: Readonly<Record<string, string>>, basePath = ''): HttpAnswer {
+export function serviceIndexAnswer(request: HttpRequest, base: string, serviceName: string, links: Readonly<Record<string, string>>, docsTarget: string | undefined): HttpAnswer {
+  const index = () => JSON.stringify(serviceIndex(base, serviceName, links));
+  if (docsTarget === undefined) return documentAnswer(JSON_TYPE, index(), { link: API_CATALOG_LINK });
   const type = preferredType(headerValue(request.headers, 'accept'), [JSON_TYPE.split(';')[0]!, 'text/html']);
   if (type === 'text/html') {
     // A relative target: the redirect does not depend on the Host header.
-    const target = `${basePath}${API_REFERENCE_PATH}`;
-    const html = `<!doctype html>\n<title>${serviceName}</title>\n<p>The API reference is at <a href="${target}">${target}</a>.</p>\n`;
-    return { status: 302, headers: { 'content-type': HTML_TYPE, location: target, vary: 'Accept' }, body: html };
+    const html = `<!doctype html>\n<title>${serviceName}</title>\n<p>The API reference is at <a href="${docsTarget}">${docsTarget}</a>.</p>\n`;
+    return { status: 302, headers: { 'content-type': HTML_TYPE, location: docsTarget, vary: 'Accept' }, body: html };
   }
-  return documentAnswer(JSON_TYPE, JSON.stringify(serviceIndex(base, serviceName, links)), { vary: 'Accept', link: API_CATALOG_LINK });
+  return documentAnswer(JSON_TYPE, index(), { vary: 'Accept', link: API_CATALOG_LINK });
 }

@@ -27,8 +27,8 @@ export interface HttpApiOptions {
    */
   readonly publicUrl?: string | undefined;
   /**
-   * Documents to serve beside the operations, with GET and HEAD: the discovery documents and the
-   * docs page of `@sl-accounts/discovery` (`discoveryDocuments`), the MCP server card among them.
+   * Documents to serve beside the operations, with GET and HEAD: the discovery documents of
+   * `@sl-accounts/discovery` (`discoveryDocuments`), the docs page and the MCP server card among them.
    * None by default: the contract alone serves the API.
    */
   readonly documents?: readonly DocumentRoute[];

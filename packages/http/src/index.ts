@@ -2,7 +2,8 @@
  * The HTTP contract of the account and contact service, framework-free: give `createHttpApi` the
  * core's use cases and hand its `handle` each request; write back the answer. Also the pieces other
  * transports and hosts share (body rules, client address, request ids, logging shape). The discovery
- * documents and the docs page are `@sl-accounts/discovery`, served through the `documents` option.
+ * documents (`@sl-accounts/discovery`) and the docs page (`@sl-accounts/docs-page`) are served
+ * through the `documents` option.
  */
 /** The contract as one function of a request, its options, and what it gives a host. */
 export { createHttpApi, type HttpApi, type HttpApiOptions } from './api.ts';

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { headerValue, type DocumentRoute, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
+import type { DocsPage } from '@sl-accounts/discovery';
+import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 import { IMMUTABLE_CACHE_CONTROL, contentHash } from './caching.ts';
-import { documentAnswer } from './document-answer.ts';
 import { preferredEncoding } from './negotiation.ts';
 
-export const API_REFERENCE_PATH = '/docs/api';
+const API_REFERENCE_PATH = '/docs/api';
 
 /** Scalar's self-contained browser build (scripts and styles in one file, 4.35 MB). */
 const BUNDLE_URL = new URL('./browser/standalone.js', import.meta.resolve('@scalar/api-reference'));
@@ -67,6 +67,11 @@ ${scripts.map((src) => `<script src="${src}"></script>`).join('\n')}
 
 const SCRIPT = 'text/javascript; charset=utf-8';
 
+/** A 200 answer of `type` with any further headers. */
+function documentAnswer(type: string, body: string | Uint8Array, headers: Record<string, string> = {}): HttpAnswer {
+  return { status: 200, headers: { 'content-type': type, ...headers }, body };
+}
+
 /** Content codings the bundle is offered in, best first (brotli is ~17 % smaller than gzip here). */
 type Coding = 'br' | 'gzip' | 'identity';
 const CODINGS: readonly Coding[] = ['br', 'gzip'];
@@ -117,10 +122,11 @@ async function scriptAnswer(request: HttpRequest, hash: string, body: (coding: C
 }
 
 /**
- * The page, Scalar's bundle and the init script. The bundle is read from disk only when a browser
- * asks for it, and kept (in each coding asked for) from then on.
+ * The page at `/docs/api`, titled after the service, with Scalar's bundle and the init script as its
+ * assets, for `discoveryDocuments({ docsPage: apiReferencePage })`. The bundle is read from disk only
+ * when a browser asks for it, and kept (in each coding asked for) from then on.
  */
-export function apiReferenceDocuments(serviceName: string, basePath = ''): DocumentRoute[] {
+export const apiReferencePage: DocsPage = ({ serviceName, basePath }) => {
   const init = Buffer.from(initScript(basePath));
   const initHash = contentHash(init);
   const bundleHash = hashOfBundle();
@@ -128,13 +134,15 @@ export function apiReferenceDocuments(serviceName: string, basePath = ''): Docum
   const bundlePath = `${API_REFERENCE_PATH}/scalar.${bundleHash}.js`;
   // Paths below the mount path, so the page loads its scripts from wherever the service is mounted.
   const html = page(`${serviceName} API reference`, [basePath + initPath, basePath + bundlePath]);
-  return [
-    {
+  return {
+    page: {
       path: API_REFERENCE_PATH,
       // Revalidated on every visit (a 304 when unchanged), so it always names the current scripts.
       render: () => documentAnswer('text/html; charset=utf-8', html, { 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-cache' }),
     },
-    { path: bundlePath, render: (request) => scriptAnswer(request, bundleHash, bundleIn, CODINGS) },
-    { path: initPath, render: (request) => scriptAnswer(request, initHash, () => init, []) },
-  ];
-}
+    assets: [
+      { path: bundlePath, render: (request) => scriptAnswer(request, bundleHash, bundleIn, CODINGS) },
+      { path: initPath, render: (request) => scriptAnswer(request, initHash, () => init, []) },
+    ],
+  };
+};
