@@ -8,8 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
 import { discoveryDocuments } from '@sl-accounts/discovery';
-import { apiReferencePage } from '@sl-accounts/docs-page';
+import { API_REFERENCE_PATH, apiReferencePage } from '@sl-accounts/docs-page';
 import { createHttpApi, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
+import { createMcpEndpoint } from '@sl-accounts/mcp';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ORIGIN = 'http://accounts.test';
@@ -17,7 +18,9 @@ const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,im
 
 function compose(basePath: string, withPage: boolean): HttpApi {
   const accounts = createAccounts({ ...createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
-  return createHttpApi({ accounts, basePath, documents: discoveryDocuments({ basePath, ...(withPage ? { docsPage: apiReferencePage } : {}) }) });
+  // The MCP endpoint as an embedder adds it: its card names the page only when one is served.
+  const mcp = createMcpEndpoint({ accounts, basePath, ...(withPage ? { websitePath: API_REFERENCE_PATH } : {}) });
+  return createHttpApi({ accounts, basePath, documents: discoveryDocuments({ basePath, extra: mcp.documents, ...(withPage ? { docsPage: apiReferencePage } : {}) }) });
 }
 
 async function get(api: HttpApi, url: string, headers: Record<string, string> = {}): Promise<HttpAnswer & { text: string }> {
@@ -51,7 +54,7 @@ describe.each(['', '/accounts'])('the discovery documents without a docs page, m
     expect(res.headers.vary).toBe('Host');
     expect(res.headers.link).toBe('</.well-known/api-catalog>; rel="api-catalog"');
     const index = JSON.parse(res.text) as { links: Record<string, string> };
-    expect(Object.keys(index.links).sort()).toEqual(['agentSkills', 'apiCatalog', 'authGuide', 'health', 'openapi']);
+    expect(Object.keys(index.links).sort()).toEqual(['agentSkills', 'apiCatalog', 'authGuide', 'health', 'mcpServerCard', 'openapi']);
     for (const [name, href] of Object.entries(index.links)) expect((await get(api, target(href))).status, name).toBe(200);
   });
 
@@ -67,7 +70,7 @@ describe.each(['', '/accounts'])('the discovery documents without a docs page, m
 
   it('mentions /docs/api in no document', async () => {
     const skills = JSON.parse((await get(api, `${basePath}/.well-known/agent-skills/index.json`)).text) as { skills: { url: string }[] };
-    const paths = ['/', '/openapi.json', '/auth.md', '/.well-known/api-catalog', '/.well-known/agent-skills/index.json', ...skills.skills.map((skill) => target(skill.url).slice(basePath.length))];
+    const paths = ['/', '/openapi.json', '/auth.md', '/.well-known/api-catalog', '/.well-known/agent-skills/index.json', '/.well-known/mcp/server-card.json', '/mcp/server-card', ...skills.skills.map((skill) => target(skill.url).slice(basePath.length))];
     expect(skills.skills.length).toBeGreaterThan(0);
     for (const path of paths) {
       const res = await get(api, basePath + path);
@@ -88,6 +91,8 @@ describe('the same documents with the docs page', () => {
     expect(browser.status).toBe(302);
     expect(browser.headers.location).toBe('/accounts/docs/api');
     expect(browser.headers.vary).toBe('Accept, Host');
+    const card = JSON.parse((await get(api, '/accounts/mcp/server-card')).text) as { websiteUrl?: string };
+    expect(card.websiteUrl).toBe(`${ORIGIN}/accounts/docs/api`);
     const page = await get(api, '/accounts/docs/api');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -13,7 +13,8 @@ import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/htt
 import { IMMUTABLE_CACHE_CONTROL, contentHash } from './caching.ts';
 import { preferredEncoding } from './negotiation.ts';
 
-const API_REFERENCE_PATH = '/docs/api';
+/** Where the page is served, under the service's base path. */
+export const API_REFERENCE_PATH = '/docs/api';
 
 /** Scalar's self-contained browser build (scripts and styles in one file, 4.35 MB). */
 const BUNDLE_URL = new URL('./browser/standalone.js', import.meta.resolve('@scalar/api-reference'));

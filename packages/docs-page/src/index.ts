@@ -5,3 +5,5 @@
  */
 /** The `/docs/api` page and its scripts, for `discoveryDocuments({ docsPage: apiReferencePage })`. */
 export { apiReferencePage } from './api-reference.ts';
+/** The page's path under the service's base path (`/docs/api`), for links to it such as the MCP card's `websitePath`. */
+export { API_REFERENCE_PATH } from './api-reference.ts';

@@ -26,6 +26,11 @@ export interface McpEndpointOptions {
   readonly logger?: Logger;
   /** The path the service is mounted under (`BASE_PATH`), as for the HTTP API: the endpoint is `<basePath>/mcp`. */
   readonly basePath?: string;
+  /**
+   * The path, under the base path, of a page about the service (`API_REFERENCE_PATH` of
+   * @sl-accounts/docs-page when it is served): the server card's `websiteUrl`. Unset: the card names none.
+   */
+  readonly websitePath?: string;
 }
 
 export interface McpEndpoint {
@@ -100,7 +105,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     logRequest(logger, reqId, view.method, path, response.status, start);
   }
 
-  return { path, handles: (url) => requestPath(url) === path, documents: serverCardDocuments(serviceName, basePath), fetch, handleNode };
+  return { path, handles: (url) => requestPath(url) === path, documents: serverCardDocuments(serviceName, basePath, options.websitePath), fetch, handleNode };
 }
 
 /** `withBody` false: a host's parser has read the body already, so the stream is left alone. */

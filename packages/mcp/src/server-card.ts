@@ -18,15 +18,18 @@ export function reverseDnsName(base: string, serviceName: string): string {
   return `${dnsName ? host.split('.').reverse().join('.') : 'localhost'}/${serviceName}`;
 }
 
-/** `base` is the service's base URL, mount path included; `basePath` is that path alone. */
-export function serverCard(base: string, serviceName: string, basePath = '') {
+/**
+ * `base` is the service's base URL, mount path included; `basePath` is that path alone; `websitePath`,
+ * when a page about the service is served, its path under `base` (without one the card names none).
+ */
+export function serverCard(base: string, serviceName: string, basePath = '', websitePath?: string) {
   return {
     $schema: SERVER_CARD_SCHEMA,
     name: reverseDnsName(base, serviceName),
     version: API_VERSION,
     title: serviceName,
     description: 'Health check and contact messages of the account and contact service.',
-    websiteUrl: `${base}/docs/api`,
+    ...(websitePath === undefined ? {} : { websiteUrl: `${base}${websitePath}` }),
     remotes: [{ type: 'streamable-http', url: `${base}${MCP_PATH}`, supportedProtocolVersions: MCP_PROTOCOL_VERSIONS }],
     // Fields of earlier card drafts, still read by some clients and scanners.
     serverInfo: { name: serviceName, version: API_VERSION },
@@ -40,7 +43,7 @@ export function serverCard(base: string, serviceName: string, basePath = '') {
  * `application/mcp-server-card+json` when the client's `Accept` prefers that, else as
  * `application/json`. Caching headers and the entity tag come with every document.
  */
-export function serverCardDocuments(serviceName: string, basePath = ''): DocumentRoute[] {
+export function serverCardDocuments(serviceName: string, basePath = '', websitePath?: string): DocumentRoute[] {
   return SERVER_CARD_PATHS.map((path) => ({
     path,
     cors: true,
@@ -50,7 +53,7 @@ export function serverCardDocuments(serviceName: string, basePath = ''): Documen
       // Without Accept (or with an empty one) negotiator offers the first: plain JSON.
       const asked = new Negotiator(request).mediaType(['application/json', SERVER_CARD_TYPE]) === SERVER_CARD_TYPE;
       const type = asked ? SERVER_CARD_TYPE : 'application/json; charset=utf-8';
-      return { status: 200, headers: { 'content-type': type, vary: 'Accept' }, body: JSON.stringify(serverCard(base, serviceName, basePath)) };
+      return { status: 200, headers: { 'content-type': type, vary: 'Accept' }, body: JSON.stringify(serverCard(base, serviceName, basePath, websitePath)) };
     },
   }));
 }

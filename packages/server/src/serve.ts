@@ -20,7 +20,7 @@ import {
   type Clock,
 } from '@sl-accounts/core';
 import { discoveryDocuments } from '@sl-accounts/discovery';
-import { apiReferencePage } from '@sl-accounts/docs-page';
+import { API_REFERENCE_PATH, apiReferencePage } from '@sl-accounts/docs-page';
 import { createHttpApi, type HttpApi, type Logger } from '@sl-accounts/http';
 import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/http-node';
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
@@ -111,7 +111,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
   );
   const accounts = metrics ? metrics.observeAccounts(created) : created;
   const shared = { accounts, logger, trustProxy: config.trustProxy, publicUrl: config.publicUrl, basePath: config.basePath };
-  const mcp = createMcpEndpoint(shared);
+  const mcp = createMcpEndpoint({ ...shared, websitePath: API_REFERENCE_PATH });
   const api = createHttpApi({ ...shared, documents: discoveryDocuments({ publicUrl: config.publicUrl, basePath: config.basePath, docsPage: apiReferencePage, extra: mcp.documents }) });
   const service = { accounts, api, mcp, logger };
   const node = createNodeServer(listenerFor(service), { limits: config.http, logger, ipv6Prefix: config.ipv6Prefix, ...(metrics ? { onSlowReaderCut: metrics.slowReaderCut } : {}) });
