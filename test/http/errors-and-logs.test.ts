@@ -8,7 +8,7 @@ import { createTestDatabase, postgresServer, withSql } from '@sl-accounts/store-
 import { request, sessionFrom } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
 import { poll } from '../support/poll.ts';
-import { HOST_KINDS, startTestServer } from '../support/server.ts';
+import { HOST_KINDS, STORES, startTestServer } from '../support/server.ts';
 
 describe.each(HOST_KINDS)('logs on the %s host', (host) => {
   let server: RunningServer | undefined;
@@ -106,8 +106,9 @@ describe.each(HOST_KINDS)('client faults on the %s host', (host) => {
 
 describe('the Postgres pool', () => {
   it('logs an idle connection that the server dropped with its code and message only (no client object, no secret key)', async (ctx) => {
-    const pgServer = await postgresServer();
-    if (!pgServer) return ctx.skip();
+    const postgres = STORES.find((store) => store.kind === 'postgres')!;
+    const pgServer = postgres.skip === undefined ? await postgresServer() : undefined;
+    if (!pgServer) return ctx.skip(`needs PostgreSQL: ${postgres.skip ?? 'no server found'}`);
     const database = await createTestDatabase();
     const { logger, lines } = capturingLogger();
     const server = await startTestServer({ logger, env: { STORE: 'postgres', DATABASE_URL: database.url } });
