@@ -193,9 +193,11 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       try {
         names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
       } catch {
-        // A malformed percent-escape names no resource.
+        // A malformed percent-escape (bytes that are not UTF-8 among them) names no resource.
         return { found: undefined, params: {} };
       }
+      // Nor does a segment that decodes to U+0000 (`%00`), which no id holds and no database text takes.
+      if (Object.values(params).some((value) => value.includes('\0'))) return { found: undefined, params: {} };
       return { found: paths.get(template), params };
     }
     return { found: undefined, params: {} };

@@ -47,6 +47,17 @@ export function sessionListCases(current: CurrentStore): void {
     expect(await store.sessions.findWithUser(digest(1))).toBeNull();
     expect(await store.sessions.findWithUser(digest(2))).not.toBeNull();
   });
+
+  it('deleteById with an id no text can hold (U+0000, an unpaired surrogate) or far too long is null, never a failure', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    await addSession(store, ada.id, 1, at(DAY));
+    const [listed] = await store.sessions.listByUser(ada.id, T0);
+    for (const id of ['\0', `${listed!.id}\0`, `\0${listed!.id}`, '\ud800', `${listed!.id}\udc00`, 'x'.repeat(10_000)]) {
+      expect(await store.sessions.deleteById(ada.id, id), JSON.stringify(id.slice(0, 40))).toBeNull();
+    }
+    expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
+  });
 }
 
 /** A password change, and the deletion of an account. */
