@@ -9,6 +9,11 @@ import type { ContactMessage, Store } from '@sl-accounts/core';
 export interface StoreInspection {
   /** Every contact message the store keeps, as stored, in the order they were added. */
   contactMessages(): Promise<readonly ContactMessage[]>;
+  /**
+   * The store's bounds, where it keeps at most so many (a store in memory): limiter windows that do
+   * not hold. The cases flood past them; for a store without bounds they flood a little.
+   */
+  readonly bounds?: { readonly rateLimitKeys?: number };
 }
 
 /** The store of the running case, for the case modules (read inside a case, never while collecting). */

@@ -1,12 +1,18 @@
 import { testStore, testStoreContract } from '@sl-accounts/store-contract';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
+/** Bounds small enough for the contract's floods to pass them (the default is 100,000). */
+const bounds = { rateLimitKeys: 200 };
+
 testStoreContract(await testStore('memory'), async () => {
-  const store = createMemoryStore();
+  const store = createMemoryStore({ rateLimitKeys: bounds.rateLimitKeys });
   return {
     store,
-    // The kept messages themselves: what the store would hand to nobody but a test.
-    inspect: { contactMessages: async () => [...store.contacts.messages] },
+    inspect: {
+      // The kept messages themselves: what the store would hand to nobody but a test.
+      contactMessages: async () => [...store.contacts.messages],
+      bounds,
+    },
     close: () => store.close(),
   };
 });
