@@ -108,3 +108,44 @@ describe('without SMTP_URL', () => {
     }
   });
 });
+
+describe('security mail on the memory store while SMTP is down', () => {
+  let smtp: TestSmtp | undefined;
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    await smtp?.close();
+    server = smtp = undefined;
+  });
+
+  it('1,100 contact messages from 1,100 addresses never push a pending reset mail out; each contact mail dropped is counted and logged at warn', async () => {
+    const { logger, lines } = capturingLogger('warn');
+    smtp = await startTestSmtp({ up: false });
+    server = await startTestServer({
+      store: 'memory',
+      logger,
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', METRICS_PORT: '0', TRUST_PROXY: '1', ...FAST },
+    });
+    const ada = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
+    expect((await request(server.url, '/api/signup', { ip: freshIp(), json: ada })).status).toBe(201);
+    expect((await request(server.url, '/api/password-reset', { ip: freshIp(), json: { email: ada.email } })).status).toBe(202);
+    await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mail_outbox_depth`) === 1, 10_000);
+    for (let n = 1; n <= 1_100; n++) expect((await request(server.url, '/api/contact', { ip: freshIp(), json: contact(n) })).status).toBe(200);
+
+    const full = await scrape(server.metricsUrl!);
+    expect(sample(full, `${P}mail_outbox_depth`)).toBe(1_001);
+    expect(sample(full, `${P}mails_dropped_total`, { kind: 'contact' })).toBe(100);
+    expect(sample(full, `${P}mails_dropped_total`, { kind: 'security' })).toBe(0);
+    const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string; kind?: string; droppedOfKind?: number; mailId?: string }).filter((e) => /dropped/.test(e.msg));
+    expect(warnings).toHaveLength(100);
+    expect(warnings.every((w) => w.level === 40 && w.kind === 'contact' && typeof w.mailId === 'string')).toBe(true);
+    expect(warnings.at(-1)?.droppedOfKind).toBe(100);
+    // Nothing of a mail's text or recipient in the log.
+    expect(lines.join('\n')).not.toMatch(/Question number|operator@example\.net|token=/);
+
+    await smtp.up();
+    const reset = await poll(async () => smtp!.received.find((m) => m.rcptTo.includes(ada.email)), (m) => m !== undefined, 20_000);
+    expect(reset?.parsed.subject).toBe('Reset your sl-accounts password');
+    expect(reset?.parsed.text).toMatch(/token=/);
+  });
+});

@@ -170,6 +170,10 @@ export type {
   QueuedMail,
   /** The durable outbox the mail worker drains. */
   MailOutbox,
+  /** What a mail is for: contact mail, or security mail (kept first). */
+  MailKind,
+  /** A mail an outbox let go unsent. */
+  DroppedMail,
   /** A password reset token to store. */
   NewPasswordReset,
   /** Password reset tokens. */

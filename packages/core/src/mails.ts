@@ -12,6 +12,7 @@ function oneLine(text: string): string {
 export function contactMail(message: ContactMessage, to: string, serviceName: string): OutgoingMail {
   const name = oneLine(message.name);
   return {
+    kind: 'contact',
     to,
     replyTo: message.email,
     subject: `[${serviceName}] Contact message from ${name === '' ? message.email : name}`,

@@ -25,6 +25,10 @@ describe('contactMail', () => {
     expect(mail.text.split('\n').filter((l) => l.startsWith('Bcc'))).toEqual([]);
   });
 
+  it('is contact mail, so a bounded outbox never lets security mail go for it', () => {
+    expect(contactMail(message, 'ops@example.net', 'sl-accounts').kind).toBe('contact');
+  });
+
   it('names the sender by address when the name is empty', () => {
     expect(contactMail({ ...message, name: '' }, 'ops@example.net', 'svc').subject).toBe('[svc] Contact message from ada@example.com');
   });

@@ -2,7 +2,7 @@
  * The mail side of the composition root: the mailer that MAIL settings choose (SMTP, or the log) and
  * the outbox worker that feeds it, with its log lines.
  */
-import { startMailWorker, type Clock, type Mailer, type MailOutbox, type MailWorker, type QueuedMail } from '@sl-accounts/core';
+import { startMailWorker, type Clock, type DroppedMail, type Mailer, type MailOutbox, type MailWorker, type QueuedMail } from '@sl-accounts/core';
 import type { Logger } from '@sl-accounts/http';
 import type { MailConfig } from './config.ts';
 
@@ -34,6 +34,8 @@ export function senderDomain(from: string): string {
 export interface MailHooks {
   readonly onSent?: () => void;
   readonly onAttemptFailed?: () => void;
+  /** The outbox let a mail go unsent (a bounded outbox: the memory store's). */
+  readonly onDropped?: (mail: DroppedMail) => void;
 }
 
 /**
@@ -49,6 +51,14 @@ export async function startMail(
 ): Promise<{ readonly worker: MailWorker; stop(boundMs: number): Promise<void> }> {
   const smtp = config.smtp ? (await import('@sl-accounts/mail-smtp')).createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
   const about = (mail: QueuedMail) => ({ mailId: mail.id, attempts: mail.attempts });
+  // Never the mail's text or recipient: a reset link is a secret, an address personal.
+  const unsubscribe = outbox.onDropped?.((mail) => {
+    hooks.onDropped?.(mail);
+    logger.warn(
+      { mailId: mail.id, kind: mail.kind, queuedAt: mail.createdAt.toISOString(), droppedOfKind: mail.droppedOfKind },
+      `${mail.kind} mail dropped unsent: the outbox is full (the memory store keeps at most its capacity of each kind)`,
+    );
+  });
   const worker = startMailWorker({
     outbox,
     mailer: smtp ?? logMailer(logger),
@@ -73,6 +83,7 @@ export async function startMail(
     worker,
     async stop(boundMs) {
       await worker.stop(boundMs);
+      unsubscribe?.();
       smtp?.close();
     },
   };

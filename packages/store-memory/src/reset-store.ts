@@ -1,13 +1,18 @@
 import type { NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl-accounts/core';
 import { deleteWhere } from './delete-where.ts';
 import type { MemoryOutbox } from './outbox.ts';
-import type { UserTable } from './user-store.ts';
+import type { StoredReset, UserTable } from './user-store.ts';
+
+/** Most stand-in tokens kept (see `request`): they open nothing, so the oldest may go. */
+const STAND_IN_CAPACITY = 1_000;
 
 /** Reset tokens in the shared tables, one per user; each method is one synchronous step. */
 export class MemoryPasswordResetStore implements PasswordResetStore {
   readonly #table: UserTable;
   /** Where a reset's mail goes, in the same synchronous step as its token. */
   readonly #outbox: MemoryOutbox;
+  /** The tokens of requests for addresses that are nobody's, by address: kept like a user's, never consumed. */
+  readonly #standIns = new Map<string, StoredReset>();
 
   constructor(table: UserTable, outbox: MemoryOutbox) {
     this.#table = table;
@@ -16,8 +21,20 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
 
   async request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean> {
     const userId = this.#table.idByEmail.get(email);
-    if (userId === undefined) return false;
-    this.#table.resets.set(userId, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt });
+    const stored: StoredReset = { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt };
+    // The same steps either way (a token entry, an outbox entry), so that neither costs what the
+    // other does not; only an account's address gets a token that opens something, and a mail.
+    if (userId === undefined) {
+      this.#standIns.delete(email);
+      this.#standIns.set(email, stored);
+      for (const key of this.#standIns.keys()) {
+        if (this.#standIns.size <= STAND_IN_CAPACITY) break;
+        this.#standIns.delete(key);
+      }
+      this.#outbox.enqueueStandIn(reset.createdAt);
+      return false;
+    }
+    this.#table.resets.set(userId, stored);
     this.#outbox.enqueue(mail, reset.createdAt);
     return true;
   }
@@ -36,11 +53,12 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
   }
 
   async deleteExpired(now: Date): Promise<number> {
-    return deleteWhere(this.#table.resets, (r) => r.expiresAt.getTime() <= now.getTime());
+    const expired = (r: StoredReset) => r.expiresAt.getTime() <= now.getTime();
+    return deleteWhere(this.#table.resets, expired) + deleteWhere(this.#standIns, expired);
   }
 
-  /** How many tokens are kept, expired ones included (for tests of the sweep). */
+  /** How many tokens are kept, expired ones and stand-ins included (for tests of the sweep). */
   get size(): number {
-    return this.#table.resets.size;
+    return this.#table.resets.size + this.#standIns.size;
   }
 }
