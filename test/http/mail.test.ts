@@ -109,6 +109,46 @@ describe('without SMTP_URL', () => {
   });
 });
 
+describe('header tricks in a contact name, through a real SMTP server', () => {
+  let smtp: TestSmtp | undefined;
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    await smtp?.close();
+    server = smtp = undefined;
+  });
+
+  it('an RFC 2047 encoded-word, a line break or a bidirectional override reaches the Subject as the text typed: no Bcc, no extra header, no other recipient', async () => {
+    smtp = await startTestSmtp();
+    server = await startTestServer({
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', TRUST_PROXY: '1', ...FAST },
+    });
+    const names: readonly (readonly [sent: string, shown: string])[] = [
+      ['=?utf-8?q?=0d=0aBcc:_x@example.org?=', '=?utf-8?q?=0d=0aBcc:_x@example.org?='],
+      ['=?UTF-8?B?DQpCY2M6IHhAZXhhbXBsZS5vcmc=?=', '=?UTF-8?B?DQpCY2M6IHhAZXhhbXBsZS5vcmc=?='],
+      ['Ada =?utf-8?q?=0d=0aBcc:_x@example.org?= Lovelace', 'Ada =?utf-8?q?=0d=0aBcc:_x@example.org?= Lovelace'],
+      ['Adá =?iso-8859-1?q?=0aTo:_y@example.org?=', 'Adá =?iso-8859-1?q?=0aTo:_y@example.org?='],
+      ['Ada\r\nBcc: x@example.org', 'Ada Bcc: x@example.org'],
+      ['Ada\u202Egro.elpmaxe@x', 'Adagro.elpmaxe@x'],
+    ];
+    for (const [n, [sent]] of names.entries()) {
+      const res = await request(server.url, '/api/contact', { ip: freshIp(), json: { name: sent, email: `visitor${n}@example.com`, message: 'Is there a student price?' } });
+      expect(res.status).toBe(200);
+    }
+    await poll(async () => smtp!.received.length, (count) => count === names.length, 10_000);
+    for (const [n, [sent, shown]] of names.entries()) {
+      const mail = smtp.received.find((m) => m.parsed.replyTo?.value[0]?.address === `visitor${n}@example.com`);
+      expect(mail, JSON.stringify(sent)).toBeDefined();
+      expect(mail!.parsed.subject, JSON.stringify(sent)).toBe(`[sl-accounts] Contact message from ${shown}`);
+      expect(mail!.rcptTo).toEqual(['operator@example.net']);
+      expect(mail!.parsed.bcc).toBeUndefined();
+      expect(mail!.parsed.cc).toBeUndefined();
+      expect(mail!.parsed.to).toMatchObject({ value: [{ address: 'operator@example.net' }] });
+      expect([...mail!.parsed.headers.keys()].sort()).toEqual(['content-transfer-encoding', 'content-type', 'date', 'from', 'message-id', 'mime-version', 'reply-to', 'subject', 'to']);
+    }
+  });
+});
+
 describe('security mail on the memory store while SMTP is down', () => {
   let smtp: TestSmtp | undefined;
   let server: RunningServer | undefined;

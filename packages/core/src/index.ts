@@ -257,3 +257,7 @@ export {
   /** How often the worker polls by default. */
   DEFAULT_MAIL_POLL_MS,
 } from './mail-worker.ts';
+export {
+  /** A visitor's text made fit for a header: one line, no control characters, nothing that reorders it on screen. */
+  headerText,
+} from './mails.ts';
