@@ -72,7 +72,8 @@ for (const store of STORES) {
       expect(sample(down, `${P}mails_sent_total`)).toBe(0);
 
       await smtp.up();
-      const up = await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mail_outbox_depth`) === 0, 10_000);
+      // Both: the worker counts a mail sent just after its row is deleted, so a scrape between the two sees depth 0 and 2 sent.
+      const up = await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mail_outbox_depth`) === 0 && sample(m, `${P}mails_sent_total`) === 3, 10_000);
       expect(sample(up, `${P}mail_outbox_depth`)).toBe(0);
       expect(sample(up, `${P}mails_sent_total`)).toBe(3);
       expect(smtp.received.map((m) => m.parsed.subject).sort()).toEqual([1, 2, 3].map((n) => `[sl-accounts] Contact message from Visitor ${n}`));
@@ -170,7 +171,11 @@ describe('security mail on the memory store while SMTP is down', () => {
     expect((await request(server.url, '/api/signup', { ip: freshIp(), json: ada })).status).toBe(201);
     expect((await request(server.url, '/api/password-reset', { ip: freshIp(), json: { email: ada.email } })).status).toBe(202);
     await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mail_outbox_depth`) === 1, 10_000);
-    for (let n = 1; n <= 1_100; n++) expect((await request(server.url, '/api/contact', { ip: freshIp(), json: contact(n) })).status).toBe(200);
+    // 25 at a time, each from an address of its own.
+    for (let n = 1; n <= 1_100; n += 25) {
+      const sent = await Promise.all(Array.from({ length: 25 }, (_, i) => request(server!.url, '/api/contact', { ip: freshIp(), json: contact(n + i) })));
+      expect(sent.map((r) => r.status)).toEqual(Array(25).fill(200));
+    }
 
     const full = await scrape(server.metricsUrl!);
     expect(sample(full, `${P}mail_outbox_depth`)).toBe(1_001);

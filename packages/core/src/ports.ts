@@ -156,8 +156,8 @@ export interface QueuedMail extends OutgoingMail {
  */
 export interface MailOutbox {
   /**
-   * Claims up to `limit` mails that are due at `now` (those due longest first) and holds each for
-   * `leaseMs`: no other claim gets it until then. A mail whose lease ran out (its worker died) is due
+   * Claims up to `limit` mails that are due at `now` (security mail first, then contact mail; each
+   * kind due longest first) and holds each for `leaseMs`: no other claim gets it until then. A mail whose lease ran out (its worker died) is due
    * again. The claimed mails come back oldest queued first. The stand-in a reset request for an
    * unknown address queues (see `PasswordResetStore.request`) is no mail: a claim removes the due
    * ones and never returns one.

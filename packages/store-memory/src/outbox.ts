@@ -17,6 +17,9 @@ interface Entry {
  */
 export const DEFAULT_OUTBOX_CAPACITY = 1_000;
 
+/** The order in which kinds are sent. */
+const rank = (entry: Entry) => (entry.mail.kind === 'security' ? 0 : 1);
+
 /**
  * The memory store's outbox. Store methods that cause a mail (a contact message, a reset request)
  * hold this same instance and call `enqueue` in the synchronous step that writes their own data, so
@@ -83,7 +86,8 @@ export class MemoryOutbox implements MailOutbox {
     const t = now.getTime();
     for (const [id, dueAt] of this.#standIns) if (dueAt <= t) this.#standIns.delete(id);
     const due = [...this.#lanes.contact, ...this.#lanes.security].filter(([, e]) => e.dueAt <= t)
-      .sort(([, a], [, b]) => a.dueAt - b.dueAt || a.createdAt.getTime() - b.createdAt.getTime());
+      // Security mail first: after an outage it does not wait behind a backlog of contact mail.
+      .sort(([, a], [, b]) => rank(a) - rank(b) || a.dueAt - b.dueAt || a.createdAt.getTime() - b.createdAt.getTime());
     const claimed = due.slice(0, options.limit).sort(([, a], [, b]) => a.createdAt.getTime() - b.createdAt.getTime());
     return claimed.map(([id, entry]) => {
       entry.dueAt = t + options.leaseMs;

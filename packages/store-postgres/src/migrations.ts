@@ -156,7 +156,8 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
     // (reset-store.ts): tokens are kept by address, bound to the account when there is one (a token
     // bound to none opens nothing); an outbox row without a recipient is a stand-in that the next
     // claim removes unsent. And each mail says what it is for, so contact mail is told from
-    // security mail: before this version, contact mail was the only mail with a Reply-To.
+    // security mail (kept first, sent first): before this version, contact mail was the only mail
+    // with a Reply-To.
     async up(db) {
       await sql`alter table password_resets add column email text`.execute(db);
       await sql`update password_resets r set email = u.email from users u where u.id = r.user_id`.execute(db);
@@ -165,6 +166,8 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('password_resets_user_id_idx').on('password_resets').column('user_id').execute();
       await sql`alter table mail_outbox alter column recipient drop not null, add column kind text not null default 'security' check (kind in ('contact', 'security'))`.execute(db);
       await sql`update mail_outbox set kind = 'contact' where reply_to is not null`.execute(db);
+      // Claims take security mail first, each kind by due time (outbox.ts).
+      await sql`create index mail_outbox_kind_due_at_idx on mail_outbox ((kind = 'contact'), due_at)`.execute(db);
     },
   },
 };

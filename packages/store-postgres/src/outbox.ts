@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 import type { Database } from './database.ts';
 
@@ -43,6 +43,9 @@ export class PostgresMailOutbox implements MailOutbox {
           .select('id')
           .where('recipient', 'is not', null)
           .where('due_at', '<=', now)
+          // Security mail first (false sorts before true): after an outage it does not wait behind
+          // a backlog of contact mail. The index on (kind = 'contact', due_at) gives this order.
+          .orderBy(sql`kind = 'contact'`)
           .orderBy('due_at')
           .limit(options.limit)
           .forUpdate()

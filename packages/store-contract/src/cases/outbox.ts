@@ -84,6 +84,22 @@ export function outboxCases(current: CurrentStore): void {
     expect(claimed.at(-1)?.subject).toBe(`Contact ${flood}`);
   });
 
+  it('claims security mail before contact mail that has waited longer, so a backlog does not hold up a reset link', async () => {
+    const { store } = current;
+    for (let n = 1; n <= 3; n++) await queue(store, n, at(n));
+    await addUser(store, 'ada@example.com');
+    await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(10), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
+    expect(subjects(await store.outbox.claim(at(10), one))).toEqual(['Reset']);
+    expect(subjects(await store.outbox.claim(at(10), one))).toEqual(['Contact 1']);
+    // A security mail waiting for its retry lets due contact mail go meanwhile.
+    await store.resets.request('ada@example.com', { tokenDigest: digest(2), createdAt: at(20), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset again', text: 'link' });
+    const [again] = await store.outbox.claim(at(20), one);
+    expect(again?.subject).toBe('Reset again');
+    await store.outbox.retryLater(again!.id, 1, at(5_000), 'ECONNREFUSED');
+    expect(subjects(await store.outbox.claim(at(30), one))).toEqual(['Contact 2']);
+    expect(subjects(await store.outbox.claim(at(5_000), { limit: 2, leaseMs: LEASE }))).toEqual(['Contact 3', 'Reset again']);
+  });
+
   it('claims only due mails, oldest first, at most `limit`', async () => {
     const { outbox } = current.store;
     await queue(current.store, 2, at(2));
