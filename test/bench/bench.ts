@@ -518,7 +518,7 @@ async function benchFootprint(pgUrl: string | null) {
   }
 }
 
-const RESET_PAIRS = Number(process.env.BENCH_RESET_PAIRS ?? 400);
+const RESET_PAIRS = Number(process.env.BENCH_RESET_PAIRS ?? 1_000);
 
 /**
  * Whether a reset request tells a registered address from an unknown one by time: its answer, and
@@ -530,9 +530,11 @@ async function benchReset(pgUrl: string | null) {
   for (const store of stores) {
     log(`password reset, registered vs unknown address: ${RESET_PAIRS} interleaved pairs on ${store}`);
     const t = await resetTiming(store, RESET_PAIRS);
-    for (const [what, label] of [
-      ['next', 'the same client\'s next request after a reset request'],
-      ['answer', 'the reset request\'s answer'],
+    // The answer comes before any of the work, whatever the address: its figure shows the noise a
+    // ratio of medians has on this machine, beside the one that is the target.
+    for (const [what, label, targeted] of [
+      ['next', 'the same client\'s next request after a reset request', true],
+      ['answer', '… for comparison: the reset request\'s own answer', false],
     ] as const) {
       const known = t.known[what];
       const unknown = t.unknown[what];
@@ -542,8 +544,8 @@ async function benchReset(pgUrl: string | null) {
         value: `${fmt(medianMs(known), 2)} ms (p90 ${fmt(p90Ms(known), 2)}), slower than its pair in ${fmt(100 * slowerShare(known, unknown), 0)} % of ${t.pairs} pairs`,
         baseline: `${fmt(medianMs(unknown), 2)} ms (p90 ${fmt(p90Ms(unknown), 2)}) for an unknown address`,
         ratio,
-        target: 'ratio within 0.95-1.05',
-        met: Math.abs(ratio - 1) <= 0.05,
+        target: targeted ? 'ratio within 0.95-1.05' : '–',
+        met: targeted ? Math.abs(ratio - 1) <= 0.05 : null,
         rounds: [`${t.pairs} pairs, each kind first in half of them; medians ${fmt(medianMs(known), 3)} vs ${fmt(medianMs(unknown), 3)} ms`],
       });
     }
