@@ -74,6 +74,8 @@ export {
   ACCOUNT_LOGIN_LIMIT,
   /** The policy name of ACCOUNT_LOGIN_LIMIT. */
   ACCOUNT_LOGIN_POLICY,
+  /** The policy name of a signed-in session's own limit on its password checks. */
+  SESSION_PASSWORD_POLICY,
   /** Reset requests per e-mail address and window. */
   RESET_ADDRESS_LIMIT,
   /** The policy name of RESET_ADDRESS_LIMIT. */
@@ -184,6 +186,8 @@ export type {
   MailOutbox,
   /** A password reset token to store. */
   NewPasswordReset,
+  /** What a reset token's use changed. */
+  PasswordReset,
   /** Password reset tokens. */
   PasswordResetStore,
   /** A limit: requests per window. */
@@ -204,6 +208,11 @@ export type {
   RevocationListener,
   /** The feed of sessions that stopped being valid. */
   SessionRevocations,
+} from './ports.ts';
+
+export {
+  /** The credential generation of every new account. */
+  FIRST_CREDENTIAL_GENERATION,
 } from './ports.ts';
 
 // Adapters that need nothing but Node, and the background work.

@@ -9,7 +9,8 @@ import { forget, signedIn } from './sessions.ts';
 export interface AccountDeletionUseCases {
   /**
    * Deletes the presented session's user, their sessions and reset token, after checking the
-   * password. Throws Unauthenticated, ValidationError, WrongPassword or RateLimited (as changePassword).
+   * password. Throws Unauthenticated (also when the account's credentials changed while the password
+   * was being checked), ValidationError, WrongPassword or RateLimited (as changePassword).
    */
   deleteAccount(body: RequestBody, meta: RequestMeta): Promise<Quota>;
 }
@@ -19,10 +20,10 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
   return {
     deleteAccount: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
       withQuota(async (tally) => {
-        const { user } = await signedIn(context, meta);
+        const session = await signedIn(context, meta);
         const input = parseRequest(DeleteAccountRequest, await readBody(body));
-        await confirmPassword(context, user.id, input.password, tally);
-        const ended = await users.delete(user.id);
+        const record = await confirmPassword(context, session, input.password, tally);
+        const ended = await users.delete(record.id, record.credentialGeneration);
         if (ended === null) throw new Unauthenticated();
         forget(context, ended);
         return {};

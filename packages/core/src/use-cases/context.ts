@@ -43,6 +43,11 @@ export interface UseCaseContext {
   readonly rules: Readonly<Record<LimitedOperation, RateLimitRule>>;
   /** The per-account failed-login limit; `null` when it is off. */
   readonly accountRule: RateLimitRule | null;
+  /**
+   * A signed-in session's own limit on its password checks: the account's rule, or its default when
+   * that is off (a stolen session must never guess without bound).
+   */
+  readonly sessionPasswordRule: RateLimitRule;
   readonly ipv6Prefix: number;
   readonly resetAddressRule: RateLimitRule;
   readonly resetUrl: URL;
@@ -64,12 +69,15 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
   const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
 
+  const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
+
   return {
     ports,
     devices: createDeviceProofs(ports.deviceKeys, tokens, clock),
     serviceName: options.serviceName ?? DEFAULT_SERVICE_NAME,
     rules,
-    accountRule: options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit,
+    accountRule,
+    sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
     ipv6Prefix,
     resetAddressRule: options.resetAddressLimit ?? RESET_ADDRESS_LIMIT,
     resetUrl,

@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.ts';
+import type { IssuedDeviceProof } from '../device-proofs.ts';
 import type { OutgoingMail } from '../ports.ts';
-import { accountKey, countRequest, RESET_ADDRESS_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, RESET_ADDRESS_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { parseRequest, PasswordResetConfirmRequest, PasswordResetRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
@@ -18,17 +19,19 @@ export interface PasswordResetUseCases {
    */
   requestPasswordReset(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /**
-   * Uses a reset token: sets the password and ends every session of its user. Throws
-   * ValidationError (also for an unknown, used or expired token) or RateLimited.
+   * Uses a reset token: sets the password, ends every session of its user, clears the account's
+   * failed logins and answers a device proof for the client, which proved itself the owner. Throws
+   * ValidationError (also for an unknown, used, expired or superseded token: every change of
+   * credential voids it) or RateLimited.
    */
-  confirmPasswordReset(body: RequestBody, meta: RequestMeta): Promise<Quota>;
+  confirmPasswordReset(body: RequestBody, meta: RequestMeta): Promise<{ readonly device: IssuedDeviceProof } & Quota>;
   /** Resolves when the work started after earlier answers (reset requests) has finished. */
   settled(): Promise<void>;
 }
 
 export function passwordResetUseCases(context: UseCaseContext): PasswordResetUseCases {
   const { resets, rateLimiter, hasher, clock, tokens } = context.ports;
-  const { serviceName, resetUrl, resetAddressRule, onBackgroundError } = context;
+  const { serviceName, resetUrl, resetAddressRule, onBackgroundError, devices } = context;
   /** Work started after an answer, so `settled` can wait for it. */
   const background = new Set<Promise<void>>();
 
@@ -75,7 +78,7 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
   return {
     requestPasswordReset: (body: RequestBody, meta: RequestMeta): Promise<Quota> => withQuota((tally) => requestPasswordReset(body, meta, tally)),
 
-    confirmPasswordReset: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
+    confirmPasswordReset: (body: RequestBody, meta: RequestMeta): Promise<{ readonly device: IssuedDeviceProof } & Quota> =>
       withQuota(async (tally) => {
         await context.limit('passwordResetConfirm', meta, tally);
         const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
@@ -83,7 +86,11 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
         const done = await resets.consume(digestToken(input.token), clock.now(), passwordHash);
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         forget(context, done.endedSessions);
-        return {};
+        // The owner proved themselves through the mailbox: the failures others counted against the
+        // account (guesses at the old password) go, and this client gets a device proof, so it signs
+        // in even while others lock the account again.
+        await rateLimiter.clear(accountKey(ACCOUNT_LOGIN_POLICY, done.email));
+        return { device: await devices.issue(done.userId) };
       }),
 
     async settled(): Promise<void> {

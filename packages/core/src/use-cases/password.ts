@@ -1,36 +1,37 @@
 import { Unauthenticated, WrongPassword } from '../errors.ts';
 import type { UserRecord } from '../ports.ts';
-import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { accountKey, countRequest, refundRequest, SESSION_PASSWORD_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { ChangePasswordRequest, parseRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget, signedIn } from './sessions.ts';
+import { forget, signedIn, type SignedInSession } from './sessions.ts';
 
 export interface PasswordUseCases {
   /**
-   * Sets a new password after checking the current one, and ends every other session of the user.
-   * Throws Unauthenticated, ValidationError, WrongPassword or RateLimited (the per-account limit
-   * on failed logins, which a wrong current password counts against).
+   * Sets a new password after checking the current one, and ends every other session of the user
+   * (and voids its reset token). Throws Unauthenticated (also when the account's credentials changed
+   * while the password was being checked: that change ended this session), ValidationError,
+   * WrongPassword or RateLimited (the session's own limit on password checks, which a wrong current
+   * password counts against).
    */
   changePassword(body: RequestBody, meta: RequestMeta): Promise<Quota>;
 }
 
 /**
- * Checks a password the signed-in user gave to confirm a change. It is a login attempt on the
- * account: counted against the per-account limit first, taken back when right, so a stolen
- * session token cannot be used to guess the password faster than a login could.
+ * Checks a password the signed-in user gave to confirm a change; answers the account as it was read
+ * before the check, its credential generation included, which the change must still find. Counted
+ * against the session's own limit first, taken back when right: the login failures of others, which
+ * lock the account's logins, never lock its owner out of this, and a stolen session token still
+ * cannot be used to guess the password faster than a login could.
  */
-export async function confirmPassword(context: UseCaseContext, userId: number, password: string, tally: Tally): Promise<UserRecord> {
+export async function confirmPassword(context: UseCaseContext, session: SignedInSession, password: string, tally: Tally): Promise<UserRecord> {
   const { users, rateLimiter, hasher, clock } = context.ports;
-  const { accountRule } = context;
-  const record = await users.findById(userId);
+  const attempt = await countRequest(rateLimiter, SESSION_PASSWORD_POLICY, accountKey(SESSION_PASSWORD_POLICY, session.digest), context.sessionPasswordRule, clock.now(), tally);
+  const record = await users.findById(session.user.id);
   // The user went between the session lookup and now (deleted elsewhere): the session went with it.
   if (!record) throw new Unauthenticated();
-  const attempt = accountRule
-    ? await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, record.email), accountRule, clock.now(), tally)
-    : null;
   if (!(await hasher.verify(password, record.passwordHash))) throw new WrongPassword();
-  if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
+  await refundRequest(rateLimiter, attempt, clock.now(), tally);
   return record;
 }
 
@@ -39,10 +40,10 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
   return {
     changePassword: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
       withQuota(async (tally) => {
-        const { user, digest } = await signedIn(context, meta);
+        const session = await signedIn(context, meta);
         const input = parseRequest(ChangePasswordRequest, await readBody(body));
-        await confirmPassword(context, user.id, input.currentPassword, tally);
-        const ended = await users.changePassword(user.id, await hasher.hash(input.newPassword), digest);
+        const record = await confirmPassword(context, session, input.currentPassword, tally);
+        const ended = await users.changePassword(record.id, record.credentialGeneration, await hasher.hash(input.newPassword), session.digest);
         if (ended === null) throw new Unauthenticated();
         forget(context, ended);
         return {};

@@ -38,13 +38,16 @@ export interface SessionUseCases {
   endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }>;
 }
 
-/** Stores a fresh session of the user and answers its token. */
-export async function issueSession(context: UseCaseContext, userId: number): Promise<IssuedSession> {
+/**
+ * Stores a fresh session of the user under the credential generation the caller checked, and answers
+ * its token; `null` when the user is no longer at that generation (or gone): then nothing is stored.
+ */
+export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number): Promise<IssuedSession | null> {
   const { tokens, clock, sessions } = context.ports;
   const token = tokens.generate();
   const createdAt = clock.now();
   const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-  await sessions.create({ tokenDigest: digestToken(token), userId, createdAt, expiresAt }, context.maxSessions);
+  if (!(await sessions.create({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions))) return null;
   return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 

@@ -1,6 +1,6 @@
 import type { IssuedDeviceProof } from '../device-proofs.ts';
-import { EmailTaken } from '../errors.ts';
-import type { User } from '../ports.ts';
+import { EmailTaken, InvalidCredentials } from '../errors.ts';
+import { FIRST_CREDENTIAL_GENERATION, type User } from '../ports.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
 import { parseRequest, SignupRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
@@ -29,7 +29,11 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
         const passwordHash = await hasher.hash(input.password);
         const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
         if (!user) throw new EmailTaken();
-        return { user, session: await issueSession(context, user.id), device: await context.devices.issue(user.email) };
+        // Under the new account's first generation, as a login's: only someone who knows the password
+        // (or reads its mailbox) can have moved it on, or deleted the account, since the insert.
+        const session = await issueSession(context, user.id, FIRST_CREDENTIAL_GENERATION);
+        if (!session) throw new InvalidCredentials();
+        return { user, session, device: await context.devices.issue(user.id) };
       }),
   };
 }
