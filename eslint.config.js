@@ -63,6 +63,16 @@ export default tseslint.config(
     },
   },
   {
+    // The composed service takes its store and its docs page as options: it installs neither, nor a framework.
+    files: ['packages/service/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-*', '@sl-accounts/docs-page', '@sl-accounts/mail-smtp', '@scalar/*'], message: 'the service is composed from what it is given: no framework, no store, no docs page, no SMTP.' }] },
+      ],
+    },
+  },
+  {
     // A host adapter knows the contract, never a store; only packages/server picks one.
     files: ['packages/http-koa/src/**/*.ts', 'packages/http-node/src/**/*.ts', 'examples/**/*.ts'],
     rules: {

@@ -13,6 +13,13 @@ import {
   withQuota,
 } from './rate-limits.ts';
 import type { Ports, RateLimitRule, OutgoingMail, User, UserRecord } from './ports.ts';
+
+/**
+ * What `createAccounts` needs: the store's ports, and optionally the hasher, clock and token source,
+ * which default to PBKDF2 at the production cost, the system clock and 32 random bytes (tests pass
+ * a cheap hasher and a `ManualClock`).
+ */
+export type AccountsPorts = Omit<Ports, 'hasher' | 'clock' | 'tokens'> & Partial<Pick<Ports, 'hasher' | 'clock' | 'tokens'>>;
 import {
   ChangePasswordRequest,
   ContactRequest,
@@ -25,7 +32,8 @@ import {
   toWellFormed,
 } from './schemas.ts';
 import { contactMail } from './mails.ts';
-import { digestToken } from './system.ts';
+import { digestToken, randomTokens, systemClock } from './system.ts';
+import { Pbkdf2PasswordHasher } from './password-hasher.ts';
 import { createDeviceProofs, DEVICE_LOGIN_POLICY, type IssuedDeviceProof } from './device-proofs.ts';
 
 /** Session lifetime: absolute, from issue. */
@@ -215,8 +223,11 @@ function readBody(body: RequestBody): Promise<unknown> | unknown {
  * The service's use cases over the given ports. This is the core's public entry: any Node host can
  * call these with its own transport.
  */
-export function createAccounts(ports: Ports, options: AccountsOptions = {}): Accounts {
-  const { users, sessions, contacts, rateLimiter, hasher, clock, tokens } = ports;
+export function createAccounts(ports: AccountsPorts, options: AccountsOptions = {}): Accounts {
+  const { users, sessions, contacts, rateLimiter } = ports;
+  const hasher = ports.hasher ?? new Pbkdf2PasswordHasher();
+  const clock = ports.clock ?? systemClock;
+  const tokens = ports.tokens ?? randomTokens;
   const devices = createDeviceProofs(ports.deviceKeys, tokens, clock);
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const rules = { ...RATE_LIMITS, ...options.rateLimits };

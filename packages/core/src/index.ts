@@ -12,6 +12,8 @@ export {
   type Accounts,
   /** `createAccounts`'s options: limits, service name, reset link, session cap. */
   type AccountsOptions,
+  /** What `createAccounts` needs: a store's ports, with the hasher, clock and token source optional. */
+  type AccountsPorts,
   /** What a use case knows about the request besides its body: client address, user agent, session, device proofs. */
   type RequestMeta,
   /** What the session operations know about the request: the presented session token(s). */
