@@ -4,7 +4,7 @@
  * `router.use('/v1', accounts(service))` (the router gives its layers the prefix, and the documents'
  * links follow it).
  */
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { HostBody, HttpApi, HttpService } from '@sl-accounts/http';
 import { matchedPrefix, toHttpRequest } from '@sl-accounts/http-node';
@@ -39,7 +39,10 @@ export function accounts(service: HttpService): ReturnType<Router['routes']> {
     : api.mountPaths.map((path) => (path.endsWith('/*') ? `${path.slice(0, -1)}{*rest}` : path));
   for (const layer of new Set(layers)) {
     const path = toRouterPath(layer);
-    router.all(path, (ctx, next) => serve(api, ctx, next, mountPathOf(ctx, path)));
+    const handler: RouterMiddleware = (ctx, next) => serve(api, ctx, next, mountPathOf(ctx, path));
+    // The index with and without its trailing slash: under a prefix, `/v1` and `/v1/` (the contract answers both).
+    if (path === '/') router.register(path, router.methods, handler, { strict: false });
+    else router.all(path, handler);
   }
   return router.routes();
 }
