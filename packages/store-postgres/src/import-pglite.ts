@@ -3,11 +3,17 @@
  * WebAssembly a store on a Postgres server never needs), so a project that did not install it gets
  * a message that says what to install instead of a bare module-not-found.
  */
-export async function importPGlite(): Promise<typeof import('@electric-sql/pglite')> {
+import type * as PGliteTypes from '@electric-sql/pglite';
+import type * as NodeFSTypes from '@electric-sql/pglite/nodefs';
+
+type PGliteModule = typeof PGliteTypes;
+type NodeFSModule = typeof NodeFSTypes;
+
+export async function importPGlite(): Promise<PGliteModule> {
   return imported(() => import('@electric-sql/pglite'));
 }
 
-export async function importPGliteNodeFS(): Promise<typeof import('@electric-sql/pglite/nodefs')> {
+export async function importPGliteNodeFS(): Promise<NodeFSModule> {
   return imported(() => import('@electric-sql/pglite/nodefs'));
 }
 
