@@ -16,18 +16,16 @@ export interface Host {
   readonly framework: readonly string[];
   /** The snippet's prefix, and its text with the prefix and with the service at the root. */
   readonly mount: { readonly prefixed: string; readonly root: string };
-  /** The bound holds for this host (a Koa or Express host on Postgres without the docs page). */
-  readonly bounded: boolean;
 }
 
 export const PREFIX = '/accounts';
 
 export const HOSTS: readonly Host[] = [
-  { name: 'koa', adapter: '@sl-accounts/http-koa', framework: ['koa', '@koa/router'], mount: { prefixed: "new Router().use('/accounts', ", root: 'new Router().use(' }, bounded: true },
-  { name: 'express', adapter: '@sl-accounts/http-express', framework: ['express'], mount: { prefixed: "app.use('/accounts', ", root: 'app.use(' }, bounded: true },
-  { name: 'fastify', adapter: '@sl-accounts/http-fastify', framework: ['fastify'], mount: { prefixed: ", { prefix: '/accounts' }", root: '' }, bounded: false },
-  { name: 'hono', adapter: '@sl-accounts/http-hono', framework: ['hono', '@hono/node-server'], mount: { prefixed: "route('/accounts', ", root: "route('/', " }, bounded: false },
-  { name: 'node', adapter: '@sl-accounts/http-node', framework: [], mount: { prefixed: ", basePath: '/accounts'", root: '' }, bounded: false },
+  { name: 'koa', adapter: '@sl-accounts/http-koa', framework: ['koa', '@koa/router'], mount: { prefixed: "new Router().use('/accounts', ", root: 'new Router().use(' } },
+  { name: 'express', adapter: '@sl-accounts/http-express', framework: ['express'], mount: { prefixed: "app.use('/accounts', ", root: 'app.use(' } },
+  { name: 'fastify', adapter: '@sl-accounts/http-fastify', framework: ['fastify'], mount: { prefixed: ", { prefix: '/accounts' }", root: '' } },
+  { name: 'hono', adapter: '@sl-accounts/http-hono', framework: ['hono', '@hono/node-server'], mount: { prefixed: "route('/accounts', ", root: "route('/', " } },
+  { name: 'node', adapter: '@sl-accounts/http-node', framework: [], mount: { prefixed: ", basePath: '/accounts'", root: '' } },
 ];
 
 /** At most this many lines of code (blank ones not counted) per host: the bound. */

@@ -8,7 +8,10 @@ import type { User } from '@sl-accounts/core';
 import type { AuthorizeOptions, HttpService } from '@sl-accounts/http';
 import { accounts as middleware, bodyErrors, sendAnswer, type Next } from '@sl-accounts/http-node';
 
-/** What Express hands a middleware, as far as the adapter reads it (Express's own types fit). */
+/**
+ * What Express hands a middleware, as far as the adapter reads it: Express's own types fit, and its
+ * generics (`res.locals`) keep their defaults in the app's handlers.
+ */
 type Handler = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
 type ErrorHandler = (error: unknown, req: IncomingMessage, res: ServerResponse, next: Next) => void;
 
@@ -33,9 +36,9 @@ export function accounts(service: HttpService): [Handler, ErrorHandler] {
  *
  *   app.get('/me', requireSession(service), (req, res) => res.json(res.locals.user));
  */
-export function requireSession(service: HttpService, options?: AuthorizeOptions): (req: IncomingMessage & { user?: User }, res: ServerResponse & { locals?: Record<string, unknown> }, next: Next) => void {
+export function requireSession(service: HttpService, options?: AuthorizeOptions): Handler {
   const { api } = service;
-  return (req, res, next) => {
+  return (req: IncomingMessage & { user?: User }, res: ServerResponse & { locals?: Record<string, unknown> }, next) => {
     void api.authorize(req, options).then(({ user, answer }) => {
       if (answer) return sendAnswer(res, answer);
       req.user = user;

@@ -22,7 +22,7 @@ export type Service = ComposedService;
 
 /**
  * What the caller runs the service under: a function from the service to a node:http request
- * listener (a Koa app's `callback()`, an Express app, `nodeListener` of @sl-accounts/http-node).
+ * listener (a Koa app's `callback()`, an Express app, `accounts` of @sl-accounts/http-node).
  */
 export type ListenerFactory = (service: Service) => RequestListener;
 
