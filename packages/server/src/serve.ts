@@ -68,6 +68,9 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
   const store = await openStore(config.store, logger, config.sessionCache ? { sessionCacheStalenessMs: config.sessionCache.stalenessMs } : {});
   // prom-client is imported only when metrics are asked for (~25 ms of every start otherwise).
   const metrics = config.metrics ? (await import('./metrics.ts')).createServiceMetrics() : undefined;
+  // Before the mail's gauge: a scrape collects in this order, and the outbox's depth query would
+  // otherwise be the pool's one waiting request at the moment the pool is read.
+  if (metrics && store.poolStats) metrics.observePool(store.poolStats);
   const mail = await configuredMail(config.mail, logger, metrics?.observeMail(store.outbox));
   // The reset link never comes from a request: the configured page, else this server's own address.
   const resetUrl = config.resetUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/reset-password`;
@@ -106,7 +109,6 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     // Labelled as requested: under a base path, its paths (`/accounts/api/me`); the root documents too.
     const served = api.basePath ? [api.basePath, ...api.paths.map((path) => api.basePath + path), ...api.paths.filter((path) => path.startsWith('/.well-known/'))] : api.paths;
     metrics.observeRequests(server, [...served, mcp.path]);
-    if (store.poolStats) metrics.observePool(store.poolStats);
     if (composed.sessionCache) metrics.observeSessionCache(composed.sessionCache.stats);
   }
   let metricsUrl: string | undefined;
