@@ -65,6 +65,12 @@ describe('a route added to the route table', () => {
         expectParametersOf(route, section, where);
       }
     }
+    // Fields that are not strings, and optional ones, by name.
+    const profile = auth.get(sectionTitle({ method: 'PATCH', path: '/api/me' }, '/accounts'))!;
+    expect(profile).toContain('| `name` | string | yes | 2 to 120 characters |');
+    expect(profile).toContain('| `newsletter` | boolean | no | `true` or `false` |');
+    expect(profile).toContain('| `locale` | string | no | one of `"en"`, `"fr"` |');
+    expect(profile).toMatch(/^\| `age` \| integer \| no \| at least 13 \|/m);
     expectEveryPathUnder(out.auth, '/accounts', 'auth.md');
     for (const [name, skill] of Object.entries(out.skills)) expectEveryPathUnder(skill, '/accounts', name);
   });

@@ -23,7 +23,7 @@ export function operationSections(text: string): Map<string, string> {
 }
 
 /** The title an operation's section has under `prefix`. */
-export const sectionTitle = (route: Pick<ApiRoute, 'method' | 'path'>, prefix: string) => `\`${route.method} ${prefix}${route.path}\``;
+export const sectionTitle = (route: { readonly method: string; readonly path: string }, prefix: string) => `\`${route.method} ${prefix}${route.path}\``;
 
 type FieldSchema = { type?: string; format?: string; minLength?: number; maxLength?: number; 'x-trimmed'?: unknown };
 

@@ -1,7 +1,7 @@
 /**
  * Routes the table does not have, shaped as the ones another change will add (a change of address,
- * a verification link with a token in its path, `PATCH /api/me` under a tag of its own, a body
- * schema without an id): test/discovery/route-table-derivation.test.ts adds them to the route table
+ * a verification link with a token in its path, `PATCH /api/me` under a tag of its own with
+ * optional fields that are not strings, a body schema without an id): test/discovery/route-table-derivation.test.ts adds them to the route table
  * in a process of their own and checks that every document then describes them, with no other edit.
  */
 import { z } from 'zod';
@@ -49,8 +49,8 @@ export const EXTRA_ROUTES = [
     tag: 'profile',
     changesState: true,
     auth: 'session',
-    requestBody: z.object({ name: z.string().min(2).max(120) }),
-    requestExample: { name: 'Augusta Ada King' },
+    requestBody: z.object({ name: z.string().min(2).max(120), newsletter: z.boolean().optional(), locale: z.enum(['en', 'fr']).optional(), age: z.int().min(13).optional() }),
+    requestExample: { name: 'Augusta Ada King', newsletter: false },
     responses: { '200': ok },
     run: notRun,
   },

@@ -40,7 +40,19 @@ export function describeBounds(field: JsonSchema): string {
   return [format, length].filter(Boolean).join(', ');
 }
 
+/** `1 to 10`, `at least 1`: the range of a number schema, in words (zod's safe-integer bounds of `z.int()` go unsaid). */
+function describeRange(field: JsonSchema): string {
+  const said = (bound: unknown) => (typeof bound === 'number' && Math.abs(bound) !== Number.MAX_SAFE_INTEGER ? bound : undefined);
+  const min = said(field.minimum);
+  const max = said(field.maximum);
+  return min !== undefined && max !== undefined ? `${min} to ${max}` : min !== undefined ? `at least ${min}` : max !== undefined ? `at most ${max}` : 'any';
+}
+
 function bounds(field: JsonSchema): string {
+  if (Array.isArray(field.enum)) return `one of ${field.enum.map((value) => `\`${JSON.stringify(value)}\``).join(', ')}`;
+  if (field.type === 'integer' || field.type === 'number') return describeRange(field);
+  if (field.type === 'boolean') return '`true` or `false`';
+  if (field.type !== 'string') return 'see the OpenAPI document';
   // A trimmed field publishes its bounds under `x-trimmed` (see the OpenAPI document).
   const trimmed = field['x-trimmed'] as JsonSchema | undefined;
   const words = describeBounds(trimmed ?? field);
@@ -48,12 +60,20 @@ function bounds(field: JsonSchema): string {
   return words || `any length (the whole body is at most ${BODY_LIMIT_BYTES / 1024} KiB)`;
 }
 
+/** `string`, `string or null`: a field's JSON type, in words (a nullable field is an `anyOf`). */
+function typeOf(field: JsonSchema): string {
+  if (typeof field.type === 'string') return field.type;
+  if (Array.isArray(field.type)) return field.type.join(' or ');
+  const alternatives = (field.anyOf ?? field.oneOf) as JsonSchema[] | undefined;
+  return alternatives ? alternatives.map(typeOf).join(' or ') : 'any JSON value';
+}
+
 /** A Markdown table of an object schema's fields: name, type, whether required, bounds. */
 export function fieldTable(schema: JsonSchema): string {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   const rows = Object.entries(properties).map(
-    ([name, field]) => `| \`${name}\` | ${String(field.type)} | ${required.has(name) ? 'yes' : 'no'} | ${bounds(field)} |`,
+    ([name, field]) => `| \`${name}\` | ${typeOf(field)} | ${required.has(name) ? 'yes' : 'no'} | ${bounds(field)} |`,
   );
   return ['| Field | Type | Required | Bounds |', '|---|---|---|---|', ...rows].join('\n');
 }
