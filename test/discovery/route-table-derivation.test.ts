@@ -19,7 +19,7 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: { $ref: string }; example: unknown }> };
 };
 interface Output {
-  readonly openapi: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>>; required: string[] }> } };
+  readonly openapi: { tags: { name: string }[]; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>>; required: string[] }> } };
   readonly auth: string;
   readonly skills: Record<string, string>;
 }
@@ -46,6 +46,7 @@ describe('a route added to the route table', () => {
     expect(operation('/api/email-verification/{token}', 'post').parameters).toEqual([
       expect.objectContaining({ name: 'token', in: 'path', example: 'q8Vh2mZ0c4W1xYtN5bR7sK3eJ9uA6dL' }),
     ]);
+    expect(out.openapi.tags.map((tag) => tag.name)).toEqual(['accounts', 'contact', 'system', 'profile']);
     // The table's own routes are all still there.
     for (const route of API_ROUTES) expect(operation(route.path, route.method.toLowerCase()), route.operationId).toBeDefined();
   });

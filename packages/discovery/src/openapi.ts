@@ -251,6 +251,17 @@ function pathParameters(route: ApiRoute) {
 const PATHS: Record<string, Record<string, ReturnType<typeof operationObject>>> = {};
 for (const route of API_ROUTES) (PATHS[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
 
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  accounts: 'Signup, login, logout, the current user, sessions, password change and reset, account deletion.',
+  contact: 'Messages to the operators.',
+  system: 'Service health.',
+};
+/** Every tag a route names, those described above first: a route with a new tag brings it along. */
+const TAGS = [...new Set([...Object.keys(TAG_DESCRIPTIONS), ...API_ROUTES.map((route) => route.tag)])].map((name) => ({
+  name,
+  ...(TAG_DESCRIPTIONS[name] === undefined ? {} : { description: TAG_DESCRIPTIONS[name] }),
+}));
+
 /** The licence of the API description and the code behind it (the repository's LICENSE), as an SPDX id. */
 const LICENSE = { name: 'MIT', identifier: 'MIT' } as const;
 
@@ -276,11 +287,7 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
       ].join('\n\n'),
     },
     servers: [{ url: baseUrl }],
-    tags: [
-      { name: 'accounts', description: 'Signup, login, logout, the current user, sessions, password change and reset, account deletion.' },
-      { name: 'contact', description: 'Messages to the operators.' },
-      { name: 'system', description: 'Service health.' },
-    ],
+    tags: TAGS,
     paths: PATHS,
     components: {
       schemas: COMPONENT_SCHEMAS,
