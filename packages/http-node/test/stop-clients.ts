@@ -92,7 +92,8 @@ export class StopClients {
 
   /**
    * Blocks this thread (its event loop with it) until the clients have handed every write to the
-   * kernel; `writes` are `[connection index, bytes]`. Resolves once the worker answers.
+   * kernel; `writes` are `[connection index, bytes]`. Resolves once the worker answers: do what must
+   * happen before the server reads them (the stop) before awaiting it, since any await lets it read.
    */
   writeWhileBlocked(writes: readonly (readonly [number, string])[]): Promise<undefined> {
     return this.#blockUntilWritten({ op: 'write', writes });
@@ -124,9 +125,17 @@ export class StopClients {
     return this.#ask({ op: 'received', which });
   }
 
-  /** What the connections received, once every one of them is closed. */
-  closed(which: readonly number[]): Promise<Received[]> {
-    return this.#ask({ op: 'closed', which });
+  /** What the connections received, once every one of them is closed; rejects if one is still open after 10 s. */
+  async closed(which: readonly number[]): Promise<Received[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`connections ${which.join(', ')}: not all closed within 10 s`)), 10_000);
+    });
+    try {
+      return await Promise.race([this.#ask<Received[]>({ op: 'closed', which }), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async end(): Promise<void> {

@@ -84,7 +84,7 @@ describe('the graceful stop', () => {
   it('answers the requests still in the listen backlog when it begins', async () => {
     const { node, port } = await start();
     const written = clients!.connectAndWriteWhileBlocked(port, Array.from({ length: 20 }, () => GET_OK));
-    // Still blocked-in: not one of the 20 connections is accepted yet.
+    // Before any await: not one of the 20 connections is accepted yet.
     const stopped = node.close(LONG_DRAIN_MS);
     const received = await clients!.closed(await written);
     expect(received.map((r) => [r.error, answers(r)])).toEqual(received.map(() => [undefined, [{ status: 200, close: true }]]));
@@ -98,8 +98,10 @@ describe('the graceful stop', () => {
     await clients!.write(kept.map((i) => [i, GET_OK]));
     await until(async () => (await clients!.received(kept)).every((r) => answers(r).length === 1), 'the first answers on the kept-alive connections');
     await until(() => sockets.length === 10, 'all 10 accepted');
-    await clients!.writeWhileBlocked([...fresh, ...kept].map((i) => [i, GET_OK]));
+    const written = clients!.writeWhileBlocked([...fresh, ...kept].map((i) => [i, GET_OK]));
+    // Before any await: the server has read none of the 10 requests.
     const stopped = node.close(LONG_DRAIN_MS);
+    await written;
     const received = await clients!.closed([...fresh, ...kept]);
     expect(received.slice(0, 5).map((r) => [r.error, answers(r)])).toEqual(fresh.map(() => [undefined, [{ status: 200, close: true }]]));
     expect(received.slice(5).map((r) => [r.error, answers(r)])).toEqual(
