@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HostBody, HttpAnswer, HttpRequest } from '@sl-accounts/http';
+import { answeredByStop } from './stop.ts';
 
 /**
  * The contract's view of a node request: its method, target, headers and peer, and the request itself
@@ -22,5 +23,7 @@ export function toHttpRequest(req: IncomingMessage, hostBody?: HostBody, url: st
 
 /** Writes the contract's answer as it is: it has framed and checked it all (node leaves the body out of HEAD answers itself). */
 export function sendAnswer(res: ServerResponse, answer: HttpAnswer): void {
+  // The stop answered 503 at its drain bound, and this answer came after it.
+  if (answeredByStop(res)) return;
   res.writeHead(answer.status, answer.headers).end(answer.body);
 }

@@ -37,9 +37,10 @@ export interface ServerOverrides {
 }
 
 /**
- * On stop, how long requests in flight may take to finish; connections still open then are closed.
- * Longer than the default database bound, so a request waiting on a silent database gets its 503;
- * short enough that, with the store's own bounded close, the process is gone within 10 s.
+ * On stop, how long requests in flight may take to finish; those still unanswered then are answered
+ * 503 by the server, and connections still open 250 ms later are cut. Longer than the default
+ * database bound, so a request waiting on a silent database gets the store's 503 first; short enough
+ * that, with the store's own bounded close, the process is gone within 10 s.
  */
 const DRAIN_MS = 7_000;
 
@@ -52,8 +53,9 @@ export interface RunningServer {
   readonly accounts: Accounts;
   readonly logger: Logger;
   /**
-   * Stops accepting, lets in-flight requests finish (closing connections still open after 7 s),
-   * then closes the store. Resolves within about 9 s, whatever the database does.
+   * Stops, answering every request that reached the socket (503 for those still unanswered after
+   * 7 s; see createNodeServer's close), then closes the store. Resolves within about 9 s, whatever
+   * the database does.
    */
   close(): Promise<void>;
 }
