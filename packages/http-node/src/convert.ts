@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { isStreamBody, type HostBody, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
+import { answeredByStop } from './stop.ts';
 
 /**
  * The contract's view of a node request: its method, target, headers and peer, and the request itself
@@ -31,6 +32,11 @@ export function toHttpRequest(req: IncomingMessage, hostBody?: HostBody, url: st
  */
 export function sendAnswer(res: ServerResponse, answer: HttpAnswer): void {
   const { body } = answer;
+  // The stop answered 503 at its drain bound, and this answer came after it.
+  if (answeredByStop(res)) {
+    if (isStreamBody(body)) void body.cancel();
+    return;
+  }
   if (!isStreamBody(body)) {
     res.writeHead(answer.status, answer.headers).end(body);
     return;

@@ -57,6 +57,8 @@ export { requestIdOf } from './logger.ts';
 export { nextRequestId } from './logger.ts';
 /** The route table: every operation, its path, method, limits, body and documented responses. */
 export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes.ts';
+/** A `{name}` segment of a route's path, with its description and example; the zod schema of a request body. */
+export type { PathParameter, RequestSchema } from './routes.ts';
 /** The `sl_session` cookie: its name, and the Set-Cookie values that set and clear it. */
 export { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';
 /** The `sl_device` cookie (a device's proof of an earlier login): its name and Set-Cookie value. */

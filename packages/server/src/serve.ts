@@ -36,9 +36,10 @@ export interface ServerOverrides {
 }
 
 /**
- * On stop, how long requests in flight may take to finish; connections still open then are closed.
- * Longer than the default database bound, so a request waiting on a silent database gets its 503;
- * short enough that, with the store's own bounded close, the process is gone within 10 s.
+ * On stop, how long requests in flight may take to finish; those still unanswered then are answered
+ * 503 by the server, and connections still open 250 ms later are cut. Longer than the default
+ * database bound, so a request waiting on a silent database gets the store's 503 first; short enough
+ * that, with the store's own bounded close, the process is gone within 10 s.
  */
 const DRAIN_MS = 7_000;
 
@@ -51,8 +52,9 @@ export interface RunningServer {
   readonly accounts: Accounts;
   readonly logger: Logger;
   /**
-   * Stops accepting, lets in-flight requests finish (closing connections still open after 7 s),
-   * then closes the store. Resolves within about 9 s, whatever the database does.
+   * Stops, answering every request that reached the socket (503 for those still unanswered after
+   * 7 s; see createNodeServer's close), then closes the store. Resolves within about 9 s, whatever
+   * the database does.
    */
   close(): Promise<void>;
 }
@@ -67,6 +69,9 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
   const store = await openStore(config.store, logger, config.sessionCache ? { sessionCacheStalenessMs: config.sessionCache.stalenessMs } : {});
   // prom-client is imported only when metrics are asked for (~25 ms of every start otherwise).
   const metrics = config.metrics ? (await import('./metrics.ts')).createServiceMetrics() : undefined;
+  // Before the mail's gauge: a scrape collects in this order, and the outbox's depth query would
+  // otherwise be the pool's one waiting request at the moment the pool is read.
+  if (metrics && store.poolStats) metrics.observePool(store.poolStats);
   const mail = await configuredMail(config.mail, logger, metrics?.observeMail(store.outbox));
   // The reset link never comes from a request: the configured page, else this server's own address.
   const resetUrl = config.resetUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/reset-password`;
@@ -103,7 +108,6 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     // Labelled as requested: under a base path, its paths (`/accounts/api/me`); the root documents too.
     const served = api.basePath ? [api.basePath, ...api.paths.map((path) => api.basePath + path), ...api.paths.filter((path) => path.startsWith('/.well-known/'))] : api.paths;
     metrics.observeRequests(server, served);
-    if (store.poolStats) metrics.observePool(store.poolStats);
     if (composed.sessionCache) metrics.observeSessionCache(composed.sessionCache.stats);
   }
   let metricsUrl: string | undefined;
