@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
 import { discoveryDocuments } from '@sl-accounts/discovery';
-import { API_ROUTES, createHttpApi, type ApiRoute, type HttpApi } from '@sl-accounts/http';
+import { API_ROUTES, createHttpApi, isStreamBody, type ApiRoute, type HttpApi } from '@sl-accounts/http';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { expectEveryPathUnder, expectFieldsOf, expectParametersOf, operationSections, sectionTitle } from '../support/agent-documents.ts';
 
@@ -35,7 +35,9 @@ async function send(api: HttpApi, method: string, url: string, headers: Record<s
       yield Buffer.from(body);
     })(),
   });
-  const text = answer.body === null ? '' : typeof answer.body === 'string' ? answer.body : Buffer.from(answer.body).toString('utf8');
+  const answered = answer.body;
+  // `/mcp` may answer with a stream (an event stream): read it whole.
+  const text = answered === null ? '' : typeof answered === 'string' ? answered : isStreamBody(answered) ? await new Response(answered).text() : Buffer.from(answered).toString('utf8');
   return { status: answer.status, headers: answer.headers as Answer['headers'], text };
 }
 

@@ -58,7 +58,7 @@ export interface NodeServer {
  * `http.createServer(listener)`, hardened (see `hardenServer`), with requests of faulty framing
  * refused (400, connection closed) before `listener` sees them. Listen on `server` as usual:
  *
- *   const { server, close } = createNodeServer(nodeListener({ api, mcp, logger }), { limits, logger });
+ *   const { server, close } = createNodeServer(accounts(service), { limits, logger });
  *   server.listen(3000);
  */
 export function createNodeServer(listener: RequestListener, options: NodeServerOptions): NodeServer {

@@ -11,19 +11,18 @@ import { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Accounts, type Ac
 import { apiReferencePage } from '@sl-accounts/docs-page';
 import type { Logger } from '@sl-accounts/http';
 import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/http-node';
-import type { McpEndpoint } from '@sl-accounts/mcp';
 import { createService, type Service as ComposedService } from '@sl-accounts/service';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { configuredMail, mailSummary } from './mail.ts';
 import { openStore, storeSummary } from './open-store.ts';
 
-/** What a request listener serves: the composed service, with its MCP endpoint (the server always serves `/mcp`). */
-export type Service = ComposedService & { readonly mcp: McpEndpoint };
+/** What a request listener serves: the composed service (its `api` answers every path, `/mcp` included). */
+export type Service = ComposedService;
 
 /**
  * What the caller runs the service under: a function from the service to a node:http request
- * listener (a Koa app's `callback()`, an Express app, `nodeListener` of @sl-accounts/http-node).
+ * listener (a Koa app's `callback()`, an Express app, `accounts` of @sl-accounts/http-node).
  */
 export type ListenerFactory = (service: Service) => RequestListener;
 
@@ -102,15 +101,13 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     ...(overrides.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: overrides.sweepIntervalMs }),
     ...(metrics ? { observeAccounts: (accounts: Accounts) => metrics.observeAccounts(accounts) } : {}),
   });
-  const { api, mcp, accounts } = composed;
-  if (!mcp) throw new Error('the server always serves /mcp');
-  const service: Service = { ...composed, mcp };
-  const node = createNodeServer(listenerFor(service), { limits: config.http, logger, ipv6Prefix: config.ipv6Prefix, ...(metrics ? { onSlowReaderCut: metrics.slowReaderCut } : {}) });
+  const { api, accounts } = composed;
+  const node = createNodeServer(listenerFor(composed), { limits: config.http, logger, ipv6Prefix: config.ipv6Prefix, ...(metrics ? { onSlowReaderCut: metrics.slowReaderCut } : {}) });
   const { server, maxConnections } = node;
   if (metrics) {
     // Labelled as requested: under a base path, its paths (`/accounts/api/me`); the root documents too.
     const served = api.basePath ? [api.basePath, ...api.paths.map((path) => api.basePath + path), ...api.paths.filter((path) => path.startsWith('/.well-known/'))] : api.paths;
-    metrics.observeRequests(server, [...served, mcp.path]);
+    metrics.observeRequests(server, served);
     if (composed.sessionCache) metrics.observeSessionCache(composed.sessionCache.stats);
   }
   let metricsUrl: string | undefined;

@@ -56,7 +56,7 @@ export interface ServiceOptions {
    * there is no page, nothing links to one, and Scalar is never installed.
    */
   readonly docsPage?: DocsPage;
-  /** `/mcp` and its server card; default on. `false`: neither is served. */
+  /** `/mcp` (served by `api`) and its server card; default on. `false`: neither is served, and the MCP SDK is never loaded. */
   readonly mcp?: boolean;
   /**
    * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/mail-smtp`. Default: each
@@ -85,9 +85,9 @@ export interface ServiceOptions {
 export interface Service {
   /** The use cases, for a host's own routes or scripts. */
   readonly accounts: Accounts;
-  /** The HTTP contract: `api.handle(request)` answers every operation and document. */
+  /** The HTTP contract: `api.handle(request)` answers every operation, document and `/mcp` request; mount it with a host adapter. */
   readonly api: HttpApi;
-  /** The `/mcp` endpoint (unless `mcp: false`). */
+  /** The MCP endpoint that `api` serves at `<basePath>/mcp` (unless `mcp: false`), for a host that wants its web-standard `fetch`. */
   readonly mcp: McpEndpoint | undefined;
   readonly logger: Logger;
   /**
@@ -133,26 +133,24 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
   const serviceName = options.accounts?.serviceName;
-  const shared = {
-    accounts,
-    logger,
-    trustProxy: options.trustProxy ?? 0,
-    publicUrl: options.publicUrl,
-    ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
-    ...(serviceName === undefined ? {} : { serviceName }),
-  };
   const docsPage = options.docsPage;
+  const basePath = normaliseBasePath(options.basePath);
   // The card names the page (its `websiteUrl`) only when there is one.
-  const websitePath = docsPage?.({ serviceName: serviceName ?? DEFAULT_SERVICE_NAME, basePath: normaliseBasePath(options.basePath) }).page.path;
-  const mcp = options.mcp === false ? undefined : createMcpEndpoint({ ...shared, ...(websitePath ? { websitePath } : {}) });
-  const documents = discoveryDocuments({
-    publicUrl: options.publicUrl,
-    ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
-    ...(serviceName === undefined ? {} : { serviceName }),
-    docsPage,
-    extra: mcp?.documents,
-  });
-  const api = createHttpApi({ ...shared, documents });
+  const websitePath = docsPage?.({ serviceName: serviceName ?? DEFAULT_SERVICE_NAME, basePath }).page.path;
+  const mcp =
+    options.mcp === false
+      ? undefined
+      : createMcpEndpoint({ accounts, logger, publicUrl: options.publicUrl, ...(serviceName === undefined ? {} : { serviceName }), ...(websitePath ? { websitePath } : {}) });
+  // Built for each base path the service is served under: its own, and any prefix a host's router mounts it at.
+  const documents = (base: string) =>
+    discoveryDocuments({
+      publicUrl: options.publicUrl,
+      basePath: base,
+      ...(serviceName === undefined ? {} : { serviceName }),
+      docsPage,
+      extra: mcp?.documents(base),
+    });
+  const api = createHttpApi({ accounts, logger, trustProxy: options.trustProxy ?? 0, publicUrl: options.publicUrl, basePath, documents, mcp });
 
   const housekeeping = startHousekeeping(() => accounts.sweep(), {
     intervalMs: options.sweepIntervalMs ?? 60_000,

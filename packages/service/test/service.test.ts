@@ -51,10 +51,11 @@ describe('createService', () => {
     try {
       expect((await call(service.api, 'GET', '/accounts/openapi.json')).status).toBe(200);
       expect((await call(service.api, 'GET', '/accounts/docs/api')).status).toBe(404);
-      expect(service.mcp?.path).toBe('/accounts/mcp');
       const card = await call(service.api, 'GET', '/.well-known/mcp/server-card.json');
       expect(card.status).toBe(200);
-      expect(JSON.parse(String(card.body))).not.toHaveProperty('websiteUrl');
+      const { remotes, websiteUrl } = JSON.parse(String(card.body)) as { remotes: { url: string }[]; websiteUrl?: string };
+      expect(websiteUrl).toBeUndefined();
+      expect(remotes[0]!.url).toBe('http://service.test/accounts/mcp');
     } finally {
       await service.close();
     }
