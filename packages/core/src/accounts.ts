@@ -11,7 +11,9 @@ import { passwordUseCases, type PasswordUseCases } from './use-cases/password.ts
 import { serviceUseCases, type ServiceUseCases } from './use-cases/service.ts';
 import { sessionUseCases, type SessionUseCases } from './use-cases/sessions.ts';
 import { signupUseCases, type SignupUseCases } from './use-cases/signup.ts';
+import { Pbkdf2PasswordHasher } from './password-hasher.ts';
 import type { Ports } from './ports.ts';
+import { randomTokens, systemClock } from './system.ts';
 
 /**
  * The use cases. Each takes what a transport knows about the request; those that take a body take
@@ -30,11 +32,34 @@ export interface Accounts
     AccountDeletionUseCases {}
 
 /**
+ * What `createAccounts` needs: the store's ports, and optionally the hasher, clock and token source,
+ * which default to PBKDF2 at the production cost, the system clock and 32 random bytes (tests pass
+ * a cheap hasher and a `ManualClock`).
+ */
+export type AccountsPorts = Omit<Ports, 'hasher' | 'clock' | 'tokens'> & Partial<Pick<Ports, 'hasher' | 'clock' | 'tokens'>>;
+
+/**
  * The service's use cases over the given ports. This is the core's public entry: any Node host can
  * call these with its own transport. Throws RangeError for an option out of bounds.
  */
-export function createAccounts(ports: Ports, options: AccountsOptions = {}): Accounts {
-  const context = createContext(ports, options);
+export function createAccounts(ports: AccountsPorts, options: AccountsOptions = {}): Accounts {
+  // Named one by one rather than spread: a store may be a class whose ports are not own properties.
+  const { users, sessions, contacts, resets, rateLimiter, deviceKeys } = ports;
+  const context = createContext(
+    {
+      users,
+      sessions,
+      contacts,
+      resets,
+      rateLimiter,
+      deviceKeys,
+      ping: () => ports.ping(),
+      hasher: ports.hasher ?? new Pbkdf2PasswordHasher(),
+      clock: ports.clock ?? systemClock,
+      tokens: ports.tokens ?? randomTokens,
+    },
+    options,
+  );
   return {
     ...signupUseCases(context),
     ...loginUseCases(context),

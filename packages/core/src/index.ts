@@ -10,6 +10,8 @@ export {
   createAccounts,
   /** The use cases `createAccounts` answers. */
   type Accounts,
+  /** What `createAccounts` needs: a store's ports, with the hasher, clock and token source optional. */
+  type AccountsPorts,
 } from './accounts.ts';
 export {
   /** `createAccounts`'s options: limits, service name, reset link, session cap. */
