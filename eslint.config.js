@@ -21,13 +21,14 @@ export default tseslint.config(
   },
   {
     // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache) and node built-ins only (no transport's: node:http and co).
+    // Relative imports stay inside src (use-cases/ reaches one level up, never two).
     files: ['packages/core/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { regex: '^(?!\\./|node:|zod$|ipaddr\\.js$|lru-cache$)', message: 'packages/core depends on zod, ipaddr.js, lru-cache and node built-ins only.' },
+            { regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$)', message: 'packages/core depends on zod, ipaddr.js, lru-cache and node built-ins only.' },
             { group: ['node:http', 'node:https', 'node:http2'], message: 'packages/core knows no HTTP.' },
           ],
         },

@@ -12,6 +12,7 @@ import {
   RateLimited,
   RESET_ADDRESS_LIMIT,
   RESET_ADDRESS_POLICY,
+  SESSION_PASSWORD_POLICY,
   SESSION_TTL_MS,
   parseRequest,
   type RateLimitRule,
@@ -44,7 +45,7 @@ function validationExample(route: ApiRoute): unknown {
 /** The 429 of a limited operation, a minute into a window the client has used up. */
 function rateLimitedExample(route: ApiRoute): unknown {
   const policy = route.limited ?? route.alsoLimited![0]!;
-  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : ACCOUNT_LOGIN_LIMIT;
+  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : FURTHER_LIMITS[policy]!;
   const windowSeconds = windowMs / 1000;
   return errorExample(new RateLimited({ policy, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds - 60 }));
 }
@@ -60,7 +61,12 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const jsonBody = (id: string, example: unknown) => ({ 'application/json': { schema: ref(id), example } });
 
 /** The rule of each policy a route may name in `alsoLimited`. */
-const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = { [ACCOUNT_LOGIN_POLICY]: ACCOUNT_LOGIN_LIMIT, [RESET_ADDRESS_POLICY]: RESET_ADDRESS_LIMIT };
+const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
+  [ACCOUNT_LOGIN_POLICY]: ACCOUNT_LOGIN_LIMIT,
+  // A session's own limit on password checks has the account's rule.
+  [SESSION_PASSWORD_POLICY]: ACCOUNT_LOGIN_LIMIT,
+  [RESET_ADDRESS_POLICY]: RESET_ADDRESS_LIMIT,
+};
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
 export function policiesOf(route: ApiRoute): readonly string[] {
@@ -178,6 +184,7 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ['the per-account limit on failed logins (then even the right password, until the window ends)'] : []),
     ...(route.alsoLimited?.includes(DEVICE_LOGIN_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s'] : []),
     ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests'] : []),
+    ...(route.alsoLimited?.includes(SESSION_PASSWORD_POLICY) ? ['this session’s own limit on password checks (then even the right password, until the window ends)'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }
@@ -218,8 +225,8 @@ function operationObject(route: ApiRoute) {
   }
   const limit = route.limited
     ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ' Failed logins are also limited per account (e-mail address), whoever sends them; a browser that signed in to the account before and presents its device cookie (`sl_device`) is limited on its own instead, so others’ failures cannot lock it out.' : ''}${route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ` Per address: ${describeLimit(RESET_ADDRESS_LIMIT)}, registered or not.` : ''}`
-    : route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY)
-      ? ` A wrong password counts against the per-account limit on failed logins (${describeLimit(ACCOUNT_LOGIN_LIMIT)} by default); over it, the answer is 429.`
+    : route.alsoLimited?.includes(SESSION_PASSWORD_POLICY)
+      ? ` A wrong password counts against this session’s own limit on password checks (${describeLimit(ACCOUNT_LOGIN_LIMIT)} by default); over it, the answer is 429. Failed logins of the account from elsewhere do not count here.`
       : '';
   const parameters = pathParameters(route);
   const bodyId = requestSchemaId(route);

@@ -6,6 +6,7 @@
 import {
   ACCOUNT_LOGIN_POLICY,
   DEVICE_LOGIN_POLICY,
+  DEVICE_PROOF_TTL_MS,
   ChangePasswordRequest,
   ContactRequest,
   DeleteAccountRequest,
@@ -14,6 +15,7 @@ import {
   PasswordResetRequest,
   RESET_ADDRESS_POLICY,
   RESET_TOKEN_TTL_MS,
+  SESSION_PASSWORD_POLICY,
   SignupRequest,
   type Accounts,
   type parseRequest,
@@ -38,7 +40,7 @@ import {
   EXAMPLE_UNHEALTHY,
   EXAMPLE_USER_RESPONSE,
 } from './examples.ts';
-import { clearedSessionCookie, deviceCookie, sessionCookie } from './session-cookie.ts';
+import { clearedSessionCookie, DEVICE_COOKIE, deviceCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
 export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse';
@@ -282,11 +284,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password',
     operationId: 'changePassword',
     summary: 'Change the password',
-    description: 'Sets a new password (the signup bounds) after checking the current one, and ends every other session of the user; the session of the cookie sent along stays. A wrong current password counts as a failed login of the account.',
+    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays. A wrong current password counts against this session’s own limit on password checks (the account’s failed logins from elsewhere do not lock it).',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY],
     requestBody: ChangePasswordRequest,
     requestExample: EXAMPLE_CHANGE_PASSWORD,
     responses: {
@@ -323,17 +325,30 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password-reset/confirm',
     operationId: 'confirmPasswordReset',
     summary: 'Set a new password with a reset token',
-    description: 'Sets the password (the signup bounds) of the account the token was mailed for, and ends every session of that account. An unknown, used or expired token is a 400 naming `token`.',
+    description: 'Sets the password (the signup bounds) of the account the token was mailed for, ends every session of that account and clears its failed logins. An unknown, used or expired token is a 400 naming `token`, and so is one that a later password change, reset or deletion voided.',
     tag: 'accounts',
     changesState: true,
     auth: 'public',
     limited: 'passwordResetConfirm',
     requestBody: PasswordResetConfirmRequest,
     requestExample: EXAMPLE_RESET_CONFIRM,
-    responses: { '200': { description: 'The password is set; every session of the account ended.', body: 'Ok', example: EXAMPLE_OK } },
+    responses: {
+      '200': {
+        description: 'The password is set; every session of the account ended. This browser gets the device cookie of the account: it signs in even while others’ failed logins lock the account.',
+        body: 'Ok',
+        example: EXAMPLE_OK,
+        headers: {
+          'Set-Cookie': {
+            description: `The device cookie of the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\`. No session starts: sign in with the new password.`,
+            required: true,
+            schema: { type: 'string', pattern: `^${DEVICE_COOKIE}=[^;]+;` },
+          },
+        },
+      },
+    },
     run: async (accounts, request) => {
-      const { limits } = await accounts.confirmPasswordReset(request.bodyReader(), request.meta());
-      return { status: 200, body: { ok: true }, limits };
+      const { device, limits } = await accounts.confirmPasswordReset(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true }, setCookie: deviceCookie(device.proof, device.maxAgeSeconds), limits };
     },
   },
   {
@@ -341,11 +356,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/me',
     operationId: 'deleteAccount',
     summary: 'Delete the account',
-    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again. A wrong password counts as a failed login of the account.',
+    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A wrong password counts against this session’s own limit on password checks.',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY],
     requestBody: DeleteAccountRequest,
     requestExample: EXAMPLE_DELETE_ACCOUNT,
     responses: {

@@ -43,6 +43,10 @@ export class MemoryRateLimiter implements RateLimiter {
     if (window && window.resetAt > now.getTime() && window.count > 0) window.count--;
   }
 
+  async clear(key: string): Promise<void> {
+    this.#windows.delete(key);
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     const ended: string[] = [];
     for (const [key, window] of this.#windows.entries()) if (window.resetAt <= now.getTime()) ended.push(key);

@@ -1,4 +1,4 @@
-import type { NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl-accounts/core';
+import type { NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
 import { deleteWhere } from './delete-where.ts';
 import type { MemoryOutbox } from './outbox.ts';
 import type { UserTable } from './user-store.ts';
@@ -16,21 +16,24 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
 
   async request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean> {
     const userId = this.#table.idByEmail.get(email);
-    if (userId === undefined) return false;
-    this.#table.resets.set(userId, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt });
+    const record = userId === undefined ? undefined : this.#table.byId.get(userId);
+    if (!record) return false;
+    this.#table.resets.set(record.id, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt, credentialGeneration: record.credentialGeneration });
     this.#outbox.enqueue(mail, reset.createdAt);
     return true;
   }
 
-  async consume(tokenDigest: string, now: Date, passwordHash: string): Promise<{ readonly userId: number; readonly endedSessions: readonly string[] } | null> {
+  async consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null> {
     const table = this.#table;
     for (const [userId, reset] of table.resets) {
       if (reset.tokenDigest !== tokenDigest) continue;
       const record = table.byId.get(userId);
       if (reset.expiresAt.getTime() <= now.getTime() || !record) return null;
-      table.resets.delete(userId);
-      table.byId.set(userId, { ...record, passwordHash });
-      return { userId, endedSessions: table.endSessions(userId, null) };
+      if (record.credentialGeneration !== reset.credentialGeneration) {
+        table.resets.delete(userId);
+        return null;
+      }
+      return { userId, email: record.email, endedSessions: table.changeCredential(record, passwordHash, null) };
     }
     return null;
   }

@@ -19,6 +19,8 @@ export interface PasswordResetsTable {
   user_id: number;
   /** SHA-256 of the reset token, 64 hex digits: the token itself is never stored. */
   token_digest: string;
+  /** The user's credential generation when the token was requested: it works only while that is current. */
+  credential_generation: number;
   created_at: Date;
   expires_at: Date;
 }
@@ -30,6 +32,8 @@ export interface UsersTable {
   email: string;
   /** A PHC string; a check constraint refuses anything else. */
   password_hash: string;
+  /** Moved on by every change of credential; 0 for a new account. */
+  credential_generation: Generated<number>;
   created_at: Date;
 }
 

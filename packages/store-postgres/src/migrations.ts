@@ -151,6 +151,22 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  '0008_credential_generation': {
+    // The account's credential generation (a security stamp): a password change and a completed reset
+    // move it on in the transaction that ends the sessions; a session is inserted only while the
+    // generation its login read is current, under a lock a change must wait for (session-store.ts); a
+    // reset token works only under the generation it was requested under. A new account starts at 0.
+    // The users-update trigger of 0003 fires on `update of id, name, email` only: neither a
+    // generation's move nor a rehash at login flushes every session cache, and the sessions a move
+    // ends are deleted in its transaction, which the sessions-delete trigger reports one by one.
+    async up(db) {
+      await sql`alter table users add column credential_generation integer not null default 0 check (credential_generation >= 0)`.execute(db);
+      // Tokens stored before this migration belong to accounts still at 0. No default afterwards: a
+      // token written without its generation would be a store bug, and fails here.
+      await sql`alter table password_resets add column credential_generation integer not null default 0`.execute(db);
+      await sql`alter table password_resets alter column credential_generation drop default`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
