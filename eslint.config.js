@@ -1,6 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Every web framework a host adapter may be written for: only its own adapter (and the examples, tests) import one. */
+const FRAMEWORKS = ['koa', '@koa/*', 'express', 'fastify', 'hono', 'hono/*', '@hono/*', '@nestjs/*'];
+/** The stores and their drivers: only the composition root (packages/server) picks one. */
+const STORES = ['pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*'];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.data/**', 'coverage/**', 'test/bench/results/**', '**/dist/**', '**/dist.*/**'] },
   js.configs.recommended,
@@ -16,13 +21,14 @@ export default tseslint.config(
   },
   {
     // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache) and node built-ins only (no transport's: node:http and co).
+    // Relative imports stay inside src (use-cases/ reaches one level up, never two).
     files: ['packages/core/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { regex: '^(?!\\./|node:|zod$|ipaddr\\.js$|lru-cache$)', message: 'packages/core depends on zod, ipaddr.js, lru-cache and node built-ins only.' },
+            { regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$)', message: 'packages/core depends on zod, ipaddr.js, lru-cache and node built-ins only.' },
             { group: ['node:http', 'node:https', 'node:http2'], message: 'packages/core knows no HTTP.' },
           ],
         },
@@ -37,7 +43,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa'], message: 'http, discovery and mcp depend on core (and their SDKs) only: no framework, no store.' },
+            { group: [...FRAMEWORKS, ...STORES, '@sl-accounts/server', '@sl-accounts/service', '@sl-accounts/http-*'], message: 'discovery and mcp depend on core and http (and their SDKs) only: no framework, no store, no host adapter.' },
             // The docs page is given to discovery (its `docsPage` option), so that neither installs Scalar.
             { group: ['@scalar/*', '@sl-accounts/docs-page'], message: 'discovery and mcp install no Scalar: the docs page is @sl-accounts/docs-page, given as the docsPage option.' },
           ],
@@ -49,7 +55,7 @@ export default tseslint.config(
     // The docs page knows no framework and no store either.
     files: ['packages/docs-page/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*', '@sl-accounts/server', '@sl-accounts/http-koa', '@sl-accounts/mcp'], message: 'the docs page depends on discovery, http and Scalar only: no framework, no store.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@sl-accounts/server', '@sl-accounts/service', '@sl-accounts/http-*', '@sl-accounts/mcp'], message: 'the docs page depends on discovery, http and Scalar only: no framework, no store.' }] }],
     },
   },
   {
@@ -58,15 +64,50 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['koa', '@koa/*', 'pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/*', '!@sl-accounts/core', '@scalar/*', '@modelcontextprotocol/*'], message: 'http is the contract alone: it depends on core only (discovery and mcp depend on it, not the other way).' }] },
+        { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@sl-accounts/*', '!@sl-accounts/core', '@scalar/*', '@modelcontextprotocol/*'], message: 'http is the contract alone: it depends on core only (discovery and mcp depend on it, not the other way; it takes the MCP endpoint by its structural type).' }] },
       ],
     },
   },
   {
-    // A host adapter knows the contract, never a store; only packages/server picks one.
-    files: ['packages/http-koa/src/**/*.ts', 'packages/http-node/src/**/*.ts', 'examples/**/*.ts'],
+    // The composed service takes its store and its docs page as options: it installs neither, nor a framework.
+    files: ['packages/service/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['pg', 'kysely', 'kysely/*', '@electric-sql/*', '@sl-accounts/store-*'], message: 'host adapters never depend on a store; packages/server is the one place that picks one.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@sl-accounts/server', '@sl-accounts/http-*', '@sl-accounts/docs-page', '@sl-accounts/mail-smtp', '@scalar/*'], message: 'the service is composed from what it is given: no framework, no store, no docs page, no SMTP.' }] },
+      ],
+    },
+  },
+  // A host adapter knows the contract (and http-node's conversions) and its own framework: never a
+  // store, the MCP SDK, the composed service or another adapter. It takes the service by its
+  // structural type (`{ api }`), so an embedder's adapter installs none of them.
+  ...[
+    ['http-node', []],
+    ['http-koa', ['koa', '@koa/*']],
+    ['http-express', ['express']],
+    ['http-fastify', ['fastify']],
+    ['http-hono', ['hono', 'hono/*']],
+  ].map(([name, own]) => ({
+    files: [`packages/${name}/src/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: FRAMEWORKS.filter((f) => !own.includes(f)), message: `${name} knows ${own.length ? 'its own framework only' : 'node:http alone: Connect-style hosts take its middleware as it is'}.` },
+            { group: [...STORES, '@sl-accounts/server', '@sl-accounts/service', '@sl-accounts/discovery', '@sl-accounts/docs-page', '@sl-accounts/mail-smtp', '@scalar/*'], message: 'host adapters never depend on a store or on the composition: they take { api } (createService gives it); packages/server is the one place that picks a store.' },
+            { group: ['@sl-accounts/mcp', '@modelcontextprotocol/*'], message: 'host adapters never name MCP: the contract answers /mcp itself (createHttpApi({ mcp })).' },
+            { group: ['@sl-accounts/http-koa', '@sl-accounts/http-express', '@sl-accounts/http-fastify', '@sl-accounts/http-hono'], message: 'one adapter never imports another; what they share is in @sl-accounts/http-node.' },
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    // The examples are hosts: they pick no store and never name MCP (packages/server composes the service for them).
+    files: ['examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: [...STORES, '@sl-accounts/mcp', '@modelcontextprotocol/*'], message: 'an example is a host: packages/server picks the store, and the contract answers /mcp.' }] }],
     },
   },
 );

@@ -33,6 +33,7 @@ export default defineConfig({
       'packages/http/test/**/*.test.ts',
       'packages/store-memory/test/**/*.test.ts',
       'packages/store-contract/test/**/*.test.ts',
+      'packages/service/test/**/*.test.ts',
       'test/http/**/*.test.ts',
       'test/discovery/**/*.test.ts',
     ],

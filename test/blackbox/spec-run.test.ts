@@ -8,7 +8,11 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Pbkdf2PasswordHasher } from '@sl-accounts/core';
+import { accounts } from '@sl-accounts/http-node';
 import type { RunningServer } from '@sl-accounts/server';
+import { createService, type Service } from '@sl-accounts/service';
+import { createMemoryStore } from '@sl-accounts/store-memory';
 import { startTestServer } from '../support/server.ts';
 
 const SCRIPT = fileURLToPath(new URL('./spec-run.ts', import.meta.url));
@@ -114,6 +118,38 @@ describe('spec-run.ts --trust-proxy against a server with TRUST_PROXY=1', () => 
     expect(failures).toHaveLength(2);
     for (const line of failures) expect(line).toMatch(/^FAIL POST \/api\/(signup|login): Set-Cookie sl_session .*: expected Secure, got sl_session=<token>; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/);
     expect(lines.at(-1)).toMatch(/^\d+ passed, 2 failed$/);
+  });
+});
+
+describe('spec-run.ts --no-docs-page', () => {
+  let service: Service;
+  let embedded: Server;
+  let server: RunningServer;
+  beforeAll(async () => {
+    // The service as an embedder composes it without the docs page, under a prefix.
+    service = await createService({ store: createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1_000 }), basePath: '/accounts' });
+    embedded = createServer(accounts(service));
+    await new Promise<void>((resolve) => embedded.listen(0, '127.0.0.1', resolve));
+    server = await startTestServer({ store: 'memory' });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => embedded.close(resolve));
+    await Promise.all([service.close(), server.close()]);
+  });
+
+  it('passes against a service embedded without its docs page', async () => {
+    const { port } = embedded.address() as AddressInfo;
+    const { code, stdout } = await runScript('--base', `http://127.0.0.1:${port}/accounts`, '--no-docs-page');
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
+    expect(code).toBe(0);
+    expect(lines).toContain('ok without a docs page: neither the API catalog nor GET / links one');
+  });
+
+  it('fails against a service whose documents link a docs page', async () => {
+    const { code, stdout } = await runScript('--base', server.url, '--no-docs-page');
+    expect(code).toBe(1);
+    expect(stdout.split('\n').filter((l) => l.startsWith('FAIL'))).toEqual([expect.stringMatching(/^FAIL without a docs page: neither the API catalog nor GET \/ links one: /)]);
   });
 });
 

@@ -30,6 +30,8 @@ interface Options {
   readonly trustProxy: boolean;
   readonly json: boolean;
   readonly timeoutMs: number;
+  /** The service runs without its `/docs/api` page (an embedding that did not install it): then nothing may link one. */
+  readonly noDocsPage: boolean;
 }
 
 interface Check {
@@ -86,12 +88,13 @@ const SESSION_MAX_AGE = 604_800;
 const COOKIE = 'sl_session';
 const BODY_LIMIT = 64 * 1024;
 
-const usage = `usage: node spec-run.ts --base <url> [--limits] [--trust-proxy] [--json] [--timeout <ms>]
+const usage = `usage: node spec-run.ts --base <url> [--limits] [--trust-proxy] [--no-docs-page] [--json] [--timeout <ms>]
 
   --base <url>     the service's base URL, with its prefix if it is mounted under one
   --limits         also exceed the rate limits (spends this address's budgets unless --trust-proxy)
   --trust-proxy    the server trusts X-Forwarded-For (TRUST_PROXY=1): each group of checks claims an
                    address of its own from 2001:db8::/32
+  --no-docs-page   the service is embedded without its /docs/api page: check that nothing links one
   --json           print one JSON report instead of lines
   --timeout <ms>   per request (default 15000)`;
 
@@ -104,6 +107,7 @@ function parseOptions(argv: readonly string[]): Options {
       'trust-proxy': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '15000' },
+      'no-docs-page': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -128,6 +132,7 @@ function parseOptions(argv: readonly string[]): Options {
     trustProxy: values['trust-proxy'],
     json: values.json,
     timeoutMs,
+    noDocsPage: values['no-docs-page'],
   };
 }
 
@@ -740,6 +745,18 @@ async function discovery(ctx: Context): Promise<void> {
     [remote?.url === client.url('/mcp'), `a streamable-http remote at ${client.url('/mcp')}`, show(card.remotes)],
   ]);
   await mcp(ctx, remote);
+
+  if (ctx.options.noDocsPage) {
+    // Without the page, no document may send a reader to one.
+    const serviceDoc = linkset.flatMap((c) => (isObject(c) && Array.isArray(c['service-doc']) ? c['service-doc'] : []));
+    const index = await client.fetch(client.base, { from, headers: { accept: 'application/json' } });
+    const links = isObject(index.body) && isObject(index.body.links) ? index.body.links : {};
+    report.all('without a docs page: neither the API catalog nor GET / links one', [
+      [serviceDoc.length === 0, 'no service-doc link in the catalog', show(serviceDoc)],
+      [index.status === 200 && !('docs' in links), 'GET / (JSON) without a docs link', `${index.status} ${show(links)}`],
+    ]);
+    return;
+  }
 
   const page = await client.send('/docs/api', { from, headers: { accept: 'text/html' } });
   report.all('GET /docs/api: an HTML page', [

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
 import { discoveryDocuments } from '@sl-accounts/discovery';
 import { API_REFERENCE_PATH, apiReferencePage } from '@sl-accounts/docs-page';
-import { createHttpApi, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
+import { createHttpApi, isStreamBody, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
 import { createMcpEndpoint } from '@sl-accounts/mcp';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
@@ -19,13 +19,14 @@ const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,im
 function compose(basePath: string, withPage: boolean): HttpApi {
   const accounts = createAccounts({ ...createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
   // The MCP endpoint as an embedder adds it: its card names the page only when one is served.
-  const mcp = createMcpEndpoint({ accounts, basePath, ...(withPage ? { websitePath: API_REFERENCE_PATH } : {}) });
-  return createHttpApi({ accounts, basePath, documents: discoveryDocuments({ basePath, extra: mcp.documents, ...(withPage ? { docsPage: apiReferencePage } : {}) }) });
+  const mcp = createMcpEndpoint({ accounts, ...(withPage ? { websitePath: API_REFERENCE_PATH } : {}) });
+  return createHttpApi({ accounts, basePath, mcp, documents: discoveryDocuments({ basePath, extra: mcp.documents(basePath), ...(withPage ? { docsPage: apiReferencePage } : {}) }) });
 }
 
 async function get(api: HttpApi, url: string, headers: Record<string, string> = {}): Promise<HttpAnswer & { text: string }> {
   const answer = await api.handle({ method: 'GET', url, headers: { host: 'accounts.test', ...headers }, remoteAddress: '127.0.0.1', body: null });
   const { body } = answer;
+  if (isStreamBody(body)) throw new Error(`${url}: a document answered with a stream`);
   return { ...answer, text: body === null ? '' : typeof body === 'string' ? body : Buffer.from(body).toString('utf8') };
 }
 

@@ -8,8 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { z } from 'zod';
-import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest } from '@sl-accounts/core';
+import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest, parseRequest } from '@sl-accounts/core';
 import { openApiDocument } from '@sl-accounts/discovery';
+import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
+import { API_ROUTES, createHttpApi, pathPattern, type HttpApi } from '@sl-accounts/http';
+import { createMemoryStore } from '@sl-accounts/store-memory';
+import { EXAMPLE_SESSION_ID } from '@sl-accounts/http/examples';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom } from '../support/client.ts';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';
@@ -42,6 +46,83 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       expect(doc.openapi).toBe('3.1.0');
       expect(doc.info.version).toBe('1.0.0');
       expect(doc.servers).toEqual([{ url: server.url }]);
+    });
+
+    it('names its licence (MIT, by SPDX id) and a contact: the service by its name and URL, no invented address; no version in the paths', () => {
+      expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+      expect(doc.info.contact).toEqual({ name: 'sl-accounts', url: server.url });
+      expect(doc.info.version).toBe('1.0.0');
+      for (const path of Object.keys(doc.paths)) expect(path).not.toMatch(/\/v\d+(\/|$)/);
+    });
+
+    it('gives every parameter of every operation an example that its schema accepts and that fills the path', () => {
+      type Parameter = { name: string; in: string; required?: boolean; description?: string; schema: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> };
+      const ajv = new Ajv2020({ strict: false });
+      let parameters = 0;
+      type PathItem = Record<string, { parameters?: Parameter[] } | Parameter[] | undefined>;
+      for (const [path, item] of Object.entries(doc.paths as unknown as Record<string, PathItem>)) {
+        const named = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
+        const shared = (item.parameters ?? []) as Parameter[];
+        for (const [method, op] of Object.entries(item)) {
+          if (method === 'parameters') continue;
+          const all = [...shared, ...((op as { parameters?: Parameter[] }).parameters ?? [])];
+          const where = `${method.toUpperCase()} ${path}`;
+          expect(all.filter((p) => p.in === 'path').map((p) => p.name).sort(), where).toEqual([...named].sort());
+          let filled = path;
+          for (const parameter of all) {
+            parameters++;
+            const values = [...(parameter.example === undefined ? [] : [parameter.example]), ...Object.values(parameter.examples ?? {}).map((e: { value: unknown }) => e.value)];
+            expect(values.length, `${where} ${parameter.name}`).toBeGreaterThan(0);
+            for (const value of values) expect(ajv.validate(parameter.schema, value), `${where} ${parameter.name}: ${JSON.stringify(value)}`).toBe(true);
+            expect(parameter.description, `${where} ${parameter.name}`).toEqual(expect.any(String));
+            if (parameter.in === 'path') filled = filled.replace(`{${parameter.name}}`, encodeURIComponent(String(values[0])));
+          }
+          expect(filled, where).not.toContain('{');
+          expect(pathPattern(path).pattern.test(filled), `${where}: ${filled}`).toBe(true);
+        }
+      }
+      expect(parameters).toBeGreaterThan(0);
+    });
+
+    it('a tool that calls every operation with its examples can call DELETE /api/sessions/{id}: the example id is routed, and unknown to a new account', async () => {
+      const id = (operation('/api/sessions/{id}', 'delete') as unknown as { parameters: { example: string }[] }).parameters[0]!.example;
+      const signup = await request(server.url, '/api/signup', { json: { name: 'Dredd', email: `dredd-${host}@example.com`, password: 'correct horse battery staple' } });
+      expect(signup.status).toBe(201);
+      // Shaped as the ids the service lists (UUIDs on every store), so a tool's call reaches the operation.
+      const listed = await request(server.url, '/api/sessions', { session: sessionFrom(signup)! });
+      const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+      expect((listed.body as { sessions: { id: string }[] }).sessions[0]!.id).toMatch(UUID);
+      expect(id).toMatch(UUID);
+      const ended = await request(server.url, `/api/sessions/${id}`, { method: 'DELETE', session: sessionFrom(signup)! });
+      expect(ended.status).toBe(404);
+      expect(ended.body).toEqual(operation('/api/sessions/{id}', 'delete').responses['404']!.content!['application/json']!.example);
+    });
+
+    it('takes every request body from the route table: its schema, and an example the server accepts', () => {
+      for (const route of API_ROUTES) {
+        const op = operation(route.path, route.method.toLowerCase());
+        if (!route.requestBody) {
+          expect(op.requestBody, route.operationId).toBeUndefined();
+          continue;
+        }
+        const media = op.requestBody!.content['application/json']!;
+        expect(media.example, route.operationId).toEqual(JSON.parse(JSON.stringify(route.requestExample)));
+        expect(() => parseRequest(route.requestBody!, media.example), route.operationId).not.toThrow();
+        const id = media.schema.$ref.replace('#/components/schemas/', '');
+        const published = (doc.components.schemas as Record<string, { properties: Record<string, unknown>; required: string[] }>)[id]!;
+        const fromCore = z.toJSONSchema(z.object((route.requestBody as z.ZodObject).shape), { io: 'output' }) as { properties: Record<string, unknown>; required: string[] };
+        expect(Object.keys(published.properties), route.operationId).toEqual(Object.keys(fromCore.properties));
+        expect(published.required, route.operationId).toEqual(fromCore.required);
+      }
+    });
+
+    it('the health schema requires every field both answers carry, service and time included', () => {
+      const health = (doc.components.schemas as Record<string, { required: string[] }>).Health!;
+      expect([...health.required].sort()).toEqual(['ok', 'service', 'status', 'time']);
+      const ajv = new Ajv2020({ strict: false });
+      addFormats.default(ajv);
+      ajv.addSchema(doc, 'doc');
+      expect(ajv.validate({ $ref: 'doc#/components/schemas/Health' }, { ok: false, status: 'unavailable' })).toBe(false);
     });
 
     it('is the document the response checks of the end-to-end suites use', () => {
@@ -86,7 +167,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         if (body) expect(op.requestBody?.content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${body}` });
         else expect(op.requestBody).toBeUndefined();
       }
-      expect((operation('/api/sessions/{id}', 'delete') as unknown as { parameters: unknown }).parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
+      expect((operation('/api/sessions/{id}', 'delete') as unknown as { parameters: unknown }).parameters).toEqual([
+        { name: 'id', in: 'path', required: true, description: 'The `id` of one of the sessions that `GET /api/sessions` lists.', schema: { type: 'string', minLength: 1 }, example: EXAMPLE_SESSION_ID },
+      ]);
       expect(Object.keys(operation('/api/me', 'get').responses)).not.toContain('403');
     });
 
@@ -286,6 +369,33 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
       expect(report.totals.errors).toBe(0);
     });
+  });
+});
+
+describe('GET /api/health against its schema', () => {
+  const compose = (ping?: () => Promise<void>) => {
+    const store = createMemoryStore();
+    const accounts = createAccounts({ ...store, ...(ping ? { ping } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
+    return createHttpApi({ accounts });
+  };
+  const health = async (api: HttpApi) => {
+    const answer = await api.handle({ method: 'GET', url: '/api/health', headers: { host: 'accounts.test' }, remoteAddress: '127.0.0.1', body: null });
+    return { status: answer.status, body: JSON.parse(answer.body as string) as Record<string, unknown> };
+  };
+
+  it('answers 200 and 503 with every field the schema requires, service and time included', async () => {
+    const doc = openApiDocument('http://accounts.test', 'sl-accounts');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, 'doc');
+    const up = await health(compose());
+    const down = await health(compose(() => Promise.reject(new Error('the store does not answer'))));
+    expect([up.status, down.status]).toEqual([200, 503]);
+    for (const { body } of [up, down]) {
+      expect(ajv.validate({ $ref: 'doc#/components/schemas/Health' }, body), ajv.errorsText(ajv.errors)).toBe(true);
+      expect(body).toEqual({ ok: expect.any(Boolean), status: expect.any(String), service: 'sl-accounts', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    }
+    expect(down.body).toMatchObject({ ok: false, status: 'unavailable' });
   });
 });
 

@@ -5,7 +5,9 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
-import { request, sessionFrom } from '../support/client.ts';
+import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
+import { capturingLogger } from '../support/logger.ts';
+import { nextResetToken } from '../support/reset-mail.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
@@ -27,6 +29,18 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === '
   /** Each request from a new address unless told otherwise, so the per-IP limits stay out of the way. */
   const call = (path: string, options: Parameters<typeof request>[2] = {}) => request(server!.url, path, { ip: `198.18.${++ip >> 8}.${ip & 255}`, ...options });
   const start = (env: Record<string, string> = {}) => startTestServer({ host, store, env: { TRUST_PROXY: '1', ...env } });
+  /** A server whose mails (no SMTP_URL) go to `lines`; `resetToken()` asks for a reset and answers the token mailed. */
+  async function startWithMail() {
+    const { logger, lines } = capturingLogger('info');
+    server = await startTestServer({ host, store, logger, env: { TRUST_PROXY: '1', MAIL_POLL_MS: '20', RESET_REQUESTS_PER_ADDRESS: '10' } });
+    let seen = 0;
+    return async (who = ADA) => {
+      expect((await call('/api/password-reset', { json: { email: who.email } })).status).toBe(202);
+      return nextResetToken(lines, who.email, seen++);
+    };
+  }
+  const confirm = (token: string, newPassword: string) => call('/api/password-reset/confirm', { json: { token, newPassword } });
+  const deviceFrom = (res: ApiResponse) => res.setCookies.map((c) => /^sl_device=([^;]+)/.exec(c)?.[1]).find(Boolean);
   const signup = async (who = ADA) => sessionFrom(await call('/api/signup', { json: who }))!;
   const login = async (who = ADA, password = who.password) => call('/api/login', { json: { email: who.email, password } });
   const me = (session: string) => call('/api/me', { session });
@@ -103,22 +117,45 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === '
     expect((await login(ADA, NEW_PASSWORD)).status).toBe(200);
   });
 
-  it('wrong current or deletion passwords count against the per-account failed-login limit, with logins', async () => {
+  // Issue 25 changed this on purpose: a session's password checks used to count against the
+  // account's login lock, which strangers feed; now each session has a limit of its own.
+  it('wrong current or deletion passwords count against the session’s own limit, which logins do not share', async () => {
     server = await start({ LOGIN_FAILURES_PER_ACCOUNT: '3', LOGIN_FAILURE_WINDOW_SECONDS: '600' });
     const a = await signup();
-    expect((await login(ADA, 'first wrong guess')).status).toBe(401);
-    const second = await call('/api/password', { json: { currentPassword: 'second wrong', newPassword: NEW_PASSWORD }, session: a });
-    expect(second.status).toBe(403);
-    expect(second.headers.get('ratelimit-policy')).toBe('"login-account";q=3;w=600');
-    expect(second.headers.get('ratelimit')).toMatch(/^"login-account";r=1;t=\d+$/);
-    expect((await call('/api/me', { method: 'DELETE', json: { password: 'third wrong' }, session: a })).status).toBe(403);
-    // Over the limit: even the right password waits, as at login.
+    const b = sessionFrom(await login())!;
+    const first = await call('/api/password', { json: { currentPassword: 'first wrong', newPassword: NEW_PASSWORD }, session: a });
+    expect(first.status).toBe(403);
+    expect(first.headers.get('ratelimit-policy')).toBe('"session-password";q=3;w=600');
+    expect(first.headers.get('ratelimit')).toMatch(/^"session-password";r=2;t=\d+$/);
+    expect((await call('/api/me', { method: 'DELETE', json: { password: 'second wrong' }, session: a })).status).toBe(403);
+    expect((await call('/api/password', { json: { currentPassword: 'third wrong', newPassword: NEW_PASSWORD }, session: a })).status).toBe(403);
+    // Over the limit: even the right password waits, on this session.
     const limited = await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await call('/api/me', { method: 'DELETE', json: { password: ADA.password }, session: a })).status).toBe(429);
-    expect((await login(ADA)).status).toBe(429);
     expect((await me(a)).status).toBe(200);
+    // The session's failures are its own: logins and the account's other session are not limited by them.
+    expect((await login(ADA)).status).toBe(200);
+    const changed = await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: b });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('ratelimit')).toMatch(/^"session-password";r=3;t=\d+$/);
+  });
+
+  it('strangers holding the account’s login lock do not keep the signed-in owner from changing the password or deleting the account', async () => {
+    server = await start();
+    const a = await signup();
+    // 21 wrong logins from rotating addresses: the account's logins are locked for every new browser.
+    const guesses: number[] = [];
+    for (let i = 0; i < 21; i++) guesses.push((await login(ADA, `stranger guess ${i}`)).status);
+    expect(guesses).toEqual([...Array(20).fill(401), 429]);
+    expect((await login(ADA)).status).toBe(429);
+    const changed = await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a });
+    expect(changed.status).toBe(200);
+    expect((await login(ADA, NEW_PASSWORD)).status).toBe(429);
+    const deleted = await call('/api/me', { method: 'DELETE', json: { password: NEW_PASSWORD }, session: a });
+    expect(deleted.status).toBe(200);
+    expect((await me(a)).status).toBe(401);
   });
 
   it('deletion checks the password, ends every session, clears the cookie and frees the address', async () => {
@@ -180,6 +217,58 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === '
     const short = await call('/api/password-reset/confirm', { json: { token: 'A'.repeat(43), newPassword: 'short' } });
     expect((short.body as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['newPassword']);
     await server.accounts.settled();
+  });
+
+  it('a reset link dies with a password change, with another completed reset, and with the account’s deletion', async () => {
+    const resetToken = await startWithMail();
+    const a = await signup();
+    // A password change voids the link sent before it.
+    const beforeChange = await resetToken();
+    expect((await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a })).status).toBe(200);
+    const afterChange = await confirm(beforeChange, 'the thief’s own password');
+    expect(afterChange.status).toBe(400);
+    expect((afterChange.body as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['token']);
+    expect((await login(ADA, NEW_PASSWORD)).status).toBe(200);
+    // Another completed reset voids the link before it.
+    const first = await resetToken();
+    const second = await resetToken();
+    expect((await confirm(second, 'a third passphrase here')).status).toBe(200);
+    expect((await confirm(first, 'the thief’s own password')).status).toBe(400);
+    // Deletion voids it, also for a new account at the same address.
+    const beforeDeletion = await resetToken();
+    const b = sessionFrom(await login(ADA, 'a third passphrase here'))!;
+    expect((await call('/api/me', { method: 'DELETE', json: { password: 'a third passphrase here' }, session: b })).status).toBe(200);
+    await signup();
+    expect((await confirm(beforeDeletion, 'the thief’s own password')).status).toBe(400);
+    expect((await login(ADA)).status).toBe(200);
+    await server!.accounts.settled();
+  });
+
+  it('a completed reset clears the account’s failed logins and gives that browser the device cookie: it signs in while others hammer', async () => {
+    const resetToken = await startWithMail();
+    await signup();
+    const guesses: number[] = [];
+    for (let i = 0; i < 21; i++) guesses.push((await login(ADA, `stranger guess ${i}`)).status);
+    expect(guesses.at(-1)).toBe(429);
+    const done = await confirm(await resetToken(), NEW_PASSWORD);
+    expect(done.status).toBe(200);
+    const device = deviceFrom(done);
+    expect(done.setCookies).toEqual([expect.stringMatching(/^sl_device=[\w.-]+; Max-Age=31536000; Path=\/api\/login; HttpOnly; Secure; SameSite=Lax$/)]);
+    // The failures were cleared: a new browser signs in at once, with the whole quota left.
+    const fresh = await login(ADA, NEW_PASSWORD);
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('ratelimit')).toMatch(/"login-account";r=20;/);
+    // Strangers lock the account again, and keep at it while the reset's browser signs in.
+    for (let i = 0; i < 21; i++) await login(ADA, `more guesses ${i}`);
+    const [owner, ...others] = await Promise.all([
+      call('/api/login', { json: { email: ADA.email, password: NEW_PASSWORD }, headers: { cookie: `sl_device=${device}` } }),
+      ...Array.from({ length: 10 }, (_, i) => login(ADA, `hammer ${i}`)),
+    ]);
+    expect(others.map((r) => r.status)).toEqual(Array(10).fill(429));
+    expect(owner.status).toBe(200);
+    expect(owner.headers.get('ratelimit')).toMatch(/"login-device";r=20;/);
+    expect((await login(ADA, NEW_PASSWORD)).status).toBe(429);
+    await server!.accounts.settled();
   });
 
   it('reset requests are limited per address from any client (3 an hour), registered or not, and per client IP', async () => {

@@ -73,6 +73,22 @@ describeEachServer('device cookies', MATRIX.filter((row) => row.host === 'koa'),
     expect((await login(OWNER.password, `sl_device=${other}`)).status).toBe(200);
   });
 
+  it('a deleted account’s device cookie counts nothing for a new account at the same address', async () => {
+    server = await startTestServer({ host, store, env: { TRUST_PROXY: '1', LOGIN_FAILURES_PER_ACCOUNT: '2' } });
+    const signup = await request(server.url, '/api/signup', { json: OWNER, ip: '192.0.2.1' });
+    const old = deviceFrom(signup)!;
+    const deleted = await request(server.url, '/api/me', { method: 'DELETE', json: { password: OWNER.password }, ip: '192.0.2.1', headers: { cookie: `sl_session=${sessionFrom(signup)}` } });
+    expect(deleted.status).toBe(200);
+    const again = await request(server.url, '/api/signup', { json: { ...OWNER, password: 'someone else now' }, ip: '192.0.2.2' });
+    expect(again.status).toBe(201);
+    // Others lock the new account; the old account's cookie does not get past that lock.
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await login(`wrong ${i}`)).status);
+    expect(statuses).toEqual([401, 401, 429]);
+    expect((await login('someone else now', `sl_device=${old}`)).status).toBe(429);
+    expect((await login('someone else now', `sl_device=${deviceFrom(again)}`)).status).toBe(200);
+  });
+
   it('a device cookie issued for another account counts nothing here', async () => {
     server = await startTestServer({ host, store, env: { TRUST_PROXY: '1', LOGIN_FAILURES_PER_ACCOUNT: '2' } });
     await request(server.url, '/api/signup', { json: OWNER, ip: '192.0.2.1' });

@@ -10,8 +10,12 @@ import { loadConfig, type RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
 import { MOUNTS, startTestServer } from '../support/server.ts';
 
-/** Apps whose own body parser reads JSON before the service does (koa-bodyparser, express.json(), the Fastify plugin's parser). */
-const PARSES_FIRST = new Set(['koa-app', 'express', 'fastify']);
+/**
+ * Apps whose own body parser reads JSON before the service does (express.json(), mounted before it).
+ * The Koa app mounts the service before koa-bodyparser, and the Fastify plugin leaves its bodies to
+ * the contract: there, as in node:http and Hono, the service reads its own bodies.
+ */
+const PARSES_FIRST = new Set(['express']);
 
 describe.each(MOUNTS.filter((row) => row.host !== 'koa'))('embedded in the $host example at "$basePath"', ({ host, basePath }) => {
   let server: RunningServer;

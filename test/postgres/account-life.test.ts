@@ -121,4 +121,27 @@ describe.skipIf(postgres.skip !== undefined)(`the account’s life across two in
     expect((await call(a, '/api/login', { json: { email: who.email, password: NEW_PASSWORD } })).status).toBe(200);
     expect((await call(a, '/api/password-reset/confirm', { json: { token, newPassword: 'yet another passphrase' } })).status).toBe(400);
   });
+
+  it('a reset completed on one instance clears the account’s failed logins for the other, and its device cookie passes the other’s next lockout', async () => {
+    const who = { name: 'Ada', email: `ada${++user}@example.com`, password: 'correct horse battery' };
+    expect((await call(a, '/api/signup', { json: who })).status).toBe(201);
+    const lockOnB = async () => {
+      for (let i = 0; i < 21; i++) await call(b, '/api/login', { json: { email: who.email, password: `stranger guess ${i}` } });
+    };
+    await lockOnB();
+    expect((await call(b, '/api/login', { json: { email: who.email, password: who.password } })).status).toBe(429);
+    expect((await call(a, '/api/password-reset', { json: { email: who.email } })).status).toBe(202);
+    await a.accounts.settled();
+    await poll(async () => received(who.email).length, (n) => n === 1, 10_000);
+    const token = new URL(/https?:\/\/\S+/.exec(received(who.email)[0]!.parsed.text ?? '')![0]).searchParams.get('token')!;
+    const done = await call(a, '/api/password-reset/confirm', { json: { token, newPassword: NEW_PASSWORD } });
+    expect(done.status).toBe(200);
+    const device = /^sl_device=([^;]+)/.exec(done.setCookies[0] ?? '')?.[1];
+    expect(device).toBeDefined();
+    // One limiter table for both instances: the failures are gone for B as well.
+    expect((await call(b, '/api/login', { json: { email: who.email, password: NEW_PASSWORD } })).status).toBe(200);
+    await lockOnB();
+    expect((await call(b, '/api/login', { json: { email: who.email, password: NEW_PASSWORD } })).status).toBe(429);
+    expect((await call(b, '/api/login', { json: { email: who.email, password: NEW_PASSWORD }, headers: { cookie: `sl_device=${device}` } })).status).toBe(200);
+  });
 });

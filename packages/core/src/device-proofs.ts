@@ -1,9 +1,12 @@
 /**
- * Device proofs, after OWASP's device cookies: a client that signed in to an account is given a
- * proof bound to that account, and its later login attempts there are counted against a limit of
- * their own instead of the account's, so failures from everyone else cannot lock the owner out.
+ * Device proofs, after OWASP's device cookies: a client that signed in to an account (or completed
+ * its reset) is given a proof bound to that account, and its later login attempts there are counted
+ * against a limit of their own instead of the account's, so failures from everyone else cannot lock
+ * the owner out.
  *
- * A proof is `<nonce>.<issued at, seconds>.<HMAC-SHA256 over account, nonce and time>`, signed with
+ * The account is its user id, which no other account ever gets, not its e-mail address: a proof of
+ * a deleted account is worth nothing to a new account at the same address. A proof is
+ * `<nonce>.<issued at, seconds>.<HMAC-SHA256 over user id, nonce and time>`, signed with
  * the one key every process on the store shares (DeviceKeyStore). Nothing is written per proof:
  * a login reads no table to check one, and no table grows with them. The core never sees how a
  * transport carries it. Signed with node:crypto's HMAC directly: the cookie-signing packages
@@ -31,14 +34,19 @@ export interface IssuedDeviceProof {
 }
 
 export interface DeviceProofs {
-  /** A fresh proof that this client signed in to the account of `email` (normalised). */
-  issue(email: string): Promise<IssuedDeviceProof>;
+  /** A fresh proof that this client signed in to the account `userId`. */
+  issue(userId: number): Promise<IssuedDeviceProof>;
   /**
-   * The identity of the first presented proof that is genuine, unexpired and for the account of
-   * `email`, or `null`: a stable string to key the device's own limit by.
+   * The identity of the first presented proof that is genuine, unexpired and for the account
+   * `userId`, or `null`: a stable string to key the device's own limit by. `userId` `null` (no such
+   * account) checks every proof all the same, against an account no proof is issued for, so an
+   * unknown address costs what a known one does.
    */
-  verify(presented: string | readonly string[] | null | undefined, email: string): Promise<string | null>;
+  verify(presented: string | readonly string[] | null | undefined, userId: number | null): Promise<string | null>;
 }
+
+/** What a proof is bound to: a user id, or for no account a value no proof is issued for. */
+const boundTo = (userId: number | null) => (userId === null ? '' : String(userId));
 
 export function createDeviceProofs(keys: DeviceKeyStore, tokens: TokenGenerator, clock: Clock): DeviceProofs {
   let key: Promise<string> | undefined;
@@ -48,35 +56,37 @@ export function createDeviceProofs(keys: DeviceKeyStore, tokens: TokenGenerator,
       key = undefined;
       throw error;
     }));
-  const mac = (secret: string, email: string, nonce: string, issuedAt: string) =>
-    createHmac('sha256', secret).update(`sl-device-v1\0${email}\0${nonce}\0${issuedAt}`).digest();
+  // v2: bound to the user id (v1 proofs, bound to the e-mail address, are no longer honoured).
+  const mac = (secret: string, account: string, nonce: string, issuedAt: string) =>
+    createHmac('sha256', secret).update(`sl-device-v2\0${account}\0${nonce}\0${issuedAt}`).digest();
 
-  function check(proof: string, email: string, secret: string, nowSeconds: number): string | null {
+  function check(proof: string, account: string, secret: string, nowSeconds: number): string | null {
     if (proof.length > MAX_PROOF_LENGTH) return null;
     const [nonce, issuedAt, signature, extra] = proof.split('.');
     if (!nonce || !issuedAt || !signature || extra !== undefined || !/^\d{1,12}$/.test(issuedAt)) return null;
     const age = nowSeconds - Number(issuedAt);
     if (age < -60 || age * 1000 > DEVICE_PROOF_TTL_MS) return null;
-    const expected = mac(secret, email, nonce, issuedAt);
+    const expected = mac(secret, account, nonce, issuedAt);
     const given = Buffer.from(signature, 'base64url');
     return given.length === expected.length && timingSafeEqual(given, expected) ? nonce : null;
   }
 
   return {
-    async issue(email) {
+    async issue(userId) {
       const nonce = tokens.generate();
       const issuedAt = String(Math.floor(clock.now().getTime() / 1000));
-      const signature = mac(await signingKey(), email, nonce, issuedAt).toString('base64url');
+      const signature = mac(await signingKey(), boundTo(userId), nonce, issuedAt).toString('base64url');
       return { proof: `${nonce}.${issuedAt}.${signature}`, maxAgeSeconds: DEVICE_PROOF_TTL_MS / 1000 };
     },
 
-    async verify(presented, email) {
+    async verify(presented, userId) {
       if (!presented) return null;
       const secret = await signingKey();
       const nowSeconds = Math.floor(clock.now().getTime() / 1000);
-      if (typeof presented === 'string') return check(presented, email, secret, nowSeconds);
+      const account = boundTo(userId);
+      if (typeof presented === 'string') return check(presented, account, secret, nowSeconds);
       for (const proof of presented.slice(0, MAX_PROOFS)) {
-        const found = check(proof, email, secret, nowSeconds);
+        const found = check(proof, account, secret, nowSeconds);
         if (found) return found;
       }
       return null;

@@ -10,8 +10,18 @@ export {
   createAccounts,
   /** The use cases `createAccounts` answers. */
   type Accounts,
+  /** What `createAccounts` needs: a store's ports, with the hasher, clock and token source optional. */
+  type AccountsPorts,
+} from './accounts.ts';
+export {
   /** `createAccounts`'s options: limits, service name, reset link, session cap. */
   type AccountsOptions,
+  /** Live sessions per user by default. */
+  DEFAULT_MAX_SESSIONS_PER_USER,
+  /** The service name where none is configured. */
+  DEFAULT_SERVICE_NAME,
+} from './use-cases/context.ts';
+export {
   /** What a use case knows about the request besides its body: client address, user agent, session, device proofs. */
   type RequestMeta,
   /** What the session operations know about the request: the presented session token(s). */
@@ -22,23 +32,27 @@ export {
   type ParsedBody,
   /** A function that reads the body, called only after the rate limit counted the request. */
   type ReadBody,
+} from './use-cases/request.ts';
+export {
   /** What signup and login answer: the user, the session and the device proof. */
   type SignedIn,
+} from './use-cases/signup.ts';
+export {
   /** A fresh session: the raw token for the client and its expiry. */
   type IssuedSession,
   /** A session as the list of its user's sessions shows it. */
   type ListedSession,
-  /** The health check's answer. */
-  type Health,
   /** How long a session lives, from its issue. */
   SESSION_TTL_MS,
+} from './use-cases/sessions.ts';
+export {
+  /** The health check's answer. */
+  type Health,
+} from './use-cases/service.ts';
+export {
   /** How long a password reset token is valid. */
   RESET_TOKEN_TTL_MS,
-  /** Live sessions per user by default. */
-  DEFAULT_MAX_SESSIONS_PER_USER,
-  /** The service name where none is configured. */
-  DEFAULT_SERVICE_NAME,
-} from './accounts.ts';
+} from './use-cases/password-reset.ts';
 export {
   /** A proof that a client signed in to an account, for the client to keep. */
   type IssuedDeviceProof,
@@ -62,6 +76,8 @@ export {
   ACCOUNT_LOGIN_LIMIT,
   /** The policy name of ACCOUNT_LOGIN_LIMIT. */
   ACCOUNT_LOGIN_POLICY,
+  /** The policy name of a signed-in session's own limit on its password checks. */
+  SESSION_PASSWORD_POLICY,
   /** Reset requests per e-mail address and window. */
   RESET_ADDRESS_LIMIT,
   /** The policy name of RESET_ADDRESS_LIMIT. */
@@ -176,6 +192,8 @@ export type {
   DroppedMail,
   /** A password reset token to store. */
   NewPasswordReset,
+  /** What a reset token's use changed. */
+  PasswordReset,
   /** Password reset tokens. */
   PasswordResetStore,
   /** A limit: requests per window. */
@@ -196,6 +214,11 @@ export type {
   RevocationListener,
   /** The feed of sessions that stopped being valid. */
   SessionRevocations,
+} from './ports.ts';
+
+export {
+  /** The credential generation of every new account. */
+  FIRST_CREDENTIAL_GENERATION,
 } from './ports.ts';
 
 // Adapters that need nothing but Node, and the background work.

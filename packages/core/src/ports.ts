@@ -11,7 +11,17 @@ export interface User {
 /** A user with the stored PHC password hash; never leaves the core. */
 export interface UserRecord extends User {
   readonly passwordHash: string;
+  /**
+   * The account's credential generation (ASP.NET Core Identity's security stamp): `FIRST_CREDENTIAL_GENERATION`
+   * for a new account, moved on by every change of credential (a password change, a completed reset),
+   * never by a rehash. A session is issued only under the current one, and a reset token only works
+   * under the one it was requested under.
+   */
+  readonly credentialGeneration: number;
 }
+
+/** The credential generation of every new account. */
+export const FIRST_CREDENTIAL_GENERATION = 0;
 
 export interface NewUser {
   readonly name: string;
@@ -22,31 +32,46 @@ export interface NewUser {
 }
 
 export interface UserStore {
-  /** Inserts a user; `null` when the e-mail is already taken (atomically, also under concurrent calls). */
+  /**
+   * Inserts a user at `FIRST_CREDENTIAL_GENERATION` under a fresh id (never one a deleted user had);
+   * `null` when the e-mail is already taken (atomically, also under concurrent calls).
+   */
   insert(user: NewUser): Promise<User | null>;
   /** Looks a user up by normalised e-mail. */
   findByEmail(email: string): Promise<UserRecord | null>;
-  /** Replaces the stored hash (used to upgrade weaker hashes at login). */
-  updatePasswordHash(userId: number, passwordHash: string): Promise<void>;
+  /**
+   * Replaces the stored hash with an equivalent one (a weaker hash upgraded at login), only while the
+   * account's credential generation is still `generation`: a password changed meanwhile is never
+   * overwritten. Not a change of credential: the generation stays, no session ends, nothing is
+   * revoked. Resolves with whether it replaced the hash.
+   */
+  updatePasswordHash(userId: number, generation: number, passwordHash: string): Promise<boolean>;
   /** Looks a user up by id. */
   findById(userId: number): Promise<UserRecord | null>;
   /**
-   * Sets a new password and, in the same transaction, ends every session of the user but the one
-   * whose digest is `keep` (`null`: all of them). Returns the ended sessions' digests, or `null`
-   * when there is no such user (then nothing changes).
+   * Sets a new password, only while the account's credential generation is still `generation`
+   * (the one read before the current password was checked), and in the same transaction moves the
+   * generation on, voids the reset token and ends every session of the user but the one whose
+   * digest is `keep` (`null`: all of them). Returns the ended sessions' digests, or `null` when
+   * there is no such user or its generation moved on (then nothing changes).
    */
-  changePassword(userId: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null>;
+  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null>;
   /**
    * Deletes the user with their sessions and reset token, in one transaction, so that the e-mail
-   * address may sign up again. Returns the ended sessions' digests, or `null` when there was no such user.
+   * address may sign up again, only while the account's credential generation is still `generation`.
+   * A session create waiting on the user either is ended here (and reported) or creates nothing.
+   * Returns the ended sessions' digests, or `null` when there was no such user or its generation
+   * moved on (then nothing changes).
    */
-  delete(userId: number): Promise<readonly string[] | null>;
+  delete(userId: number, generation: number): Promise<readonly string[] | null>;
 }
 
 export interface NewSession {
   /** SHA-256 digest of the token (hex); the token itself is never stored. */
   readonly tokenDigest: string;
   readonly userId: number;
+  /** The user's credential generation the session is issued under (read before the password was checked). */
+  readonly credentialGeneration: number;
   readonly createdAt: Date;
   readonly expiresAt: Date;
 }
@@ -68,11 +93,15 @@ export interface SessionInfo {
 
 export interface SessionStore {
   /**
-   * Stores the session. With `maxPerUser`, then ends the user's oldest sessions (by `createdAt`)
-   * beyond that many, never the new one, and reports them to the revocation feed like any deletion;
-   * creates for one user are serialised, so concurrent logins too leave at most `maxPerUser`.
+   * Stores the session if its user exists and is still at `credentialGeneration`, in one atomic step
+   * with that check: a change of credential or a deletion committing at the same time either ends
+   * this session too (and reports it) or makes this create store nothing. Resolves with whether it
+   * stored the session (`false` is no failure: the credential the caller checked is stale). With
+   * `maxPerUser`, then ends the user's oldest sessions (by `createdAt`) beyond that many, never the
+   * new one, and reports them to the revocation feed like any deletion; creates for one user are
+   * serialised, so concurrent logins too leave at most `maxPerUser`.
    */
-  create(session: NewSession, maxPerUser?: number): Promise<void>;
+  create(session: NewSession, maxPerUser?: number): Promise<boolean>;
   /** The user's sessions that have not expired at `now`, oldest first. */
   listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]>;
   /** Deletes the session with this id if it belongs to the user; returns its digest, else `null`. */
@@ -196,25 +225,38 @@ export interface NewPasswordReset {
   readonly expiresAt: Date;
 }
 
-/** Password reset tokens: at most one live token per account. */
+/** What a reset token's use changed. */
+export interface PasswordReset {
+  readonly userId: number;
+  /** The account's normalised e-mail address (its failed-login count is cleared by it). */
+  readonly email: string;
+  readonly endedSessions: readonly string[];
+}
+
+/**
+ * Password reset tokens: at most one live token per account, bound to the credential generation the
+ * account had when it was requested, so every change of credential voids it.
+ */
 export interface PasswordResetStore {
   /**
-   * When `email` (normalised) is a user's, replaces that user's reset token with this one and
-   * enqueues `mail` in the same transaction. Resolves either way with whether it was a user's
-   * (callers must not let that show). The work is the same either way, so neither its time nor
-   * what it holds (PGlite's one connection) tells the two apart: for an address that is nobody's
-   * the store writes the same token entry, bound to no account (it never resets one, not even one
-   * signed up later at the address), and the same outbox entry without a recipient (a stand-in:
-   * claims remove it, no mail ever goes to the address).
+   * When `email` (normalised) is a user's, replaces that user's reset token with this one, bound
+   * to the user's credential generation now, and enqueues `mail` in the same transaction. Resolves
+   * either way with whether it was a user's (callers must not let that show). The work is the same
+   * either way, so neither its time nor what it holds (PGlite's one connection) tells the two apart:
+   * for an address that is nobody's the store writes the same token entry, bound to no account (it
+   * never resets one, not even one signed up later at the address), and the same outbox entry
+   * without a recipient (a stand-in: claims remove it, no mail ever goes to the address).
    */
   request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean>;
   /**
-   * Uses the token: when its digest is stored and has not expired at `now`, deletes it, sets the
-   * user's password and ends every session of the user, all in one transaction (of concurrent calls
-   * exactly one succeeds). Returns the ended sessions' digests, or `null` for an unknown, used or
-   * expired token (then nothing changes).
+   * Uses the token: when its digest is stored, has not expired at `now` and the user is still at the
+   * credential generation it was requested under, deletes it, sets the user's password, moves the
+   * generation on and ends every session of the user, all in one transaction (of concurrent calls
+   * exactly one succeeds). Returns the user's id and e-mail address and the ended sessions' digests,
+   * or `null` for an unknown, used, expired or stale token (then nothing changes but that a stale
+   * token may be deleted).
    */
-  consume(tokenDigest: string, now: Date, passwordHash: string): Promise<{ readonly userId: number; readonly endedSessions: readonly string[] } | null>;
+  consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null>;
   /** Deletes every token that expired at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
 }
@@ -246,6 +288,12 @@ export interface RateLimiter {
    * nothing once that window has ended. Atomic like `consume`.
    */
   refund(key: string, now: Date): Promise<void>;
+  /**
+   * Forgets the key's window, whatever it counted (an account's failures after its owner proved
+   * themselves by a reset): the next `consume` opens a new one. Atomic like `consume`: a concurrent
+   * `consume` counts either in the forgotten window or in the new one.
+   */
+  clear(key: string): Promise<void>;
   /** Deletes windows that ended at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
 }

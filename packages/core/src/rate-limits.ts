@@ -36,6 +36,13 @@ export const ACCOUNT_LOGIN_LIMIT: RateLimitRule = { limit: 20, windowMs: 15 * 60
 /** The policy name of ACCOUNT_LOGIN_LIMIT in a request's `Quota`. */
 export const ACCOUNT_LOGIN_POLICY = 'login-account';
 
+/**
+ * The policy name of a signed-in session's own limit on the password checks it makes (a password
+ * change, a deletion), counted per session under the account's rule: the login failures of others
+ * cannot lock the owner out of them, and a stolen session still cannot guess faster than a login.
+ */
+export const SESSION_PASSWORD_POLICY = 'session-password';
+
 /** One counted request: the window's key, its rule, and the quota after counting. */
 export interface Counted {
   readonly key: string;
@@ -107,7 +114,8 @@ export async function refundRequest(limiter: RateLimiter, counted: Counted, now:
 
 /**
  * The limiter key of an account: a digest of the normalised e-mail, so that keys stay short (an
- * e-mail may be long) and the limiter's table holds no addresses.
+ * e-mail may be long) and the limiter's table holds no addresses. Also of anything else a policy
+ * counts by (a device's nonce, a session's digest), for the same reasons.
  */
 export function accountKey(policy: string, email: string): string {
   return `${policy}:${createHash('sha256').update(email).digest('base64url')}`;

@@ -46,7 +46,7 @@ function fakeStore() {
       await gate;
       return found;
     }),
-    create: vi.fn(async () => {}),
+    create: vi.fn(async () => true),
     delete: vi.fn(async (d: string) => {
       const row = rows.get(d);
       rows.delete(d);
@@ -311,8 +311,8 @@ describe('the session cache under the use cases', () => {
     store.revocations.subscribe({ revoked: (d) => swept.push(d) });
     const at = new Date('2026-01-01T00:00:00Z');
     await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: '$pbkdf2-sha256$i=1$a$b', createdAt: at });
-    await store.sessions.create({ tokenDigest: digest(7), userId: 1, createdAt: at, expiresAt: at });
-    await store.sessions.create({ tokenDigest: digest(8), userId: 1, createdAt: at, expiresAt: new Date('2030-01-01T00:00:00Z') });
+    await store.sessions.create({ tokenDigest: digest(7), userId: 1, credentialGeneration: 0, createdAt: at, expiresAt: at });
+    await store.sessions.create({ tokenDigest: digest(8), userId: 1, credentialGeneration: 0, createdAt: at, expiresAt: new Date('2030-01-01T00:00:00Z') });
     await store.sessions.deleteExpired(at);
     await store.sessions.delete(digest(8));
     expect(swept).toEqual([[digest(7)], [digest(8)]]);

@@ -4,10 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import { RATE_LIMITS, SESSION_TTL_MS } from '@sl-accounts/core';
-import { SESSION_COOKIE } from '@sl-accounts/http';
-import { EXAMPLE_CONTACT, EXAMPLE_SIGNUP } from '@sl-accounts/http/examples';
-import { COMPONENT_SCHEMAS } from './openapi.ts';
-import { curl, describeDuration, describeLimit, fieldTable, inertUrl, operationList } from './wording.ts';
+import { SESSION_COOKIE, type ApiRoute } from '@sl-accounts/http';
+import { operationWriter, section, type Place } from './operation-text.ts';
+import { describeDuration, describeLimit, inertUrl, splitBase } from './wording.ts';
 
 export const SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 
@@ -30,55 +29,64 @@ function skill(name: string, description: string, instructions: string): Skill {
 
 /**
  * The skills. Without `publicUrl` the examples use `$BASE`, the origin that served the file, so the
- * bytes (and digests) never depend on the request.
+ * bytes (and digests) never depend on the request. Every path starts with the mount path. The
+ * contact skill holds the contact operations; the account skill every other operation of the route
+ * table, each with its fields.
  */
 export function createSkills(publicUrl: string | undefined, serviceName: string, basePath = ''): readonly Skill[] {
-  const base = publicUrl ? inertUrl(publicUrl + basePath) : `$BASE${basePath}`;
+  const base = publicUrl ? inertUrl(publicUrl.replace(/\/+$/, '') + basePath) : `$BASE${inertUrl(basePath)}`;
+  const { prefix } = publicUrl ? splitBase(base) : { prefix: inertUrl(basePath) };
+  const place: Place = { url: base, prefix };
   const where = publicUrl
-    ? `The API is at \`${base}\`.`
-    : 'In the examples, `$BASE` is the origin that served this file, e.g. `BASE=https://accounts.example.com`.';
+    ? `The API is at \`${base}\`${prefix ? `; every path below starts with its mount path \`${prefix}\`` : ''}.`
+    : `In the examples, \`$BASE\` is the origin that served this file, e.g. \`BASE=https://accounts.example.com\`${prefix ? `; every path below starts with the service's mount path \`${prefix}\`` : ''}.`;
+  const isContact = (route: ApiRoute) => route.tag === 'contact';
+
+  const accountOps = operationWriter(place);
+  const signup = accountOps.one('signup');
+  const login = accountOps.one('login');
+  const me = accountOps.one('getCurrentUser');
+  const logout = accountOps.one('logout');
+  const account = accountOps.rest((route) => route.tag === 'accounts');
+  const others = accountOps.rest((route) => !isContact(route));
 
   const accountApi = skill(
     'account-api',
     `Create an account, log in, read the signed-in user, log out, list and end sessions, change or reset the password and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
     `# ${serviceName} account API
 
-${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session cookie; there is no OAuth, no bearer token and no token endpoint. More: \`${base}/auth.md\`; the full contract: \`${base}/openapi.json\`.
+${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session cookie; there is no OAuth, no bearer token and no token endpoint. More: \`${base}/auth.md\`; the full contract: \`${base}/openapi.json\`. Replace the parts in angle brackets (\`<token>\`, \`<id>\`) as the text says.
 
 ## 1. Create an account
 
-\`POST /api/signup\` (${describeLimit(RATE_LIMITS.signup)} per client IP):
+${signup}
 
-${fieldTable(COMPONENT_SCHEMAS.SignupRequest ?? {})}
-
-\`\`\`sh
-${curl('POST', `${base}/api/signup`, { body: EXAMPLE_SIGNUP })}
-\`\`\`
-
-\`201\` returns \`{"ok":true,"user":{"id","name","email"}}\` and sets the cookie. \`409\`: the address is taken; log in instead.
+\`409\`: the address is taken; log in instead.
 
 ## 2. Or log in
 
-\`POST /api/login\` with \`{"email","password"}\` (${describeLimit(RATE_LIMITS.login)} per client IP). \`200\` sets a fresh cookie; \`401\` means a wrong e-mail address or password.
+${login}
 
 ## 3. Use the session
 
-Keep the token from \`Set-Cookie: ${SESSION_COOKIE}=<token>; …\` and send \`Cookie: ${SESSION_COOKIE}=<token>\`:
+Keep the token from \`Set-Cookie: ${SESSION_COOKIE}=<token>; …\` and send \`Cookie: ${SESSION_COOKIE}=<token>\`. Sessions last ${describeDuration(SESSION_TTL_MS)}; \`401\` means the session is missing or expired: log in again.
 
-- \`GET /api/me\` returns the signed-in user. \`401\`: the session is missing or expired (sessions last ${describeDuration(SESSION_TTL_MS)}); log in again.
-- \`POST /api/logout\` ends the session and clears the cookie.
+${me}
 
-## 4. Sessions, password and account
+${logout}
 
-${operationList({ tag: 'accounts', except: ['signup', 'login', 'getCurrentUser', 'logout'] })}
+${section('4. Sessions, password and account', `${account}\n\nThe examples follow one account: the password change takes the signup password to a new one, which the deletion then gives.`)}${section('5. Other operations', others)}## When things go wrong
 
-## When things go wrong
-
-- \`400\`: the body is invalid; \`issues\` names each bad field.
+- \`400\`: the body is invalid; \`issues\` names each bad field. An operation listed with no request body takes none.
+- \`403\`: a wrong password, or a browser request from another site's page.
 - \`429\`: rate limited; wait \`Retry-After\` seconds.
 - Errors look like \`{"ok":false,"error":"…"}\`; branch on the status code, not the text.
 `,
   );
+
+  const contactOps = operationWriter(place);
+  const contactMessage = contactOps.one('sendContactMessage');
+  const moreContact = contactOps.rest(isContact);
 
   const contact = skill(
     'send-contact-message',
@@ -87,17 +95,7 @@ ${operationList({ tag: 'accounts', except: ['signup', 'login', 'getCurrentUser',
 
 ${where} No authentication is needed.
 
-\`POST /api/contact\` with a JSON body:
-
-${fieldTable(COMPONENT_SCHEMAS.ContactRequest ?? {})}
-
-\`\`\`sh
-${curl('POST', `${base}/api/contact`, { body: EXAMPLE_CONTACT })}
-\`\`\`
-
-\`200\` with \`{"ok":true}\`: the message was received.
-
-## Limits and errors
+${section('Send the message', contactMessage)}${section('More', moreContact)}## Limits and errors
 
 - ${describeLimit(RATE_LIMITS.contact)} per client IP; every attempt counts. Over the limit: \`429\` with \`Retry-After\` (seconds); do not retry sooner.
 - \`400\`: a field is missing or out of bounds; \`issues\` names it.

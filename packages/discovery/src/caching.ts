@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import fresh from 'fresh';
-import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
+import { headerValue, isStreamBody, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 
 /**
  * How long caches may keep a discovery document: an hour, in any cache. The Agent Skills discovery
@@ -37,7 +37,7 @@ function isFresh(request: HttpRequest, etag: string): boolean {
  * client's copy is current. Other answers pass as they are.
  */
 export function withValidators(request: HttpRequest, answer: HttpAnswer): HttpAnswer {
-  if (answer.status !== 200 || answer.body === null) return answer;
+  if (answer.status !== 200 || answer.body === null || isStreamBody(answer.body)) return answer;
   const own = answer.headers.etag;
   const type = answer.headers['content-type'];
   const etag = typeof own === 'string' ? own : representationTag(typeof type === 'string' ? type : '', answer.body);

@@ -3,24 +3,17 @@
  * the core and the response schemas beside this file. Bounds, rate limits and cookie attributes
  * all come from code.
  */
-import { z } from 'zod';
 import {
   ACCOUNT_LOGIN_LIMIT,
   ACCOUNT_LOGIN_POLICY,
-  ChangePasswordRequest,
-  ContactRequest,
   DEVICE_LOGIN_POLICY,
   DEVICE_PROOF_TTL_MS,
-  DeleteAccountRequest,
-  LoginRequest,
-  PasswordResetConfirmRequest,
-  PasswordResetRequest,
   RATE_LIMITS,
   RateLimited,
   RESET_ADDRESS_LIMIT,
   RESET_ADDRESS_POLICY,
+  SESSION_PASSWORD_POLICY,
   SESSION_TTL_MS,
-  SignupRequest,
   parseRequest,
   type RateLimitRule,
 } from '@sl-accounts/core';
@@ -35,19 +28,9 @@ import {
   type ApiRoute,
   type DocumentedResponse,
 } from '@sl-accounts/http';
-import { ErrorResponse, Health, Ok, Session, SessionsResponse, User, UserResponse } from './response-schemas.ts';
-import {
-  ERROR_EXAMPLES,
-  EXAMPLE_CHANGE_PASSWORD,
-  EXAMPLE_CONTACT,
-  EXAMPLE_DELETE_ACCOUNT,
-  EXAMPLE_LOGIN,
-  EXAMPLE_RESET_CONFIRM,
-  EXAMPLE_RESET_REQUEST,
-  EXAMPLE_SIGNUP,
-  errorExample,
-} from '@sl-accounts/http/examples';
-import { describeBounds, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
+import { ERROR_EXAMPLES, errorExample } from '@sl-accounts/http/examples';
+import { COMPONENT_SCHEMAS, requestSchemaId } from './component-schemas.ts';
+import { describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** The 400 of an operation sent an empty object: one issue per required field. */
 function validationExample(route: ApiRoute): unknown {
@@ -62,7 +45,7 @@ function validationExample(route: ApiRoute): unknown {
 /** The 429 of a limited operation, a minute into a window the client has used up. */
 function rateLimitedExample(route: ApiRoute): unknown {
   const policy = route.limited ?? route.alsoLimited![0]!;
-  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : ACCOUNT_LOGIN_LIMIT;
+  const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : FURTHER_LIMITS[policy]!;
   const windowSeconds = windowMs / 1000;
   return errorExample(new RateLimited({ policy, limit, windowSeconds, remaining: 0, resetSeconds: windowSeconds - 60 }));
 }
@@ -70,88 +53,20 @@ function rateLimitedExample(route: ApiRoute): unknown {
 /** Version of the API contract (OpenAPI `info.version`, MCP server version). */
 export const API_VERSION = '1.0.0';
 
-export type JsonSchema = Record<string, unknown>;
-
-const REQUEST_SCHEMAS = {
-  SignupRequest,
-  LoginRequest,
-  ContactRequest,
-  ChangePasswordRequest,
-  PasswordResetRequest,
-  PasswordResetConfirmRequest,
-  DeleteAccountRequest,
-};
-const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health };
-
-function generateComponentSchemas(): Record<string, JsonSchema> {
-  const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries({ ...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS })) registry.add(schema, { id });
-  const requests = new Set<unknown>(Object.values(REQUEST_SCHEMAS));
-  const { schemas } = z.toJSONSchema(registry, {
-    io: 'output',
-    target: 'draft-2020-12',
-    uri: (id) => `#/components/schemas/${id}`,
-    override: ({ zodSchema, jsonSchema }) => {
-      // Output mode closes every object, but request bodies strip unknown keys rather than reject them.
-      if (requests.has(zodSchema)) delete jsonSchema.additionalProperties;
-      if (jsonSchema['x-trimmed'] === true) describeTrimmed(jsonSchema);
-    },
-  });
-  return Object.fromEntries(
-    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema as JsonSchema]),
-  );
-}
-
-/**
- * Rewrites the output schema of a field the server trims (e-mail, name) into what a client may send:
- * the bounds apply to the trimmed value, so plain `minLength`/`maxLength`/`format` would refuse
- * `"  A@B.EXAMPLE "` (which the server takes) and accept `" A "` as a name (which it refuses). They
- * become one pattern that allows white space around a value within the bounds; the bounds stay
- * readable under `x-trimmed`. JavaScript's `\s` is exactly the set `String.prototype.trim` removes.
- */
-function describeTrimmed(schema: JsonSchema): void {
-  const { minLength, maxLength, format, pattern } = schema as { minLength?: number; maxLength?: number; format?: string; pattern?: string };
-  let core: string;
-  if (pattern !== undefined) {
-    // The e-mail pattern matches no white space, so the trimmed value is its one run of non-space.
-    const inner = pattern.replace(/^\^/, '').replace(/\$$/, '');
-    core = `${maxLength === undefined ? '' : `(?=\\S{1,${maxLength}}\\s*$)`}(?:${inner})`;
-  } else {
-    const min = minLength ?? 0;
-    const alternatives: string[] = [];
-    if (min <= 1 && (maxLength === undefined || maxLength >= 1)) alternatives.push('\\S');
-    if (maxLength === undefined || maxLength >= 2) alternatives.push(`\\S[\\s\\S]{${Math.max(0, min - 2)},${maxLength === undefined ? '' : maxLength - 2}}\\S`);
-    core = `(?:${alternatives.join('|')})${min === 0 ? '?' : ''}`;
-  }
-  const bounds = { ...(format ? { format } : {}), ...(minLength === undefined ? {} : { minLength }), ...(maxLength === undefined ? {} : { maxLength }) };
-  for (const key of ['minLength', 'maxLength', 'format', 'pattern', 'x-trimmed']) delete schema[key];
-  Object.assign(schema, {
-    pattern: `^\\s*${core}\\s*$`,
-    description: `Surrounding white space is trimmed first${format === 'email' ? ' and the address lower-cased' : ''}; the bounds apply to what remains: ${describeBounds(bounds)}.`,
-    'x-trimmed': bounds,
-  });
-}
-
-/** `components.schemas`, generated once. */
-export const COMPONENT_SCHEMAS: Readonly<Record<string, JsonSchema>> = generateComponentSchemas();
+export type { JsonSchema } from './component-schemas.ts';
+export { COMPONENT_SCHEMAS } from './component-schemas.ts';
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 /** A JSON media type object with its example (tools such as the docs' "Test Request" send it as it is). */
 const jsonBody = (id: string, example: unknown) => ({ 'application/json': { schema: ref(id), example } });
 
-/** The request body examples: one account throughout, so signup then login work in that order. */
-const REQUEST_EXAMPLES: Readonly<Record<string, unknown>> = {
-  SignupRequest: EXAMPLE_SIGNUP,
-  LoginRequest: EXAMPLE_LOGIN,
-  ContactRequest: EXAMPLE_CONTACT,
-  ChangePasswordRequest: EXAMPLE_CHANGE_PASSWORD,
-  PasswordResetRequest: EXAMPLE_RESET_REQUEST,
-  PasswordResetConfirmRequest: EXAMPLE_RESET_CONFIRM,
-  DeleteAccountRequest: EXAMPLE_DELETE_ACCOUNT,
-};
-
 /** The rule of each policy a route may name in `alsoLimited`. */
-const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = { [ACCOUNT_LOGIN_POLICY]: ACCOUNT_LOGIN_LIMIT, [RESET_ADDRESS_POLICY]: RESET_ADDRESS_LIMIT };
+const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
+  [ACCOUNT_LOGIN_POLICY]: ACCOUNT_LOGIN_LIMIT,
+  // A session's own limit on password checks has the account's rule.
+  [SESSION_PASSWORD_POLICY]: ACCOUNT_LOGIN_LIMIT,
+  [RESET_ADDRESS_POLICY]: RESET_ADDRESS_LIMIT,
+};
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
 export function policiesOf(route: ApiRoute): readonly string[] {
@@ -269,6 +184,7 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ['the per-account limit on failed logins (then even the right password, until the window ends)'] : []),
     ...(route.alsoLimited?.includes(DEVICE_LOGIN_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s'] : []),
     ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests'] : []),
+    ...(route.alsoLimited?.includes(SESSION_PASSWORD_POLICY) ? ['this session’s own limit on password checks (then even the right password, until the window ends)'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }
@@ -309,10 +225,11 @@ function operationObject(route: ApiRoute) {
   }
   const limit = route.limited
     ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ' Failed logins are also limited per account (e-mail address), whoever sends them; a browser that signed in to the account before and presents its device cookie (`sl_device`) is limited on its own instead, so others’ failures cannot lock it out.' : ''}${route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ` Per address: ${describeLimit(RESET_ADDRESS_LIMIT)}, registered or not.` : ''}`
-    : route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY)
-      ? ` A wrong password counts against the per-account limit on failed logins (${describeLimit(ACCOUNT_LOGIN_LIMIT)} by default); over it, the answer is 429.`
+    : route.alsoLimited?.includes(SESSION_PASSWORD_POLICY)
+      ? ` A wrong password counts against this session’s own limit on password checks (${describeLimit(ACCOUNT_LOGIN_LIMIT)} by default); over it, the answer is 429. Failed logins of the account from elsewhere do not count here.`
       : '';
-  const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters = pathParameters(route);
+  const bodyId = requestSchemaId(route);
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -320,24 +237,54 @@ function operationObject(route: ApiRoute) {
     tags: [route.tag],
     security: route.auth === 'session' ? [{ sessionCookie: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.requestBody ? { requestBody: { required: true, content: jsonBody(idOf(route.requestBody), REQUEST_EXAMPLES[idOf(route.requestBody)]) } } : {}),
+    ...(bodyId === undefined ? {} : { requestBody: { required: true, content: jsonBody(bodyId, route.requestExample) } }),
     responses,
   };
 }
 
-const idOf = (schema: z.ZodType) => (schema.meta() as { id: string }).id;
+/**
+ * The path parameters of a route, each with its description and example from the route table, so a
+ * tool that calls every operation (Dredd, the docs' "Test Request") has a value to put in the path.
+ */
+function pathParameters(route: ApiRoute) {
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+    const parameter = route.pathParameters?.[name!];
+    if (!parameter) throw new Error(`${route.operationId}: the route table gives {${name}} no description and example (pathParameters)`);
+    return { name: name!, in: 'path', required: true, description: parameter.description, schema: { type: 'string', minLength: 1 }, example: parameter.example };
+  });
+}
 
 /** `paths`, from the route table. */
 const PATHS: Record<string, Record<string, ReturnType<typeof operationObject>>> = {};
 for (const route of API_ROUTES) (PATHS[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
 
-/** The OpenAPI document with `servers` pointing at `baseUrl`. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  accounts: 'Signup, login, logout, the current user, sessions, password change and reset, account deletion.',
+  contact: 'Messages to the operators.',
+  system: 'Service health.',
+};
+/** Every tag a route names, those described above first: a route with a new tag brings it along. */
+const TAGS = [...new Set([...Object.keys(TAG_DESCRIPTIONS), ...API_ROUTES.map((route) => route.tag)])].map((name) => ({
+  name,
+  ...(TAG_DESCRIPTIONS[name] === undefined ? {} : { description: TAG_DESCRIPTIONS[name] }),
+}));
+
+/** The licence of the API description and the code behind it (the repository's LICENSE), as an SPDX id. */
+const LICENSE = { name: 'MIT', identifier: 'MIT' } as const;
+
+/**
+ * The OpenAPI document with `servers` pointing at `baseUrl`. Its `info.contact` is the service by
+ * its name and URL (the service index answers there): both follow the configuration (the service
+ * name, PUBLIC_URL and BASE_PATH), and no address is published that the operator did not choose.
+ */
 export function openApiDocument(baseUrl: string, serviceName: string) {
   return {
     openapi: '3.1.0',
     info: {
       title: `${serviceName} API`,
       version: API_VERSION,
+      license: LICENSE,
+      contact: { name: serviceName, url: baseUrl },
       summary: 'Account signup and login with cookie sessions, the current user, logout, sessions, password change and reset, account deletion, contact messages and a health check.',
       description: [
         'A JSON API. Request and response bodies are `application/json`.',
@@ -347,11 +294,7 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
       ].join('\n\n'),
     },
     servers: [{ url: baseUrl }],
-    tags: [
-      { name: 'accounts', description: 'Signup, login, logout, the current user, sessions, password change and reset, account deletion.' },
-      { name: 'contact', description: 'Messages to the operators.' },
-      { name: 'system', description: 'Service health.' },
-    ],
+    tags: TAGS,
     paths: PATHS,
     components: {
       schemas: COMPONENT_SCHEMAS,

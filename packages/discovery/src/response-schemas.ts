@@ -28,11 +28,12 @@ export const ErrorResponse = z.object({
     .meta({ description: 'On 400 only: every problem found with the request body.' }),
 });
 
+/** Both answers of the health check, 200 and 503, carry every field (the core's `health()` always fills them). */
 export const Health = z.object({
   ok: z.boolean(),
   status: z.enum(['ok', 'unavailable']),
-  service: z.string().optional(),
-  time: z.iso.datetime().optional(),
+  service: z.string().meta({ description: 'The service name.' }),
+  time: z.iso.datetime().meta({ description: 'The server time of the check.' }),
 });
 
 export const Session = z.object({

@@ -2,14 +2,14 @@
  * A node:http server fit to face the internet: request timeouts that hold, caps on connections in
  * total and per peer, connections cut whose peer stopped reading, answers (and one short log line)
  * for bytes that are not HTTP, faulty framing refused before any host sees it, and a graceful stop
- * that tells keep-alive clients to leave.
+ * that drops no request that reached the socket (stop.ts).
  */
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { silentLogger, type Logger } from '@sl-accounts/http';
 import { answerClientError } from './client-error.ts';
 import { refuseFaultyFraming } from './framing.ts';
-import { InFlight } from './in-flight.ts';
 import { cutSlowReaders, limitConnections, serverOptions, type HttpLimits } from './limits.ts';
+import { trackForStop } from './stop.ts';
 
 export interface NodeServerOptions {
   readonly limits: HttpLimits;
@@ -44,9 +44,12 @@ export interface NodeServer {
   /** The cap on open connections in force. */
   readonly maxConnections: number;
   /**
-   * Stops accepting; requests in flight finish, their answers saying `Connection: close` (so
-   * keep-alive clients leave instead of holding the stop up); connections still open after `drainMs`
-   * are closed. Resolves once the server is closed.
+   * Stops, dropping nothing that reached the socket: requests waiting in the listen backlog or unread
+   * in a connection are accepted and read first, and every request is answered, its answer saying
+   * `Connection: close` (so keep-alive clients leave instead of holding the stop up). Connections that
+   * received nothing since their last answer are closed at once. Requests still unanswered after
+   * `drainMs` are answered 503; connections still open 250 ms later are cut. Resolves once the server
+   * is closed.
    */
   close(drainMs: number): Promise<void>;
 }
@@ -55,7 +58,7 @@ export interface NodeServer {
  * `http.createServer(listener)`, hardened (see `hardenServer`), with requests of faulty framing
  * refused (400, connection closed) before `listener` sees them. Listen on `server` as usual:
  *
- *   const { server, close } = createNodeServer(nodeListener({ api, mcp, logger }), { limits, logger });
+ *   const { server, close } = createNodeServer(accounts(service), { limits, logger });
  *   server.listen(3000);
  */
 export function createNodeServer(listener: RequestListener, options: NodeServerOptions): NodeServer {
@@ -63,22 +66,7 @@ export function createNodeServer(listener: RequestListener, options: NodeServerO
   const server = createServer(serverOptions(options.limits));
   const maxConnections = hardenServer(server, options);
   // Registered before the listener, so it sees each response before the listener writes it.
-  const inFlight = new InFlight<ServerResponse>();
-  let stopping = false;
-  server.on('request', (_req, res: ServerResponse) => {
-    if (stopping) res.setHeader('connection', 'close');
-    res.once('close', inFlight.add(res));
-  });
+  const close = trackForStop(server, logger);
   server.on('request', refuseFaultyFraming(listener, logger));
-  return {
-    server,
-    maxConnections,
-    close: async (drainMs) => {
-      stopping = true;
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-      const force = setTimeout(() => server.closeAllConnections(), drainMs).unref();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      clearTimeout(force);
-    },
-  };
+  return { server, maxConnections, close };
 }

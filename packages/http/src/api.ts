@@ -1,19 +1,25 @@
 /**
  * The HTTP contract as one function of a request: `createHttpApi(...).handle(request)` answers every
- * API operation, document, unknown path and wrong method the same way in any host. A host adapter
- * only copies the request in and the answer out (and bridges /mcp, which speaks web streams).
+ * API operation, document, `/mcp` request, unknown path and wrong method the same way in any host. A
+ * host adapter only copies the request in and the answer out.
  */
 import { Unauthenticated, countedLimits, isDomainError, type Accounts, type User } from '@sl-accounts/core';
-import { originHeaders, requestOrigin } from './base-url.ts';
+import { isVerified, type AuthorizeOptions, type Authorization } from './authorize.ts';
+import { baseUrlOf, originHeaders, requestOrigin } from './base-url.ts';
 import { hostBodyError } from './body.ts';
+import { clientAddress } from './client-address.ts';
 import { HttpError, STATUS_BY_CODE, answerForThrown, errorResponse } from './errors.ts';
 import { refuseForeignRequest } from './cross-site.ts';
-import { JSON_TYPE, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
+import { JSON_TYPE, isStreamBody, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
 import { logRequest, requestIdOf, silentLogger, type Logger } from './logger.ts';
+import type { McpHandler } from './mcp-handler.ts';
 import { OperationRequest } from './operation-request.ts';
+import { pathTable, type PathEntry, type PathTable } from './path-table.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { DocumentRoute } from './document-route.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
+
+export { pathPattern } from './path-table.ts';
 
 /** What `createHttpApi` serves and how: the use cases, and where the service is mounted and reached. */
 export interface HttpApiOptions {
@@ -29,9 +35,13 @@ export interface HttpApiOptions {
   /**
    * Documents to serve beside the operations, with GET and HEAD: the discovery documents of
    * `@sl-accounts/discovery` (`discoveryDocuments`), the docs page and the MCP server card among them.
-   * None by default: the contract alone serves the API.
+   * As a function of the base path, they follow the service wherever a host mounts it (see
+   * `HttpRequest.mountPath`); as a list, they are served as they are under every mount. None by
+   * default: the contract alone serves the API.
    */
-  readonly documents?: readonly DocumentRoute[];
+  readonly documents?: readonly DocumentRoute[] | ((basePath: string) => readonly DocumentRoute[]);
+  /** The MCP endpoint (`createMcpEndpoint` of `@sl-accounts/mcp`), served at `<base>/mcp` for every method. None by default. */
+  readonly mcp?: McpHandler | undefined;
   /**
    * The path the service is mounted under (`BASE_PATH`, e.g. `/accounts`); '' or absent for the root.
    * Hosts pass the request target as received (`originalUrl`); every link and document points into it.
@@ -43,28 +53,42 @@ export interface HttpApiOptions {
 export interface HttpApi {
   /** Answers one request. Never throws: failures are answers (500 with the details in the log). */
   handle(request: HttpRequest): Promise<HttpAnswer>;
-  /** Every path it serves (operations and documents) below `basePath`, e.g. to route or count by. */
+  /** Every path it serves (operations, documents, `/mcp`) below `basePath`, e.g. to route or count by. */
   readonly paths: readonly string[];
   /**
-   * What a host routes to the service at the root, in the usual router syntax: each document's path
-   * and `/api/*`, the API's whole namespace (an unknown path in it gets the contract's JSON 404, and
-   * `/api/sessions/{id}` is in it). Under a base path, route the whole prefix instead.
+   * What a host routes to the service at the root, in the usual router syntax: each document's path,
+   * `/mcp` and `/api/*`, the API's whole namespace (an unknown path in it gets the contract's JSON 404,
+   * and `/api/sessions/{id}` is in it). Under a base path, route the whole prefix instead.
    */
   readonly mountPaths: readonly string[];
   /** The mount path, normalised: '' for the root, else `/accounts` (no trailing slash). */
   readonly basePath: string;
   /**
-   * Whether a request target is the service's: at the root, one under `/api/` or a document's path; under a base path,
+   * Whether a request target is the service's: at the root, one under `/api/` or one of its paths;
+   * under a base path (`basePath`, after `mountPath` when a host's router mounted it under one),
    * every path inside it (the contract answers 404 for those it does not serve), and the
-   * `/.well-known/` documents at the origin's root (RFC 8615), whose links point into it. Hosts that
-   * route by hand let everything else fall through to their own routes.
+   * `/.well-known/` documents at the origin's root (RFC 8615), whose links point into it. Hosts
+   * that route by hand let everything else fall through to their own routes.
    */
-  owns(url: string): boolean;
+  owns(url: string, mountPath?: string): boolean;
+  /**
+   * Whether the service has something at a request target: an operation, a document or `/mcp` (any
+   * method). What `owns` claims beyond these gets the contract's 404; a host may let its own routes
+   * try such a path first.
+   */
+  serves(url: string, mountPath?: string): boolean;
+  /**
+   * The guard of a host's own routes, behind every adapter's `requireSession(service, options)`: the
+   * user of the request's `sl_session` cookie, or the answer to send instead: the spec's 401 (cookie
+   * cleared) without a valid session, 403 when `options` asks more of the user than it has, 503 when
+   * the store does not answer. Never throws.
+   */
+  authorize(request: Pick<HttpRequest, 'headers'>, options?: AuthorizeOptions): Promise<Authorization>;
   /**
    * The session of this request: its user, or `null` without a valid `sl_session` cookie. A store that
    * does not answer throws an HttpError with `status` 503 and `expose` (its `cause` the core's
    * StoreUnavailable), which Koa's, Express's and Fastify's error handlers answer as a 503. For a
-   * host's own routes.
+   * host's own routes (`authorize` gives the answers instead).
    */
   session(request: Pick<HttpRequest, 'headers'>): Promise<User | null>;
   /**
@@ -76,6 +100,14 @@ export interface HttpApi {
   answerError(error: unknown, request: Pick<HttpRequest, 'headers'>): HttpAnswer;
   /** The spec's 401 for a host route that needs a session and got none. */
   unauthenticated(request: Pick<HttpRequest, 'headers'>): HttpAnswer;
+}
+
+/**
+ * What every host adapter takes (`accounts(service)`, `requireSession(service)`): the composed
+ * service of `@sl-accounts/service` fits, and so does `{ api }` for a contract composed by hand.
+ */
+export interface HttpService {
+  readonly api: HttpApi;
 }
 
 /** `/accounts/` and `accounts` are `/accounts`; `/` is ''. Refuses what is not a plain path. */
@@ -92,37 +124,40 @@ export function normaliseBasePath(basePath: string | undefined): string {
 /** Every answer but a document's: API answers are personal, and 404s and 405s are not worth keeping. */
 const NOT_CACHED = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
 const DOCUMENT = { 'x-content-type-options': 'nosniff' };
+/** `/mcp`'s answers carry the SDK's own caching headers. */
+const MCP = DOCUMENT;
 /** Methods a route may be asked with at all; others are 501, as no route could ever take them. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-
-interface PathEntry {
-  readonly operations: Map<string, ApiRoute>;
-  document?: DocumentRoute;
-  /** `Allow` for this path, e.g. `HEAD, GET`. */
-  allow: string;
-}
+/** The API's namespace: every path in it is the service's, so unknown ones get its JSON 404. */
+const API_PREFIX = '/api/';
+/**
+ * How many mount prefixes keep a table of their own at once. A router's prefix is written in the
+ * host's code, so there are a few at most; one with a parameter (`/:tenant`) could make one per
+ * request, and this bounds the memory that takes (the least recently built goes first).
+ */
+const MAX_MOUNTS = 32;
+const NO_PARAMS: Record<string, string> = {};
 
 export function createHttpApi(options: HttpApiOptions): HttpApi {
-  const { accounts, logger = silentLogger, trustProxy = 0, publicUrl } = options;
+  const { accounts, logger = silentLogger, trustProxy = 0, publicUrl, mcp } = options;
   const basePath = normaliseBasePath(options.basePath);
-
-  const paths = new Map<string, PathEntry>();
-  const entry = (path: string) => {
-    let found = paths.get(path);
-    if (!found) paths.set(path, (found = { operations: new Map(), allow: '' }));
-    return found;
-  };
   for (const route of API_ROUTES) {
     // Browsers send POSTs from other sites' pages: such an operation must be guarded.
     if (route.method !== 'GET' && !route.changesState) throw new Error(`${route.method} ${route.path} must declare changesState`);
-    entry(route.path).operations.set(route.method, route);
   }
-  // Paths with `{name}` segments, tried in table order after an exact match failed.
-  const templates = [...paths.keys()].filter((p) => p.includes('{')).map((template) => ({ template, ...pathPattern(template) }));
-  for (const document of options.documents ?? []) entry(document.path).document = document;
-  for (const found of paths.values()) {
-    const methods = found.document ? ['GET'] : [...found.operations.keys()];
-    found.allow = methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])).join(', ');
+  const documentsAt = (base: string) => (typeof options.documents === 'function' ? options.documents(base) : (options.documents ?? []));
+  const root = pathTable(basePath, documentsAt(basePath), mcp !== undefined);
+  const mounted = new Map<string, PathTable>();
+
+  /** The table for a host's mount prefix: the prefix, then the service's own base path. */
+  function tableFor(mountPath: string | undefined): PathTable {
+    if (!mountPath || mountPath === '/') return root;
+    const base = joinMount(mountPath, basePath);
+    let table = mounted.get(base);
+    if (table) return table;
+    if (mounted.size >= MAX_MOUNTS) mounted.delete(mounted.keys().next().value!);
+    mounted.set(base, (table = pathTable(base, documentsAt(base), mcp !== undefined)));
+    return table;
   }
 
   /** The request's own origin, checked; invalid forwarded headers are logged and ignored. */
@@ -156,7 +191,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     }
   }
 
-  async function serveDocument(found: PathEntry, document: DocumentRoute, request: HttpRequest, reqId: string): Promise<HttpAnswer> {
+  async function serveDocument(found: PathEntry, document: DocumentRoute, request: HttpRequest, reqId: string, base: string): Promise<HttpAnswer> {
     // A document written from the request's origin varies with the headers that origin came from,
     // so no shared cache hands one client's Host to another; a Host that is not a host is refused.
     const varies: Record<string, string> = document.usesBase && !publicUrl ? { vary: originHeaders(trustProxy) } : {};
@@ -166,7 +201,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       if (origin === null) {
         answer = errorResponse(400, 'The Host header is missing or not a valid host', varies);
       } else {
-        const rendered = await document.render(request, origin + basePath);
+        const rendered = await document.render(request, origin + base);
         // ETag is not a CORS-safelisted header: without the exposure a page could not revalidate.
         const cors: Record<string, string> = document.cors ? { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag' } : {};
         const vary = [rendered.headers.vary, varies.vary].filter(Boolean).join(', ');
@@ -178,35 +213,23 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return finish(answer, commonFor(found, answer.status), reqId);
   }
 
-  /** The entry of a path, exact or by a template, with the template's segments. */
-  const NOT_FOUND = { found: undefined, params: {} } as const;
-  /** The API's namespace: every path in it is the service's, so unknown ones get its JSON 404. */
-  const API_PREFIX = '/api/';
-
-  function lookup(path: string): { found: PathEntry | undefined; params: Record<string, string> } {
-    const exact = paths.get(path);
-    if (exact) return { found: exact, params: {} };
-    for (const { template, pattern, names } of templates) {
-      const match = pattern.exec(path);
-      if (!match) continue;
-      const params: Record<string, string> = {};
-      try {
-        names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
-      } catch {
-        // A malformed percent-escape (bytes that are not UTF-8 among them) names no resource.
-        return { found: undefined, params: {} };
-      }
-      // Nor does a segment that decodes to U+0000 (`%00`), which no id holds and no database text takes.
-      if (Object.values(params).some((value) => value.includes('\0'))) return { found: undefined, params: {} };
-      return { found: paths.get(template), params };
+  /** `/mcp`, any method, to the endpoint, with the request id, client address and base URL the API would use. */
+  async function serveMcp(endpoint: McpHandler, request: HttpRequest, reqId: string, base: string): Promise<HttpAnswer> {
+    let answer: HttpAnswer;
+    try {
+      const context = { requestId: reqId, clientIp: clientAddress(request, trustProxy, logger), baseUrl: baseUrlOf(request, publicUrl, trustProxy) + base };
+      answer = await endpoint.handle(request, context);
+    } catch (error) {
+      answer = answerForThrown(error, logger, reqId);
     }
-    return { found: undefined, params: {} };
+    return finish(answer, MCP, reqId);
   }
 
-  function route(found: PathEntry | undefined, request: HttpRequest, reqId: string, params: Record<string, string> = {}): Promise<HttpAnswer> | HttpAnswer {
+  function route(table: PathTable, found: PathEntry | undefined, request: HttpRequest, reqId: string, params: Record<string, string>): Promise<HttpAnswer> | HttpAnswer {
     if (!found) return finish(errorResponse(404, 'Not found'), NOT_CACHED, reqId);
+    if (found.mcp && mcp) return serveMcp(mcp, request, reqId, table.base);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
-    if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId);
+    if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId, table.base);
     const operation = found.operations.get(method);
     if (operation) return runOperation(found, operation, request, reqId, params);
     let answer: HttpAnswer;
@@ -216,44 +239,58 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return finish(answer, commonFor(found, answer.status), reqId);
   }
 
-  /** The path below `basePath` of a request path, or `null` when it is not under it. */
-  const localPath = (path: string): string | null => {
-    if (basePath === '') return path;
-    if (path.startsWith(basePath)) {
-      if (path.length === basePath.length) return '/';
-      if (path.charCodeAt(basePath.length) === 47 /* '/' */) return path.slice(basePath.length);
-    }
-    return path.startsWith('/.well-known/') ? path : null;
-  };
-
   const answerErrorFor = (error: unknown, request: Pick<HttpRequest, 'headers'>): HttpAnswer => {
     const reqId = requestIdOf(request, trustProxy);
     return finish(answerForThrown(error, logger, reqId), NOT_CACHED, reqId);
   };
 
+  const sessionTokenOf = (request: Pick<HttpRequest, 'headers'>) =>
+    new OperationRequest({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
+
+  const paths = [...root.entries.keys()];
   return {
     async handle(request) {
       const start = performance.now();
       const reqId = requestIdOf(request, trustProxy);
       const path = requestPath(request.url);
-      const local = localPath(path);
-      const { found, params } = local === null ? NOT_FOUND : lookup(local);
-      const answer = await route(found, request, reqId, params);
+      const table = tableFor(request.mountPath);
+      const local = table.localPath(path);
+      const { found, params } = local === null ? { found: undefined, params: NO_PARAMS } : table.lookup(local);
+      const answer = await route(table, found, request, reqId, params);
       logRequest(logger, reqId, request.method, path, answer.status, start);
       return answer;
     },
-    paths: [...paths.keys()],
-    mountPaths: [...[...paths.keys()].filter((p) => !p.startsWith(API_PREFIX)), `${API_PREFIX}*`],
+    paths,
+    mountPaths: [...paths.filter((p) => !p.startsWith(API_PREFIX)), `${API_PREFIX}*`],
     basePath,
-    owns(url) {
+    owns(url, mountPath) {
+      const table = tableFor(mountPath);
       const path = requestPath(url);
-      const local = localPath(path);
+      const local = table.localPath(path);
       if (local === null) return false;
-      if (basePath !== '' && local !== path) return true;
-      return local.startsWith(API_PREFIX) || lookup(local).found !== undefined;
+      if (table.base !== '' && local !== path) return true;
+      return local.startsWith(API_PREFIX) || table.lookup(local).found !== undefined;
+    },
+    serves(url, mountPath) {
+      const table = tableFor(mountPath);
+      const local = table.localPath(requestPath(url));
+      return local !== null && table.lookup(local).found !== undefined;
+    },
+    async authorize(request, authorizeOptions = {}) {
+      const sessionToken = sessionTokenOf(request);
+      try {
+        if (sessionToken === null) throw new Unauthenticated();
+        const user = await accounts.me({ sessionToken });
+        if (authorizeOptions.verified && !isVerified(user)) {
+          return { answer: finish(errorResponse(403, 'The e-mail address of this account is not verified'), NOT_CACHED, requestIdOf(request, trustProxy)) };
+        }
+        return { user };
+      } catch (error) {
+        return { answer: answerErrorFor(error, request) };
+      }
     },
     async session(request) {
-      const sessionToken = new OperationRequest({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
+      const sessionToken = sessionTokenOf(request);
       if (sessionToken === null) return null;
       try {
         return await accounts.me({ sessionToken });
@@ -267,19 +304,13 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   };
 }
 
-/** A matcher for a path with `{name}` segments: each matches one non-empty segment. */
-export function pathPattern(template: string): { readonly pattern: RegExp; readonly names: readonly string[] } {
-  const names: string[] = [];
-  const source = template
-    .split('/')
-    .map((segment) => {
-      const name = /^\{(\w+)\}$/.exec(segment)?.[1];
-      if (name === undefined) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(name);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { pattern: new RegExp(`^${source}$`), names };
+/**
+ * A host's mount prefix, then the service's base path: `/v1` and `/accounts` make `/v1/accounts`.
+ * A router hands its prefix as it matched it; only a trailing slash is dropped.
+ */
+function joinMount(mountPath: string, basePath: string): string {
+  const mount = mountPath.replace(/\/+$/, '');
+  return (mount.startsWith('/') ? mount : `/${mount}`) + basePath;
 }
 
 /** Successful answers on a document's path may be cached; everything else is personal or not worth keeping. */
@@ -295,7 +326,8 @@ function commonFor(found: PathEntry, status: number): Record<string, string> {
 function finish(answer: HttpAnswer, common: Record<string, string>, reqId: string): HttpAnswer {
   const { body } = answer;
   const headers: Record<string, string | string[]> = { ...common, 'x-request-id': reqId, ...answer.headers };
-  if (body !== null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  // A stream's length is not known ahead: it goes out chunked.
+  if (body !== null && !isStreamBody(body)) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   return { ...answer, headers };
 }
 

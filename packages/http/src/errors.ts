@@ -11,7 +11,7 @@ export interface ErrorBody {
 }
 
 /** The spec's ErrorResponse with `status` and the message `error`; `headers` are added to the JSON content type. */
-export function errorResponse(status: number, error: string, headers: Record<string, string | string[]> = {}, issues?: readonly FieldIssue[]): HttpAnswer {
+export function errorResponse(status: number, error: string, headers: Record<string, string | string[]> = {}, issues?: readonly FieldIssue[]): HttpAnswer & { readonly body: string } {
   const body: ErrorBody = issues ? { ok: false, error, issues } : { ok: false, error };
   return jsonAnswer(status, body, headers);
 }

@@ -1,9 +1,10 @@
 /**
- * The example values of the contract (`@sl-accounts/http/examples`): the route table documents each
- * response with one, and the discovery documents show them beside each request. Every example
- * describes one account, so the signup example and then the login example, sent as they are, sign
- * that account up and in (the docs' "Test Request" does exactly that). Error bodies are made by the
- * code that answers them.
+ * The example values of the contract (`@sl-accounts/http/examples`): the route table gives each
+ * request body, path parameter and response one, and the discovery documents show them. Every
+ * example describes one account's life, in the order the documents tell it: the signup example and
+ * then the login example, sent as they are, sign that account up and in (the docs' "Test Request"
+ * does exactly that); the password change takes the signup password to a new one, which the account
+ * deletion then gives. Error bodies are made by the code that answers them.
  */
 import {
   DEFAULT_SERVICE_NAME,
@@ -27,14 +28,14 @@ import { silentLogger } from './logger.ts';
 export const EXAMPLE_SIGNUP: SignupInput = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'correct horse battery staple' };
 /** A login request of that account. */
 export const EXAMPLE_LOGIN: LoginInput = { email: EXAMPLE_SIGNUP.email, password: EXAMPLE_SIGNUP.password };
-/** A password change request of that account. */
+/** A password change request of that account: from the signup password to a new one. */
 export const EXAMPLE_CHANGE_PASSWORD = { currentPassword: EXAMPLE_SIGNUP.password, newPassword: 'a longer passphrase, never used before' } as const;
 /** A password reset request for that account's address. */
 export const EXAMPLE_RESET_REQUEST = { email: EXAMPLE_SIGNUP.email } as const;
 /** A password reset confirmation, with a placeholder for the mailed token. */
 export const EXAMPLE_RESET_CONFIRM = { token: '<the token from the link in the mail>', newPassword: 'a longer passphrase, never used before' } as const;
-/** An account deletion request of that account. */
-export const EXAMPLE_DELETE_ACCOUNT = { password: EXAMPLE_SIGNUP.password } as const;
+/** An account deletion request of that account, with the password the change example set. */
+export const EXAMPLE_DELETE_ACCOUNT = { password: EXAMPLE_CHANGE_PASSWORD.newPassword } as const;
 /** A contact message from that account's owner. */
 export const EXAMPLE_CONTACT: ContactInput = { name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email, message: 'Hello, I have a question about hosting.' };
 
@@ -52,6 +53,8 @@ export const EXAMPLE_SESSIONS = {
     { id: 'b3e1d7c2-0a4f-4c8e-8d2b-7e6f5a4c3b21', createdAt: '2025-12-30T08:15:00.000Z', expiresAt: '2026-01-06T08:15:00.000Z', current: false },
   ],
 } as const;
+/** The id of a session `GET /api/sessions` lists: the one that is not the current session. */
+export const EXAMPLE_SESSION_ID = EXAMPLE_SESSIONS.sessions[1].id;
 /** `GET /api/health`'s answer when the store answers. */
 export const EXAMPLE_HEALTH = { ok: true, status: 'ok', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
 /** `GET /api/health`'s answer when the store does not. */

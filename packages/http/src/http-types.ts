@@ -27,6 +27,13 @@ export interface HttpRequest {
    * (see `HostBody`).
    */
   readonly hostBody?: HostBody | undefined;
+  /**
+   * The prefix a host's router mounted the service under, when the framework routes by one
+   * (Express's `req.baseUrl`, a `@koa/router` prefix, a Fastify plugin's `prefix`, a Hono route's
+   * base): the service answers under `mountPath` + its own `basePath`, and every link and document
+   * says so. `url` stays the target as received, prefix included.
+   */
+  readonly mountPath?: string | undefined;
 }
 
 /**
@@ -43,8 +50,17 @@ export type HostBody = { readonly text: string | Uint8Array } | { readonly parse
 export interface HttpAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[]>>;
-  /** Bytes or text, already serialised; `null` for none. Hosts leave it out for HEAD. */
-  readonly body: string | Uint8Array | null;
+  /**
+   * Bytes or text, already serialised; `null` for none; or a stream the host pipes out as it comes
+   * (only `/mcp`'s event streams: no `Content-Length`, and a host cancels it when the client goes).
+   * Hosts leave the body out for HEAD.
+   */
+  readonly body: string | Uint8Array | ReadableStream<Uint8Array> | null;
+}
+
+/** Whether an answer's body is a stream to pipe (else bytes, text or none). */
+export function isStreamBody(body: HttpAnswer['body']): body is ReadableStream<Uint8Array> {
+  return body !== null && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
 /**
@@ -74,6 +90,6 @@ export function headerValue(headers: HttpHeaders, name: string): string | undefi
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A JSON answer. */
-export function jsonAnswer(status: number, body: unknown, headers: Record<string, string | string[]> = {}): HttpAnswer {
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string | string[]> = {}): HttpAnswer & { readonly body: string } {
   return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
 }

@@ -10,13 +10,21 @@ export { createHttpApi, type HttpApi, type HttpApiOptions } from './api.ts';
 /** `BASE_PATH` as the contract reads it: `/accounts/` and `accounts` are `/accounts`; refuses what is not a path. */
 export { normaliseBasePath } from './api.ts';
 /** A matcher for a route path with `{name}` segments (to label or route by the table's paths). */
-export { pathPattern } from './api.ts';
+export { pathPattern } from './path-table.ts';
+/** The endpoint the contract serves at `<basePath>/mcp` (`createMcpEndpoint` of `@sl-accounts/mcp` fits), and what it is told of each request. */
+export { type McpContext, type McpHandler } from './mcp-handler.ts';
+/** What a host's guard asks of the signed-in user (`api.authorize`), and what it gets back. */
+export { type Authorization, type AuthorizeOptions } from './authorize.ts';
 /** A read-only resource the contract serves beside the operations (the `documents` option). */
 export { type DocumentRoute } from './document-route.ts';
+/** What a host adapter mounts: `createService(...)` of `@sl-accounts/service`, or `{ api }` composed by hand. */
+export { type HttpService } from './api.ts';
 /** The shapes a host exchanges with the contract: the request as plain data, and the answer. */
 export { type HostBody, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
 /** The path of a request target, without query or fragment (absolute form too). */
 export { requestPath } from './http-types.ts';
+/** Whether an answer's body is a stream to pipe out (`/mcp`'s event streams), rather than bytes or text. */
+export { isStreamBody } from './http-types.ts';
 /** The first value of a header. */
 export { headerValue } from './http-types.ts';
 /** The largest request body the contract reads, after decompression (bytes). */
@@ -49,6 +57,8 @@ export { requestIdOf } from './logger.ts';
 export { nextRequestId } from './logger.ts';
 /** The route table: every operation, its path, method, limits, body and documented responses. */
 export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes.ts';
+/** A `{name}` segment of a route's path, with its description and example; the zod schema of a request body. */
+export type { PathParameter, RequestSchema } from './routes.ts';
 /** The `sl_session` cookie: its name, and the Set-Cookie values that set and clear it. */
 export { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';
 /** The `sl_device` cookie (a device's proof of an earlier login): its name and Set-Cookie value. */

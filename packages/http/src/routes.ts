@@ -1,10 +1,12 @@
 /**
  * The route table: the one list of the API's operations. Routing in every host, the OpenAPI paths,
- * and the endpoint lists of auth.md and the agent skills are all derived from it.
+ * and the operations of auth.md and the agent skills, with their fields, path parameters and
+ * examples, are all derived from it: a route added here appears in every document with no other edit.
  */
 import {
   ACCOUNT_LOGIN_POLICY,
   DEVICE_LOGIN_POLICY,
+  DEVICE_PROOF_TTL_MS,
   ChangePasswordRequest,
   ContactRequest,
   DeleteAccountRequest,
@@ -13,15 +15,32 @@ import {
   PasswordResetRequest,
   RESET_ADDRESS_POLICY,
   RESET_TOKEN_TTL_MS,
+  SESSION_PASSWORD_POLICY,
   SignupRequest,
   type Accounts,
+  type parseRequest,
   type LimitedOperation,
   type RateLimitStatus,
   type User,
 } from '@sl-accounts/core';
 import type { OperationRequest } from './operation-request.ts';
-import { ERROR_EXAMPLES, EXAMPLE_HEALTH, EXAMPLE_OK, EXAMPLE_SESSIONS, EXAMPLE_UNHEALTHY, EXAMPLE_USER_RESPONSE } from './examples.ts';
-import { clearedSessionCookie, deviceCookie, sessionCookie } from './session-cookie.ts';
+import {
+  ERROR_EXAMPLES,
+  EXAMPLE_CHANGE_PASSWORD,
+  EXAMPLE_CONTACT,
+  EXAMPLE_DELETE_ACCOUNT,
+  EXAMPLE_HEALTH,
+  EXAMPLE_LOGIN,
+  EXAMPLE_OK,
+  EXAMPLE_RESET_CONFIRM,
+  EXAMPLE_RESET_REQUEST,
+  EXAMPLE_SESSION_ID,
+  EXAMPLE_SESSIONS,
+  EXAMPLE_SIGNUP,
+  EXAMPLE_UNHEALTHY,
+  EXAMPLE_USER_RESPONSE,
+} from './examples.ts';
+import { clearedSessionCookie, DEVICE_COOKIE, deviceCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
 export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse';
@@ -47,7 +66,8 @@ export interface OperationResult {
   readonly limits?: readonly RateLimitStatus[];
 }
 
-export interface ApiRoute {
+/** What every route says, whether or not it takes a body. */
+interface RouteFields {
   readonly method: 'GET' | 'POST' | 'DELETE';
   /** The path; a segment `{name}` matches any one segment, which `request.param(name)` reads. */
   readonly path: string;
@@ -67,15 +87,12 @@ export interface ApiRoute {
   readonly limited?: LimitedOperation;
   /** Further limits that may count a request after `limited` (their RateLimit policies follow its own). */
   readonly alsoLimited?: readonly string[];
-  /** The core schema of the JSON request body, if the operation takes one. */
-  readonly requestBody?:
-    | typeof SignupRequest
-    | typeof LoginRequest
-    | typeof ContactRequest
-    | typeof ChangePasswordRequest
-    | typeof PasswordResetRequest
-    | typeof PasswordResetConfirmRequest
-    | typeof DeleteAccountRequest;
+  /**
+   * Each `{name}` segment of `path`: what it holds and a value the documents show (OpenAPI's
+   * parameter `example`, so tools that call every operation can fill it in). The OpenAPI document
+   * refuses to build when a segment has no entry.
+   */
+  readonly pathParameters?: Readonly<Record<string, PathParameter>>;
   /**
    * Success and the operation's own errors. The generic ones follow from the fields above: a body
    * adds 400, 413 and 415; a limit adds 429; every operation may answer 500 and 503.
@@ -83,6 +100,27 @@ export interface ApiRoute {
   readonly responses: Readonly<Record<string, DocumentedResponse>>;
   readonly run: (accounts: Accounts, request: OperationRequest) => Promise<OperationResult>;
 }
+
+/** A `{name}` segment of a route's path. */
+export interface PathParameter {
+  readonly description: string;
+  readonly example: string;
+}
+
+/** A zod schema of the core, as `parseRequest` takes it. */
+export type RequestSchema = Parameters<typeof parseRequest>[0];
+
+/**
+ * An operation that takes a JSON body names the core schema that parses it, whose fields and bounds
+ * every document lists, and a body of that schema the documents show as their example; one without
+ * a body names neither.
+ */
+type RequestBodyFields =
+  | { readonly requestBody: RequestSchema; readonly requestExample: unknown }
+  | { readonly requestBody?: undefined; readonly requestExample?: undefined };
+
+/** One operation of the API. */
+export type ApiRoute = RouteFields & RequestBodyFields;
 
 const userResponse = (status: number, user: User, setCookie?: string | readonly string[], limits?: readonly RateLimitStatus[]): OperationResult => ({
   status,
@@ -123,6 +161,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     limited: 'signup',
     requestBody: SignupRequest,
+    requestExample: EXAMPLE_SIGNUP,
     responses: {
       '201': { description: 'Account created and signed in.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
       '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
@@ -144,6 +183,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     limited: 'login',
     alsoLimited: [ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY],
     requestBody: LoginRequest,
+    requestExample: EXAMPLE_LOGIN,
     responses: {
       '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
       '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
@@ -197,6 +237,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     limited: 'contact',
     requestBody: ContactRequest,
+    requestExample: EXAMPLE_CONTACT,
     responses: { '200': { description: 'Message received.', body: 'Ok', example: EXAMPLE_OK } },
     run: async (accounts, request) => {
       const { limits } = await accounts.contact(request.bodyReader(), request.meta());
@@ -227,6 +268,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
+    pathParameters: { id: { description: 'The `id` of one of the sessions that `GET /api/sessions` lists.', example: EXAMPLE_SESSION_ID } },
     responses: {
       '200': { description: 'The session ended.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
@@ -242,12 +284,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password',
     operationId: 'changePassword',
     summary: 'Change the password',
-    description: 'Sets a new password (the signup bounds) after checking the current one, and ends every other session of the user; the session of the cookie sent along stays. A wrong current password counts as a failed login of the account.',
+    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays. A wrong current password counts against this session’s own limit on password checks (the account’s failed logins from elsewhere do not lock it).',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY],
     requestBody: ChangePasswordRequest,
+    requestExample: EXAMPLE_CHANGE_PASSWORD,
     responses: {
       '200': { description: 'The password changed; every other session ended.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
@@ -270,6 +313,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     limited: 'passwordReset',
     alsoLimited: [RESET_ADDRESS_POLICY],
     requestBody: PasswordResetRequest,
+    requestExample: EXAMPLE_RESET_REQUEST,
     responses: { '202': { description: 'Accepted: if the address is registered, a mail is on its way.', body: 'Ok', example: EXAMPLE_OK } },
     run: async (accounts, request) => {
       const { limits } = await accounts.requestPasswordReset(request.bodyReader(), request.meta());
@@ -281,16 +325,30 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password-reset/confirm',
     operationId: 'confirmPasswordReset',
     summary: 'Set a new password with a reset token',
-    description: 'Sets the password (the signup bounds) of the account the token was mailed for, and ends every session of that account. An unknown, used or expired token is a 400 naming `token`.',
+    description: 'Sets the password (the signup bounds) of the account the token was mailed for, ends every session of that account and clears its failed logins. An unknown, used or expired token is a 400 naming `token`, and so is one that a later password change, reset or deletion voided.',
     tag: 'accounts',
     changesState: true,
     auth: 'public',
     limited: 'passwordResetConfirm',
     requestBody: PasswordResetConfirmRequest,
-    responses: { '200': { description: 'The password is set; every session of the account ended.', body: 'Ok', example: EXAMPLE_OK } },
+    requestExample: EXAMPLE_RESET_CONFIRM,
+    responses: {
+      '200': {
+        description: 'The password is set; every session of the account ended. This browser gets the device cookie of the account: it signs in even while others’ failed logins lock the account.',
+        body: 'Ok',
+        example: EXAMPLE_OK,
+        headers: {
+          'Set-Cookie': {
+            description: `The device cookie of the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\`. No session starts: sign in with the new password.`,
+            required: true,
+            schema: { type: 'string', pattern: `^${DEVICE_COOKIE}=[^;]+;` },
+          },
+        },
+      },
+    },
     run: async (accounts, request) => {
-      const { limits } = await accounts.confirmPasswordReset(request.bodyReader(), request.meta());
-      return { status: 200, body: { ok: true }, limits };
+      const { device, limits } = await accounts.confirmPasswordReset(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true }, setCookie: deviceCookie(device.proof, device.maxAgeSeconds), limits };
     },
   },
   {
@@ -298,12 +356,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/me',
     operationId: 'deleteAccount',
     summary: 'Delete the account',
-    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again. A wrong password counts as a failed login of the account.',
+    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A wrong password counts against this session’s own limit on password checks.',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [ACCOUNT_LOGIN_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY],
     requestBody: DeleteAccountRequest,
+    requestExample: EXAMPLE_DELETE_ACCOUNT,
     responses: {
       '200': { description: 'The account is gone.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },

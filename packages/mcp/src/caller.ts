@@ -5,7 +5,7 @@ import type { HostBody } from '@sl-accounts/http';
 export interface McpCaller {
   readonly clientIp: string;
   readonly userAgent?: string | null;
-  /** The base URL for resource URIs when no `publicUrl` is configured. */
+  /** The service's absolute URL, mount path included (`PUBLIC_URL`'s when configured): resource URIs start with it. */
   readonly baseUrl: string;
   /** The body as a host's parser left it, when one ran first (then the request's own body is spent). */
   readonly hostBody?: HostBody;

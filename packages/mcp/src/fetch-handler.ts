@@ -29,8 +29,7 @@ export function createMcpFetch({ accounts, serviceName, publicUrl, logger }: Mcp
     const body = await readBody(request, caller.hostBody);
     if (body instanceof Response) return body;
     const meta: RequestMeta = { clientIp: caller.clientIp, userAgent: caller.userAgent ?? null };
-    const base = publicUrl ?? caller.baseUrl;
-    const handler = createMcpHandler(() => createMcpServer(accounts, serviceName, base, meta), {
+    const handler = createMcpHandler(() => createMcpServer(accounts, serviceName, caller.baseUrl, meta), {
       maxRequestBodySize: BODY_LIMIT_BYTES,
       onerror: (err) => logger.debug({ err }, 'mcp request rejected'),
     });

@@ -1,5 +1,5 @@
-/** The MCP server of the account and contact service, as a handler any host mounts at `/mcp`. */
-/** The endpoint: `/mcp` as a fetch handler and a node:http bridge, and the server card documents. */
+/** The MCP server of the account and contact service, as the endpoint the HTTP contract serves at `/mcp`. */
+/** The endpoint: `/mcp` for `createHttpApi({ mcp })` (and as a fetch handler), and the server card documents. */
 export { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.ts';
 /** Who is calling `/mcp`, as the host determined it (for the endpoint's `fetch`). */
 export { type McpCaller } from './caller.ts';

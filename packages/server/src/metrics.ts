@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, isDomainError, type Accounts, type DroppedMail, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, SESSION_PASSWORD_POLICY, isDomainError, type Accounts, type DroppedMail, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
 import { pathPattern, requestPath } from '@sl-accounts/http';
 import type { PoolStats } from '@sl-accounts/store-postgres';
 import type { MetricsConfig } from './config.ts';
@@ -62,7 +62,7 @@ export function createServiceMetrics(): ServiceMetrics {
   });
   const rateLimited = new Counter({
     name: `${METRICS_PREFIX}rate_limited_total`,
-    help: 'Requests refused by a rate limit (429, or an MCP tool error), by operation and by limit: "ip" (per client) or "account" (failed logins per e-mail address).',
+    help: 'Requests refused by a rate limit (429, or an MCP tool error), by operation and by limit: "ip" (per client), "account" (failed logins per e-mail address), "device" (a device cookie\'s own failed logins) or "session" (a session\'s own password checks).',
     labelNames: ['operation', 'limit'],
     registers,
   });
@@ -83,7 +83,8 @@ export function createServiceMetrics(): ServiceMetrics {
     switch (error.code) {
       case 'rate_limited': {
         const { policy } = error.rateLimit;
-        rateLimited.inc({ operation: useCase, limit: policy === ACCOUNT_LOGIN_POLICY ? 'account' : policy === DEVICE_LOGIN_POLICY ? 'device' : 'ip' });
+        const limit = policy === ACCOUNT_LOGIN_POLICY ? 'account' : policy === DEVICE_LOGIN_POLICY ? 'device' : policy === SESSION_PASSWORD_POLICY ? 'session' : 'ip';
+        rateLimited.inc({ operation: useCase, limit });
         return;
       }
       case 'invalid_credentials':

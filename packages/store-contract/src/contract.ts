@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@sl-accounts/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
+import { credentialCases } from './cases/credentials.ts';
 import { outboxCases } from './cases/outbox.ts';
 import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
@@ -65,6 +66,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('listing and ending sessions', () => sessionListCases(current));
     describe('password change and account deletion', () => accountChangeCases(current));
     describe('password reset tokens', () => resetCases(current));
+    describe('the credential generation', () => credentialCases(current));
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
     describe('mail outbox', () => outboxCases(current));

@@ -2,7 +2,7 @@
  * Fixed values for the contract cases. Time is always passed in, so the cases use dates far from
  * today: an adapter that read its own clock would fail them.
  */
-import type { NewSession, Store, User } from '@sl-accounts/core';
+import { FIRST_CREDENTIAL_GENERATION, type NewSession, type Store, type User } from '@sl-accounts/core';
 
 export const T0 = new Date('2031-03-01T12:00:00.000Z');
 export const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -12,6 +12,9 @@ export const DAY = 24 * HOUR;
 
 export const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
 export const OTHER_PHC = '$pbkdf2-sha256$i=600000$b3RoZXJzYWx0b3RoZXJzYQ$b3RoZXJoYXNob3RoZXJoYXNob3RoZXJoYXNob3RoZXI';
+
+/** The credential generation of a new account. */
+export const G0 = FIRST_CREDENTIAL_GENERATION;
 
 /** A 64-hex digest, as core's digestToken makes them. */
 export const digest = (n: number) => n.toString(16).padStart(64, '0');
@@ -23,9 +26,9 @@ export async function addUser(store: Store, email = 'ada@example.com', name = 'A
   return user;
 }
 
-/** Creates the session whose digest is `digest(n)`. */
+/** Creates the session whose digest is `digest(n)`, under the generation of a new account. */
 export async function addSession(store: Store, userId: number, n: number, expiresAt: Date): Promise<NewSession> {
-  const session = { tokenDigest: digest(n), userId, createdAt: T0, expiresAt };
-  await store.sessions.create(session);
+  const session = { tokenDigest: digest(n), userId, credentialGeneration: G0, createdAt: T0, expiresAt };
+  if (!(await store.sessions.create(session))) throw new Error(`session ${n} of user ${userId} was not created`);
   return session;
 }

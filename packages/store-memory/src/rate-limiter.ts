@@ -67,6 +67,12 @@ export class MemoryRateLimiter implements RateLimiter {
     }
   }
 
+  async clear(key: string): Promise<void> {
+    // A window that refuses is cleared too: clearing is a deliberate end (a completed reset), not an eviction.
+    this.#held.delete(key);
+    this.#open.delete(key);
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     const t = now.getTime();
     const ended: string[] = [];

@@ -1,4 +1,4 @@
-import type { NewPasswordReset, OutgoingMail, PasswordResetStore } from '@sl-accounts/core';
+import type { NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
 import { deleteWhere } from './delete-where.ts';
 import type { MemoryOutbox } from './outbox.ts';
 import type { StoredReset, UserTable } from './user-store.ts';
@@ -21,12 +21,13 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
 
   async request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean> {
     const userId = this.#table.idByEmail.get(email);
-    const stored: StoredReset = { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt };
+    const record = userId === undefined ? undefined : this.#table.byId.get(userId);
     // The same steps either way (a token entry, an outbox entry), so that neither costs what the
     // other does not; only an account's address gets a token that opens something, and a mail.
-    if (userId === undefined) {
+    if (!record) {
+      // Bound to no generation of any account: never consumed, whatever happens at the address.
       this.#standIns.delete(email);
-      this.#standIns.set(email, stored);
+      this.#standIns.set(email, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt, credentialGeneration: -1 });
       for (const key of this.#standIns.keys()) {
         if (this.#standIns.size <= STAND_IN_CAPACITY) break;
         this.#standIns.delete(key);
@@ -34,20 +35,22 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
       this.#outbox.enqueueStandIn(reset.createdAt);
       return false;
     }
-    this.#table.resets.set(userId, stored);
+    this.#table.resets.set(record.id, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt, credentialGeneration: record.credentialGeneration });
     this.#outbox.enqueue(mail, reset.createdAt);
     return true;
   }
 
-  async consume(tokenDigest: string, now: Date, passwordHash: string): Promise<{ readonly userId: number; readonly endedSessions: readonly string[] } | null> {
+  async consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null> {
     const table = this.#table;
     for (const [userId, reset] of table.resets) {
       if (reset.tokenDigest !== tokenDigest) continue;
       const record = table.byId.get(userId);
       if (reset.expiresAt.getTime() <= now.getTime() || !record) return null;
-      table.resets.delete(userId);
-      table.byId.set(userId, { ...record, passwordHash });
-      return { userId, endedSessions: table.endSessions(userId, null) };
+      if (record.credentialGeneration !== reset.credentialGeneration) {
+        table.resets.delete(userId);
+        return null;
+      }
+      return { userId, email: record.email, endedSessions: table.changeCredential(record, passwordHash, null) };
     }
     return null;
   }

@@ -16,18 +16,21 @@ export class MemorySessionStore implements SessionStore {
     return this.#table.revocations;
   }
 
-  async create(session: NewSession, maxPerUser?: number): Promise<void> {
+  async create(session: NewSession, maxPerUser?: number): Promise<boolean> {
     const table = this.#table;
     const { tokenDigest, userId } = session;
+    // The check and the insert in one synchronous step: no change of credential can come between.
+    if (table.byId.get(userId)?.credentialGeneration !== session.credentialGeneration) return false;
     table.addSession(tokenDigest, { id: randomUUID(), userId, createdAt: session.createdAt, expiresAt: session.expiresAt });
     const digests = table.sessionsByUser.get(userId)!;
-    if (maxPerUser === undefined || digests.size <= maxPerUser) return;
+    if (maxPerUser === undefined || digests.size <= maxPerUser) return true;
     // Oldest first by creation time; a stable sort keeps insertion order among equal times.
     const others = [...digests].filter((d) => d !== tokenDigest);
     others.sort((a, b) => table.sessions.get(a)!.createdAt.getTime() - table.sessions.get(b)!.createdAt.getTime());
     const ended = others.slice(0, digests.size - maxPerUser);
     for (const digest of ended) table.removeSession(digest);
     this.revocations.publish(ended);
+    return true;
   }
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {

@@ -1,4 +1,4 @@
-import { InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl-accounts/core';
+import { FIRST_CREDENTIAL_GENERATION, InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl-accounts/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -12,11 +12,13 @@ export interface StoredSession {
 export interface StoredReset {
   readonly tokenDigest: string;
   readonly expiresAt: Date;
+  /** The user's credential generation when it was requested: it works only while that is current. */
+  readonly credentialGeneration: number;
 }
 
 /**
  * The tables of one memory store, shared by its adapters: the session store joins on the users, a
- * user's deletion removes their sessions and reset token, a password change ends sessions. Private
+ * user's deletion removes their sessions and reset token, a change of credential ends sessions. Private
  * to this package (the entry does not export it), so the adapters offer the ports only. Every
  * change that spans tables happens in one synchronous step, as a transaction would.
  */
@@ -53,6 +55,16 @@ export class UserTable {
     return session;
   }
 
+  /**
+   * A change of credential: the new hash under the next generation, the reset token voided and the
+   * user's sessions but `keep` ended; returns their digests (and publishes them). One synchronous step.
+   */
+  changeCredential(record: UserRecord, passwordHash: string, keep: string | null): string[] {
+    this.byId.set(record.id, { ...record, passwordHash, credentialGeneration: record.credentialGeneration + 1 });
+    this.resets.delete(record.id);
+    return this.endSessions(record.id, keep);
+  }
+
   /** Deletes the user's sessions but `keep`; returns their digests (and publishes them). */
   endSessions(userId: number, keep: string | null): string[] {
     const ended = [...(this.sessionsByUser.get(userId) ?? [])].filter((digest) => digest !== keep);
@@ -73,7 +85,7 @@ export class MemoryUserStore implements UserStore {
     const table = this.#table;
     // Check and insert happen in one synchronous step, so concurrent inserts cannot both win.
     if (table.idByEmail.has(user.email)) return null;
-    const record: UserRecord = { id: table.nextId++, name: user.name, email: user.email, passwordHash: user.passwordHash };
+    const record: UserRecord = { id: table.nextId++, name: user.name, email: user.email, passwordHash: user.passwordHash, credentialGeneration: FIRST_CREDENTIAL_GENERATION };
     table.byId.set(record.id, record);
     table.idByEmail.set(record.email, record.id);
     return { id: record.id, name: record.name, email: record.email };
@@ -88,22 +100,23 @@ export class MemoryUserStore implements UserStore {
     return this.#table.byId.get(userId) ?? null;
   }
 
-  async updatePasswordHash(userId: number, passwordHash: string): Promise<void> {
+  async updatePasswordHash(userId: number, generation: number, passwordHash: string): Promise<boolean> {
     const record = this.#table.byId.get(userId);
-    if (record) this.#table.byId.set(userId, { ...record, passwordHash });
-  }
-
-  async changePassword(userId: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
-    const record = this.#table.byId.get(userId);
-    if (!record) return null;
+    if (record?.credentialGeneration !== generation) return false;
     this.#table.byId.set(userId, { ...record, passwordHash });
-    return this.#table.endSessions(userId, keep);
+    return true;
   }
 
-  async delete(userId: number): Promise<readonly string[] | null> {
+  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+    const record = this.#table.byId.get(userId);
+    if (record?.credentialGeneration !== generation) return null;
+    return this.#table.changeCredential(record, passwordHash, keep);
+  }
+
+  async delete(userId: number, generation: number): Promise<readonly string[] | null> {
     const table = this.#table;
     const record = table.byId.get(userId);
-    if (!record) return null;
+    if (record?.credentialGeneration !== generation) return null;
     table.byId.delete(userId);
     table.idByEmail.delete(record.email);
     table.resets.delete(userId);

@@ -21,6 +21,8 @@ export interface PasswordResetsTable {
   user_id: number | null;
   /** SHA-256 of the reset token, 64 hex digits: the token itself is never stored. */
   token_digest: string;
+  /** The user's credential generation when the token was requested: it works only while that is current; `null` with `user_id`. */
+  credential_generation: number | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -32,6 +34,8 @@ export interface UsersTable {
   email: string;
   /** A PHC string; a check constraint refuses anything else. */
   password_hash: string;
+  /** Moved on by every change of credential; 0 for a new account. */
+  credential_generation: Generated<number>;
   created_at: Date;
 }
 

@@ -151,7 +151,23 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
-  '0008_reset_same_work_and_mail_kind': {
+  '0008_credential_generation': {
+    // The account's credential generation (a security stamp): a password change and a completed reset
+    // move it on in the transaction that ends the sessions; a session is inserted only while the
+    // generation its login read is current, under a lock a change must wait for (session-store.ts); a
+    // reset token works only under the generation it was requested under. A new account starts at 0.
+    // The users-update trigger of 0003 fires on `update of id, name, email` only: neither a
+    // generation's move nor a rehash at login flushes every session cache, and the sessions a move
+    // ends are deleted in its transaction, which the sessions-delete trigger reports one by one.
+    async up(db) {
+      await sql`alter table users add column credential_generation integer not null default 0 check (credential_generation >= 0)`.execute(db);
+      // Tokens stored before this migration belong to accounts still at 0. No default afterwards: a
+      // token written without its generation would be a store bug, and fails here.
+      await sql`alter table password_resets add column credential_generation integer not null default 0`.execute(db);
+      await sql`alter table password_resets alter column credential_generation drop default`.execute(db);
+    },
+  },
+  '0009_reset_same_work_and_mail_kind': {
     // A reset request writes the same rows whether or not its address is an account's
     // (reset-store.ts): tokens are kept by address, bound to the account when there is one (a token
     // bound to none opens nothing); an outbox row without a recipient is a stand-in that the next
@@ -163,6 +179,8 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await sql`update password_resets r set email = u.email from users u where u.id = r.user_id`.execute(db);
       await sql`alter table password_resets drop constraint password_resets_pkey`.execute(db);
       await sql`alter table password_resets alter column email set not null, alter column user_id drop not null, add primary key (email)`.execute(db);
+      // A token bound to no account is bound to no generation either; one of an account always is.
+      await sql`alter table password_resets alter column credential_generation drop not null, add constraint password_resets_generation_check check ((user_id is null) = (credential_generation is null))`.execute(db);
       await db.schema.createIndex('password_resets_user_id_idx').on('password_resets').column('user_id').execute();
       await sql`alter table mail_outbox alter column recipient drop not null, add column kind text not null default 'security' check (kind in ('contact', 'security'))`.execute(db);
       await sql`update mail_outbox set kind = 'contact' where reply_to is not null`.execute(db);

@@ -4,6 +4,7 @@ import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, ty
 import { throughKysely, type RunStatement } from './compiled.ts';
 import { PostgresContactStore } from './contact-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { importPGlite } from './import-pglite.ts';
 import { initDataDir } from './init-data-dir.ts';
 import type { Database } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -172,7 +173,7 @@ export function openPGlite(options: PGliteStoreOptions = {}): StoreAndKysely {
     // Loaded on first use, so a server on a Postgres server never loads PGlite's WebAssembly.
     pglite: async () => {
       if (!dataDir || dataDir.includes('://')) {
-        const { PGlite } = await import('@electric-sql/pglite');
+        const { PGlite } = await importPGlite();
         return PGlite.create({ ...(dataDir ? { dataDir } : {}), startParams: pgliteStartParams(PGlite.defaultStartParams, settings) });
       }
       await privateDataDir(dataDir);

@@ -6,6 +6,7 @@
 import { chmod, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import { importPGlite, importPGliteNodeFS } from './import-pglite.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
 
 export const PRIVATE_DIR_MODE = 0o700;
@@ -38,7 +39,7 @@ interface NodeFsOps {
  * sets.
  */
 export async function openPrivatePGlite(dataDir: string, settings?: Readonly<Record<string, string>>): Promise<PGlite> {
-  const [{ PGlite }, { NodeFS }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/nodefs')]);
+  const [{ PGlite }, { NodeFS }] = await Promise.all([importPGlite(), importPGliteNodeFS()]);
   const withoutShared = (attr: { mode?: number }) => (attr.mode === undefined ? attr : { ...attr, mode: attr.mode & ~SHARED_BITS });
   class PrivateNodeFS extends NodeFS {
     override init(...[pg, options]: Parameters<InstanceType<typeof NodeFS>['init']>) {

@@ -53,6 +53,11 @@ export class PostgresRateLimiter implements RateLimiter {
     await this.#refund(key, now);
   }
 
+  async clear(key: string): Promise<void> {
+    // One statement: a consume under the row's lock runs wholly before it (and is forgotten) or after (a new window).
+    await this.#db.deleteFrom('rate_limit_windows').where('key', '=', key).execute();
+  }
+
   async deleteExpired(now: Date): Promise<number> {
     const result = await this.#db.deleteFrom('rate_limit_windows').where('reset_at', '<=', now).executeTakeFirst();
     return Number(result.numDeletedRows);

@@ -31,25 +31,29 @@ export class PostgresSessionStore implements SessionStore {
         .select(['users.id', 'users.name', 'users.email', 'sessions.expires_at'])
         .where('sessions.token_digest', '=', digest),
     );
-    this.#create = compileOnce(run, 4, (tokenDigest: string, userId: number, createdAt: Date, expiresAt: Date) =>
-      db.insertInto('sessions').values({ token_digest: tokenDigest, user_id: userId, created_at: createdAt, expires_at: expiresAt }),
+    this.#create = compileOnce(run, 5, (tokenDigest: string, userId: number, generation: number, createdAt: Date, expiresAt: Date) =>
+      insertUnderGeneration(db, 'share', tokenDigest, userId, generation, createdAt, expiresAt).returning('token_digest'),
     );
     this.#delete = compileOnce(run, 1, (digest: string) => db.deleteFrom('sessions').where('token_digest', '=', digest).returning('expires_at'));
   }
 
-  async create(session: NewSession, maxPerUser?: number): Promise<void> {
+  async create(session: NewSession, maxPerUser?: number): Promise<boolean> {
+    const { tokenDigest, userId, credentialGeneration, createdAt, expiresAt } = session;
     if (maxPerUser === undefined) {
-      await this.#create(session.tokenDigest, session.userId, session.createdAt, session.expiresAt);
-      return;
+      // One statement: the user's row is read under FOR SHARE, which a change of credential's
+      // update (or a deletion) conflicts with. Either that change waits for this insert to commit
+      // and then ends the session with the others, or this statement waits for the change and then
+      // finds the generation moved on (Postgres checks a locked row's newest version again), or the
+      // user gone, and inserts nothing: never a session under a stale generation, never an orphan.
+      return (await this.#create(tokenDigest, userId, credentialGeneration, createdAt, expiresAt)).length > 0;
     }
     const ended = await this.#db.transaction().execute(async (trx) => {
-      // Serialises the creates of one user, so concurrent logins cannot each keep their own extra
-      // session. NO KEY UPDATE does not block the foreign-key checks of other sessions' inserts.
-      await trx.selectFrom('users').select('id').where('id', '=', session.userId).forNoKeyUpdate().execute();
-      await trx
-        .insertInto('sessions')
-        .values({ token_digest: session.tokenDigest, user_id: session.userId, created_at: session.createdAt, expires_at: session.expiresAt })
-        .execute();
+      // The insert under the generation check, as above, with the row lock NO KEY UPDATE held to the
+      // commit: it also serialises the creates of one user, so concurrent logins cannot each keep
+      // their own extra session, and it does not block the foreign-key checks of other sessions'
+      // inserts. Nothing inserted: nothing to trim.
+      const inserted = await insertUnderGeneration(trx, 'no key update', tokenDigest, userId, credentialGeneration, createdAt, expiresAt).returning('token_digest').execute();
+      if (inserted.length === 0) return null;
       // Oldest first by creation time (the digest breaks ties, as it must be some order); the
       // delete trigger tells every listening process.
       return trx
@@ -67,7 +71,9 @@ export class PostgresSessionStore implements SessionStore {
         .returning('token_digest')
         .execute();
     });
+    if (ended === null) return false;
     if (ended.length > 0) this.#revocations?.publish(ended.map((r) => r.token_digest));
+    return true;
   }
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
@@ -112,4 +118,20 @@ export class PostgresSessionStore implements SessionStore {
     const result = await this.#db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+/**
+ * `INSERT INTO sessions … SELECT … FROM users WHERE id = $user AND credential_generation = $generation
+ * FOR <lock>`: the session exists only if the user does, at that generation, and the user's row stays
+ * locked in `lock` mode until the statement's transaction ends.
+ */
+function insertUnderGeneration(db: Kysely<Database>, lock: 'share' | 'no key update', tokenDigest: string, userId: number, generation: number, createdAt: Date, expiresAt: Date) {
+  return db.insertInto('sessions').columns(['token_digest', 'user_id', 'created_at', 'expires_at']).expression((eb) => {
+    const owner = eb
+      .selectFrom('users')
+      .select((s) => [s.val(tokenDigest).as('token_digest'), 'id', s.val(createdAt).as('created_at'), s.val(expiresAt).as('expires_at')])
+      .where('id', '=', userId)
+      .where('credential_generation', '=', generation);
+    return lock === 'share' ? owner.forShare() : owner.forNoKeyUpdate();
+  });
 }

@@ -3,6 +3,18 @@ import type { InProcessRevocations, NewUser, User, UserRecord, UserStore } from 
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 
+const RECORD = ['id', 'name', 'email', 'password_hash', 'credential_generation'] as const;
+
+type RecordRow = { id: number; name: string; email: string; password_hash: string; credential_generation: number };
+
+const toRecord = (row: RecordRow): UserRecord => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  passwordHash: row.password_hash,
+  credentialGeneration: row.credential_generation,
+});
+
 export class PostgresUserStore implements UserStore {
   readonly #db: Kysely<Database>;
   readonly #findByEmail;
@@ -16,7 +28,7 @@ export class PostgresUserStore implements UserStore {
     this.#findByEmail = compileOnce(run, 1, (email: string) =>
       db
         .selectFrom('users')
-        .select(['id', 'name', 'email', 'password_hash'])
+        .select(RECORD)
         // The same expression as the unique index, so the lookup uses it.
         .where((eb) => eb(eb.fn('lower', ['email']), '=', eb.fn('lower', [eb.val(email)]))),
     );
@@ -24,7 +36,8 @@ export class PostgresUserStore implements UserStore {
 
   async insert(user: NewUser): Promise<User | null> {
     // ON CONFLICT DO NOTHING without a target covers every unique index, lower(email) included: a
-    // taken e-mail (also one inserted concurrently) yields no row instead of error 23505.
+    // taken e-mail (also one inserted concurrently) yields no row instead of error 23505. The id is
+    // an identity column, never reused; the generation starts at the column's default, 0.
     const row = await this.#db
       .insertInto('users')
       .values({ name: user.name, email: user.email, password_hash: user.passwordHash, created_at: user.createdAt })
@@ -36,38 +49,69 @@ export class PostgresUserStore implements UserStore {
 
   async findByEmail(email: string): Promise<UserRecord | null> {
     const [row] = await this.#findByEmail(email);
-    return row ? { id: row.id, name: row.name, email: row.email, passwordHash: row.password_hash } : null;
+    return row ? toRecord(row) : null;
   }
 
-  async updatePasswordHash(userId: number, passwordHash: string): Promise<void> {
-    await this.#db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
+  async updatePasswordHash(userId: number, generation: number, passwordHash: string): Promise<boolean> {
+    // The generation is the condition, not a target: a rehash is no change of credential (and the
+    // users-update trigger, on id, name and email only, does not fire).
+    const result = await this.#db
+      .updateTable('users')
+      .set({ password_hash: passwordHash })
+      .where('id', '=', userId)
+      .where('credential_generation', '=', generation)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 
   async findById(userId: number): Promise<UserRecord | null> {
-    const row = await this.#db.selectFrom('users').select(['id', 'name', 'email', 'password_hash']).where('id', '=', userId).executeTakeFirst();
-    return row ? { id: row.id, name: row.name, email: row.email, passwordHash: row.password_hash } : null;
+    const row = await this.#db.selectFrom('users').select(RECORD).where('id', '=', userId).executeTakeFirst();
+    return row ? toRecord(row) : null;
   }
 
-  async changePassword(userId: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
     const ended = await this.#db.transaction().execute(async (trx) => {
-      const updated = await trx.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).returning('id').executeTakeFirst();
+      // The update takes the user's row lock first: a session create waiting on it then finds the new
+      // generation and stores nothing, and one that got the lock first has committed before the
+      // sessions are ended below (each statement here sees what committed before it began).
+      const updated = await moveGeneration(trx, userId, generation, passwordHash);
       if (!updated) return null;
+      await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
       return endSessions(trx, userId, keep);
     });
     if (ended) this.#revocations?.publish(ended);
     return ended;
   }
 
-  async delete(userId: number): Promise<readonly string[] | null> {
+  async delete(userId: number, generation: number): Promise<readonly string[] | null> {
     const ended = await this.#db.transaction().execute(async (trx) => {
+      // The row lock first, as in changePassword, so no session is inserted after the sessions are
+      // named (a create waiting on the lock finds no user and stores nothing, never an orphan).
+      const locked = await trx.selectFrom('users').select('id').where('id', '=', userId).where('credential_generation', '=', generation).forUpdate().executeTakeFirst();
+      if (!locked) return null;
       // Named before the user goes, so they can be reported; the cascade would end them silently.
       const digests = await endSessions(trx, userId, null);
-      const deleted = await trx.deleteFrom('users').where('id', '=', userId).returning('id').executeTakeFirst();
-      return deleted ? digests : null;
+      await trx.deleteFrom('users').where('id', '=', userId).execute();
+      return digests;
     });
     if (ended) this.#revocations?.publish(ended);
     return ended;
   }
+}
+
+/**
+ * A change of credential on the user's row, inside `trx`: the new hash under the next generation,
+ * only while the generation is still `generation`. Returns the user's e-mail address, or `null`.
+ */
+export async function moveGeneration(trx: Transaction<Database>, userId: number, generation: number, passwordHash: string): Promise<string | null> {
+  const row = await trx
+    .updateTable('users')
+    .set((eb) => ({ password_hash: passwordHash, credential_generation: eb('credential_generation', '+', 1) }))
+    .where('id', '=', userId)
+    .where('credential_generation', '=', generation)
+    .returning('email')
+    .executeTakeFirst();
+  return row?.email ?? null;
 }
 
 /** Deletes the user's sessions but `keep` (`null`: all) inside `trx`; returns their digests. */

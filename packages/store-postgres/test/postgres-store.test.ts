@@ -68,9 +68,9 @@ for (const [target, createDatabase] of [
 
     it('refuses a session key that is not a 64-hex digest', async () => {
       const user = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
-      const session = { userId: user!.id, createdAt: T0, expiresAt: T0 };
+      const session = { userId: user!.id, credentialGeneration: 0, createdAt: T0, expiresAt: T0 };
       await expect(store.sessions.create({ ...session, tokenDigest: 'a-raw-token' })).rejects.toThrow(/check constraint/);
-      await expect(store.sessions.create({ ...session, tokenDigest: digestToken('a-raw-token') })).resolves.toBeUndefined();
+      await expect(store.sessions.create({ ...session, tokenDigest: digestToken('a-raw-token') })).resolves.toBe(true);
     });
 
     it('after a signup the tables hold the PHC hash and the token digest, never the password or token', async () => {
@@ -99,7 +99,7 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
     const stores = Array.from({ length: 5 }, () => openTestStore(database));
     try {
       const applied = await Promise.all(stores.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_reset_same_work_and_mail_kind']);
+      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_credential_generation', '0009_reset_same_work_and_mail_kind']);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -372,7 +372,7 @@ describe('connection failures', () => {
       await expect(store.users.findByEmail('ada@example.com')).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.sessions.findWithUser(digestToken('x'))).rejects.toBeInstanceOf(StoreUnavailable);
-      await expect(store.sessions.create({ tokenDigest: digestToken('x'), userId: 1, createdAt: T0, expiresAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.sessions.create({ tokenDigest: digestToken('x'), userId: 1, credentialGeneration: 0, createdAt: T0, expiresAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.sessions.delete(digestToken('x'))).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0)).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.rateLimiter.refund('k', T0)).rejects.toBeInstanceOf(StoreUnavailable);

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { CurrentStore } from '../current-store.ts';
-import { addSession, addUser, at, DAY, digest, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
+import { addSession, addUser, at, DAY, digest, G0, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
 const MAIL = { to: 'ada@example.com', subject: 'Reset', text: 'https://example.com/reset?token=x' };
 const reset = (n: number, expiresAt = at(30 * MINUTE)) => ({ tokenDigest: digest(1000 + n), createdAt: T0, expiresAt });
@@ -11,9 +11,9 @@ export function sessionListCases(current: CurrentStore): void {
     const { store } = current;
     const ada = await addUser(store, 'ada@example.com');
     const grace = await addUser(store, 'grace@example.com', 'Grace');
-    await store.sessions.create({ tokenDigest: digest(1), userId: ada.id, createdAt: at(-2 * MINUTE), expiresAt: at(DAY) });
-    await store.sessions.create({ tokenDigest: digest(2), userId: ada.id, createdAt: at(-MINUTE), expiresAt: at(2 * DAY) });
-    await store.sessions.create({ tokenDigest: digest(3), userId: ada.id, createdAt: at(-3 * DAY), expiresAt: T0 }); // expired at now
+    await store.sessions.create({ tokenDigest: digest(1), userId: ada.id, credentialGeneration: G0, createdAt: at(-2 * MINUTE), expiresAt: at(DAY) });
+    await store.sessions.create({ tokenDigest: digest(2), userId: ada.id, credentialGeneration: G0, createdAt: at(-MINUTE), expiresAt: at(2 * DAY) });
+    await store.sessions.create({ tokenDigest: digest(3), userId: ada.id, credentialGeneration: G0, createdAt: at(-3 * DAY), expiresAt: T0 }); // expired at now
     await addSession(store, grace.id, 4, at(DAY));
     const listed = await store.sessions.listByUser(ada.id, T0);
     expect(listed.map((s) => ({ tokenDigest: s.tokenDigest, createdAt: s.createdAt, expiresAt: s.expiresAt }))).toEqual([
@@ -68,7 +68,7 @@ export function accountChangeCases(current: CurrentStore): void {
     const grace = await addUser(store, 'grace@example.com', 'Grace');
     for (const n of [1, 2, 3]) await addSession(store, ada.id, n, at(DAY));
     await addSession(store, grace.id, 4, at(DAY));
-    const ended = await store.users.changePassword(ada.id, OTHER_PHC, digest(2));
+    const ended = await store.users.changePassword(ada.id, G0, OTHER_PHC, digest(2));
     expect([...(ended ?? [])].sort()).toEqual([digest(1), digest(3)]);
     expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(OTHER_PHC);
     expect(await store.sessions.findWithUser(digest(1))).toBeNull();
@@ -82,16 +82,16 @@ export function accountChangeCases(current: CurrentStore): void {
     const { store } = current;
     const ada = await addUser(store, 'ada@example.com');
     await addSession(store, ada.id, 1, at(DAY));
-    expect(await store.users.changePassword(ada.id + 1000, OTHER_PHC, null)).toBeNull();
+    expect(await store.users.changePassword(ada.id + 1000, G0, OTHER_PHC, null)).toBeNull();
     expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
-    expect(await store.users.changePassword(ada.id, OTHER_PHC, null)).toEqual([digest(1)]);
+    expect(await store.users.changePassword(ada.id, G0, OTHER_PHC, null)).toEqual([digest(1)]);
     expect(await store.sessions.findWithUser(digest(1))).toBeNull();
   });
 
   it('findById returns the user with its hash, or null', async () => {
     const { store } = current;
     const ada = await addUser(store, 'ada@example.com');
-    expect(await store.users.findById(ada.id)).toEqual({ ...ada, passwordHash: PHC });
+    expect(await store.users.findById(ada.id)).toEqual({ ...ada, passwordHash: PHC, credentialGeneration: G0 });
     expect(await store.users.findById(ada.id + 1000)).toBeNull();
   });
 
@@ -103,13 +103,13 @@ export function accountChangeCases(current: CurrentStore): void {
     await addSession(store, ada.id, 2, at(DAY));
     await addSession(store, grace.id, 3, at(DAY));
     expect(await store.resets.request('ada@example.com', reset(1), MAIL)).toBe(true);
-    const ended = await store.users.delete(ada.id);
+    const ended = await store.users.delete(ada.id, G0);
     expect([...(ended ?? [])].sort()).toEqual([digest(1), digest(2)]);
     expect(await store.users.findByEmail('ada@example.com')).toBeNull();
     expect(await store.users.findById(ada.id)).toBeNull();
     expect(await store.sessions.findWithUser(digest(1))).toBeNull();
     expect(await store.sessions.findWithUser(digest(3))).toEqual({ user: grace, expiresAt: at(DAY) });
-    expect(await store.users.delete(ada.id)).toBeNull();
+    expect(await store.users.delete(ada.id, G0)).toBeNull();
     const again = await addUser(store, 'ada@example.com', 'Ada again');
     expect(again.id).not.toBe(ada.id);
     // The old token went with the old account: it opens nothing, not even the new one.

@@ -116,6 +116,33 @@ export function rateLimiterCases(current: CurrentStore): void {
     expect((await rateLimiter.consume('k', rule, at(HOUR - 1))).count).toBe(3);
   });
 
+  it('clear forgets the key’s window: the next request opens a new one; other keys keep theirs', async () => {
+    const { rateLimiter } = current.store;
+    for (let i = 0; i < 5; i++) await rateLimiter.consume('login-account:ada', rule, T0);
+    await rateLimiter.consume('login-account:grace', rule, T0);
+    await expect(rateLimiter.clear('login-account:ada')).resolves.toBeUndefined();
+    expect(await rateLimiter.consume('login-account:ada', rule, at(MINUTE))).toEqual({ allowed: true, count: 1, resetAt: at(MINUTE + HOUR) });
+    expect(await rateLimiter.consume('login-account:grace', rule, at(MINUTE))).toEqual({ allowed: true, count: 2, resetAt: at(HOUR) });
+    await expect(rateLimiter.clear('never-seen')).resolves.toBeUndefined();
+    expect(await rateLimiter.consume('never-seen', rule, at(2))).toEqual({ allowed: true, count: 1, resetAt: at(HOUR + 2) });
+  });
+
+  it('consumes racing a clear each count once, in the forgotten window or in the new one', async () => {
+    const { rateLimiter } = current.store;
+    const wide = { limit: 100, windowMs: HOUR };
+    const before = Array.from({ length: 15 }, () => rateLimiter.consume('busy', wide, T0));
+    const cleared = rateLimiter.clear('busy');
+    const after = Array.from({ length: 15 }, () => rateLimiter.consume('busy', wide, T0));
+    const counts = (await Promise.all([...before, ...after])).map((h) => h.count);
+    await cleared;
+    // Two runs 1..a (before the clear) and 1..b (after it), a + b = 30: nothing lost, nothing counted twice.
+    const next = (await rateLimiter.consume('busy', wide, T0)).count;
+    const b = next - 1;
+    const a = 30 - b;
+    const runs = [...Array.from({ length: a }, (_, i) => i + 1), ...Array.from({ length: b }, (_, i) => i + 1)].sort((x, y) => x - y);
+    expect(counts.sort((x, y) => x - y)).toEqual(runs);
+  });
+
   it('concurrent refunds and consumes on one key all count: each is one atomic step', async () => {
     const { rateLimiter } = current.store;
     const wide = { limit: 100, windowMs: HOUR };

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { ContactMessage } from '@sl-accounts/core';
 import type { CurrentStore } from '../current-store.ts';
-import { addSession, addUser, at, DAY, digest, PHC } from '../fixtures.ts';
+import { addSession, addUser, at, DAY, digest, G0, PHC } from '../fixtures.ts';
 
 /** Exactly `n` code points (never half a surrogate pair) cut from `text` repeated. */
 const codePoints = (text: string, n: number) => Array.from(text.repeat(Math.ceil(n / Array.from(text).length))).slice(0, n).join('');
@@ -55,7 +55,7 @@ export function roundTripCases(current: CurrentStore): void {
     }
     // Looked up after every insert, so no user can stand in for another.
     for (const [i, { label, name, email }] of users.entries()) {
-      expect(await store.users.findByEmail(email), label).toStrictEqual({ id: ids[i], name, email, passwordHash: PHC });
+      expect(await store.users.findByEmail(email), label).toStrictEqual({ id: ids[i], name, email, passwordHash: PHC, credentialGeneration: G0 });
     }
   });
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { CurrentStore } from '../current-store.ts';
-import { addSession, addUser, at, DAY, digest, MINUTE, T0 } from '../fixtures.ts';
+import { addSession, addUser, at, DAY, digest, G0, MINUTE, T0 } from '../fixtures.ts';
 
 /** Every way a session goes (delete, concurrent deletes, deleteExpired) is checked with findWithUser. */
 export function sessionCases(current: CurrentStore): void {
@@ -110,12 +110,12 @@ export function sessionCases(current: CurrentStore): void {
       await addSession(store, grace.id, 100, at(DAY));
       // Created out of digest order, so the order is the creation time's.
       for (const [i, n] of [5, 3, 4, 1, 2].entries()) {
-        await store.sessions.create({ tokenDigest: digest(n), userId: ada.id, createdAt: at(i * MINUTE), expiresAt: at(DAY) }, 3);
+        await store.sessions.create({ tokenDigest: digest(n), userId: ada.id, credentialGeneration: G0, createdAt: at(i * MINUTE), expiresAt: at(DAY) }, 3);
       }
       const live = async (ns: number[]) => (await Promise.all(ns.map(async (n) => (await store.sessions.findWithUser(digest(n))) !== null)));
       expect(await live([5, 3, 4, 1, 2, 100])).toEqual([false, false, true, true, true, true]);
       // A new session with an older creation time than the rest is still kept; the oldest other goes.
-      await store.sessions.create({ tokenDigest: digest(6), userId: ada.id, createdAt: T0, expiresAt: at(DAY) }, 3);
+      await store.sessions.create({ tokenDigest: digest(6), userId: ada.id, credentialGeneration: G0, createdAt: T0, expiresAt: at(DAY) }, 3);
       expect(await live([6, 4, 1, 2])).toEqual([true, false, true, true]);
       await waitFor(() => [5, 3, 4].every((n) => heard.includes(digest(n))));
       expect(heard).toEqual(expect.arrayContaining([digest(5), digest(3), digest(4)]));
@@ -130,7 +130,7 @@ export function sessionCases(current: CurrentStore): void {
     const { store } = current;
     const ada = await addUser(store);
     await Promise.all(
-      Array.from({ length: 20 }, (_, n) => store.sessions.create({ tokenDigest: digest(n + 1), userId: ada.id, createdAt: at(n), expiresAt: at(DAY) }, 3)),
+      Array.from({ length: 20 }, (_, n) => store.sessions.create({ tokenDigest: digest(n + 1), userId: ada.id, credentialGeneration: G0, createdAt: at(n), expiresAt: at(DAY) }, 3)),
     );
     const found = await Promise.all(Array.from({ length: 20 }, (_, n) => store.sessions.findWithUser(digest(n + 1))));
     expect(found.filter((f) => f !== null)).toHaveLength(3);

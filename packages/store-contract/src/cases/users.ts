@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { CurrentStore } from '../current-store.ts';
-import { addUser, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
+import { addUser, G0, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
 export function userCases(current: CurrentStore): void {
   it('insert returns the user without its hash; findByEmail returns it with the hash', async () => {
@@ -8,7 +8,7 @@ export function userCases(current: CurrentStore): void {
     const user = await store.users.insert({ name: 'Ada Lovelace', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
     expect(user).toEqual({ id: expect.any(Number), name: 'Ada Lovelace', email: 'ada@example.com' });
     expect(Number.isSafeInteger(user!.id)).toBe(true);
-    expect(await store.users.findByEmail('ada@example.com')).toEqual({ ...user, passwordHash: PHC });
+    expect(await store.users.findByEmail('ada@example.com')).toEqual({ ...user, passwordHash: PHC, credentialGeneration: G0 });
   });
 
   it('findByEmail of an unknown e-mail is null', async () => {
@@ -29,7 +29,7 @@ export function userCases(current: CurrentStore): void {
     const { store } = current;
     const first = await addUser(store, 'ada@example.com', 'Ada');
     expect(await store.users.insert({ name: 'Impostor', email: 'ada@example.com', passwordHash: OTHER_PHC, createdAt: T0 })).toBeNull();
-    expect(await store.users.findByEmail('ada@example.com')).toEqual({ ...first, passwordHash: PHC });
+    expect(await store.users.findByEmail('ada@example.com')).toEqual({ ...first, passwordHash: PHC, credentialGeneration: G0 });
   });
 
   it('50 concurrent inserts of one e-mail create exactly one user', async () => {
@@ -41,14 +41,14 @@ export function userCases(current: CurrentStore): void {
     );
     const winners = results.filter((r) => r !== null);
     expect(winners).toHaveLength(1);
-    expect(await store.users.findByEmail('race@example.com')).toEqual({ ...winners[0], passwordHash: PHC });
+    expect(await store.users.findByEmail('race@example.com')).toEqual({ ...winners[0], passwordHash: PHC, credentialGeneration: G0 });
   });
 
   it('updatePasswordHash replaces the hash of that user only', async () => {
     const { store } = current;
     const ada = await addUser(store, 'ada@example.com');
     await addUser(store, 'grace@example.com');
-    await store.users.updatePasswordHash(ada.id, OTHER_PHC);
+    expect(await store.users.updatePasswordHash(ada.id, G0, OTHER_PHC)).toBe(true);
     expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(OTHER_PHC);
     expect((await store.users.findByEmail('grace@example.com'))?.passwordHash).toBe(PHC);
   });
@@ -56,7 +56,7 @@ export function userCases(current: CurrentStore): void {
   it('updatePasswordHash of an unknown id changes nothing and does not throw', async () => {
     const { store } = current;
     const ada = await addUser(store, 'ada@example.com');
-    await expect(store.users.updatePasswordHash(ada.id + 1000, OTHER_PHC)).resolves.toBeUndefined();
+    await expect(store.users.updatePasswordHash(ada.id + 1000, G0, OTHER_PHC)).resolves.toBe(false);
     expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(PHC);
   });
 }

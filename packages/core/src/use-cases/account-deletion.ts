@@ -1,0 +1,32 @@
+import { Unauthenticated } from '../errors.ts';
+import { withQuota, type Quota } from '../rate-limits.ts';
+import { DeleteAccountRequest, parseRequest } from '../schemas.ts';
+import type { UseCaseContext } from './context.ts';
+import { confirmPassword } from './password.ts';
+import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { forget, signedIn } from './sessions.ts';
+
+export interface AccountDeletionUseCases {
+  /**
+   * Deletes the presented session's user, their sessions and reset token, after checking the
+   * password. Throws Unauthenticated (also when the account's credentials changed while the password
+   * was being checked), ValidationError, WrongPassword or RateLimited (as changePassword).
+   */
+  deleteAccount(body: RequestBody, meta: RequestMeta): Promise<Quota>;
+}
+
+export function accountDeletionUseCases(context: UseCaseContext): AccountDeletionUseCases {
+  const { users } = context.ports;
+  return {
+    deleteAccount: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(DeleteAccountRequest, await readBody(body));
+        const record = await confirmPassword(context, session, input.password, tally);
+        const ended = await users.delete(record.id, record.credentialGeneration);
+        if (ended === null) throw new Unauthenticated();
+        forget(context, ended);
+        return {};
+      }),
+  };
+}

@@ -1,0 +1,93 @@
+import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
+import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
+import type { Ports, RateLimitRule } from '../ports.ts';
+import { ACCOUNT_LOGIN_LIMIT, countRequest, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import type { RequestMeta } from './request.ts';
+
+/** The service's name where nothing else is configured: health answers, documents, logs. */
+export const DEFAULT_SERVICE_NAME = 'sl-accounts';
+
+/** Live sessions one user may hold by default; a login beyond it ends the oldest. */
+export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
+
+export interface AccountsOptions {
+  /** Service name reported by the health check; default `DEFAULT_SERVICE_NAME`. */
+  readonly serviceName?: string;
+  /** Overrides the spec's rate limits (tests, embedding hosts with their own policy). */
+  readonly rateLimits?: Partial<Record<LimitedOperation, RateLimitRule>>;
+  /** Failed logins per account and window; default ACCOUNT_LOGIN_LIMIT; `null` turns the limit off. */
+  readonly accountLoginLimit?: RateLimitRule | null;
+  /** How many leading bits of an IPv6 address identify one client for the limits (1 to 128); default 56. */
+  readonly ipv6Prefix?: number;
+  /** Reset requests per address (registered or not) and window; default RESET_ADDRESS_LIMIT. */
+  readonly resetAddressLimit?: RateLimitRule;
+  /**
+   * The page a reset mail links to, absolute; the link adds `?token=<token>`. Configured, never
+   * taken from a request, so no client can put another site's link into a mail. Default
+   * `http://localhost/reset-password` (the composition root always passes one).
+   */
+  readonly resetUrl?: string;
+  /** Hears failures of work done after the answer (a reset request's store write). Default: none. */
+  readonly onBackgroundError?: (error: unknown) => void;
+  /** The operator's address: each contact message is mailed there too. Unset: messages are only stored. */
+  readonly contactTo?: string;
+  /** Sessions one user may hold; a signup or login beyond it ends the oldest. Default DEFAULT_MAX_SESSIONS_PER_USER. */
+  readonly maxSessionsPerUser?: number;
+}
+
+/** What every group of use cases is built on: the ports, and the options with their defaults filled in. */
+export interface UseCaseContext {
+  readonly ports: Ports;
+  readonly devices: DeviceProofs;
+  readonly serviceName: string;
+  readonly rules: Readonly<Record<LimitedOperation, RateLimitRule>>;
+  /** The per-account failed-login limit; `null` when it is off. */
+  readonly accountRule: RateLimitRule | null;
+  /**
+   * A signed-in session's own limit on its password checks: the account's rule, or its default when
+   * that is off (a stolen session must never guess without bound).
+   */
+  readonly sessionPasswordRule: RateLimitRule;
+  readonly ipv6Prefix: number;
+  readonly resetAddressRule: RateLimitRule;
+  readonly resetUrl: URL;
+  readonly onBackgroundError: (error: unknown) => void;
+  readonly contactTo: string | undefined;
+  readonly maxSessions: number;
+  /** Counts the request against the operation's per-client limit; returns the canonical client address. */
+  limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
+}
+
+/** Checks the options and fills in their defaults; throws RangeError for one out of bounds. */
+export function createContext(ports: Ports, options: AccountsOptions): UseCaseContext {
+  const { rateLimiter, clock, tokens } = ports;
+  const rules = { ...RATE_LIMITS, ...options.rateLimits };
+  const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
+  const resetUrl = new URL(options.resetUrl ?? 'http://localhost/reset-password');
+  if (resetUrl.protocol !== 'https:' && resetUrl.protocol !== 'http:') throw new RangeError('resetUrl must be an http or https URL');
+  if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
+  const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
+
+  const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
+
+  return {
+    ports,
+    devices: createDeviceProofs(ports.deviceKeys, tokens, clock),
+    serviceName: options.serviceName ?? DEFAULT_SERVICE_NAME,
+    rules,
+    accountRule,
+    sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
+    ipv6Prefix,
+    resetAddressRule: options.resetAddressLimit ?? RESET_ADDRESS_LIMIT,
+    resetUrl,
+    onBackgroundError: options.onBackgroundError ?? (() => {}),
+    contactTo: options.contactTo,
+    maxSessions,
+    async limit(operation, meta, tally) {
+      const address = canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT;
+      await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), tally);
+      return address;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { DEVICE_LOGIN_POLICY } from '../device-proofs.ts';
+import { InvalidCredentials } from '../errors.ts';
+import type { User } from '../ports.ts';
+import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { LoginRequest, parseRequest } from '../schemas.ts';
+import { digestToken } from '../system.ts';
+import type { UseCaseContext } from './context.ts';
+import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { issueSession } from './sessions.ts';
+import type { SignedIn } from './signup.ts';
+
+export interface LoginUseCases {
+  /**
+   * Checks credentials and starts a fresh session; a session the client presented is ended first.
+   * Throws ValidationError, InvalidCredentials (also when the account's credentials changed while
+   * the password was being checked) or RateLimited.
+   */
+  login(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
+}
+
+export function loginUseCases(context: UseCaseContext): LoginUseCases {
+  const { users, sessions, rateLimiter, hasher, clock } = context.ports;
+  const { accountRule, devices } = context;
+
+  /** Login's steps, inside `withQuota`. */
+  async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<SignedIn> {
+    await context.limit('login', meta, tally);
+    const input = parseRequest(LoginRequest, await readBody(body));
+    // The account first: a device proof is bound to its id, and its credential generation, read
+    // here before the password is hashed, is the one the session must still be issued under.
+    const record = await users.findByEmail(input.email);
+    // Every attempt on the account is counted before the password is checked, so concurrent
+    // guesses cannot all pass one stale check; a successful login takes its count back. A client
+    // with a genuine device proof for the account is counted on its own, so others' failures
+    // cannot lock it out (and its own failures meet the same limit). An unknown address checks the
+    // proofs all the same and is counted under its address alike.
+    let attempt = null;
+    if (accountRule) {
+      const device = await devices.verify(meta.deviceProof, record?.id ?? null);
+      attempt = device
+        ? await countRequest(rateLimiter, DEVICE_LOGIN_POLICY, accountKey(DEVICE_LOGIN_POLICY, device), accountRule, clock.now(), tally)
+        : await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), tally);
+    }
+    if (!record) {
+      await hasher.verifyDummy(input.password);
+      throw new InvalidCredentials();
+    }
+    if (!(await hasher.verify(input.password, record.passwordHash))) throw new InvalidCredentials();
+    if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
+    const generation = record.credentialGeneration;
+    // Only under the generation the check was made against: a password changed meanwhile stays.
+    if (hasher.needsRehash(record.passwordHash)) await users.updatePasswordHash(record.id, generation, await hasher.hash(input.password));
+    // Every presented session ends, not only the first: one planted under a longer path (sent
+    // first) would otherwise outlive this login and shadow the fresh one.
+    const presented = meta.sessionToken;
+    if (typeof presented === 'string') await sessions.delete(digestToken(presented));
+    else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
+    // The password was right when it was read; if it has changed since (a change, a reset, a
+    // deletion committed while it was hashed), the store issues nothing and the old password has
+    // opened nothing.
+    const session = await issueSession(context, record.id, generation);
+    if (!session) throw new InvalidCredentials();
+    const user: User = { id: record.id, name: record.name, email: record.email };
+    return { user, session, device: await devices.issue(user.id) };
+  }
+
+  return {
+    login: (body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota> => withQuota((tally) => login(body, meta, tally)),
+  };
+}

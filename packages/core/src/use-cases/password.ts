@@ -1,0 +1,52 @@
+import { Unauthenticated, WrongPassword } from '../errors.ts';
+import type { UserRecord } from '../ports.ts';
+import { accountKey, countRequest, refundRequest, SESSION_PASSWORD_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { ChangePasswordRequest, parseRequest } from '../schemas.ts';
+import type { UseCaseContext } from './context.ts';
+import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { forget, signedIn, type SignedInSession } from './sessions.ts';
+
+export interface PasswordUseCases {
+  /**
+   * Sets a new password after checking the current one, and ends every other session of the user
+   * (and voids its reset token). Throws Unauthenticated (also when the account's credentials changed
+   * while the password was being checked: that change ended this session), ValidationError,
+   * WrongPassword or RateLimited (the session's own limit on password checks, which a wrong current
+   * password counts against).
+   */
+  changePassword(body: RequestBody, meta: RequestMeta): Promise<Quota>;
+}
+
+/**
+ * Checks a password the signed-in user gave to confirm a change; answers the account as it was read
+ * before the check, its credential generation included, which the change must still find. Counted
+ * against the session's own limit first, taken back when right: the login failures of others, which
+ * lock the account's logins, never lock its owner out of this, and a stolen session token still
+ * cannot be used to guess the password faster than a login could.
+ */
+export async function confirmPassword(context: UseCaseContext, session: SignedInSession, password: string, tally: Tally): Promise<UserRecord> {
+  const { users, rateLimiter, hasher, clock } = context.ports;
+  const attempt = await countRequest(rateLimiter, SESSION_PASSWORD_POLICY, accountKey(SESSION_PASSWORD_POLICY, session.digest), context.sessionPasswordRule, clock.now(), tally);
+  const record = await users.findById(session.user.id);
+  // The user went between the session lookup and now (deleted elsewhere): the session went with it.
+  if (!record) throw new Unauthenticated();
+  if (!(await hasher.verify(password, record.passwordHash))) throw new WrongPassword();
+  await refundRequest(rateLimiter, attempt, clock.now(), tally);
+  return record;
+}
+
+export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
+  const { users, hasher } = context.ports;
+  return {
+    changePassword: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(ChangePasswordRequest, await readBody(body));
+        const record = await confirmPassword(context, session, input.currentPassword, tally);
+        const ended = await users.changePassword(record.id, record.credentialGeneration, await hasher.hash(input.newPassword), session.digest);
+        if (ended === null) throw new Unauthenticated();
+        forget(context, ended);
+        return {};
+      }),
+  };
+}

@@ -1,0 +1,48 @@
+import type { UseCaseContext } from './context.ts';
+
+export interface Health {
+  readonly ok: boolean;
+  readonly status: 'ok' | 'unavailable';
+  readonly service: string;
+  readonly time: string;
+}
+
+/** The service's own operations: its health and its housekeeping. */
+export interface ServiceUseCases {
+  /**
+   * Never throws: a store that does not answer makes the status `unavailable`. Concurrent calls
+   * share one ping of the store.
+   */
+  health(): Promise<Health>;
+  /** Deletes expired sessions, reset tokens and ended limiter windows; returns how many of each. */
+  sweep(): Promise<{ readonly sessions: number; readonly resetTokens: number; readonly rateLimitWindows: number }>;
+}
+
+export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
+  const { ports, serviceName } = context;
+  const { sessions, resets, rateLimiter, clock } = ports;
+
+  // Health checks that overlap share one ping, so a flood of them (or one MCP batch) keeps at most
+  // one statement in flight; a check that arrives during a ping gets that ping's answer.
+  let pinging: Promise<boolean> | undefined;
+  const pingOnce = () =>
+    (pinging ??= ports
+      .ping()
+      .then(() => true, () => false)
+      .finally(() => {
+        pinging = undefined;
+      }));
+
+  return {
+    async health(): Promise<Health> {
+      const ok = await pingOnce();
+      return { ok, status: ok ? 'ok' : 'unavailable', service: serviceName, time: clock.now().toISOString() };
+    },
+
+    async sweep() {
+      const now = clock.now();
+      const [s, t, r] = await Promise.all([sessions.deleteExpired(now), resets.deleteExpired(now), rateLimiter.deleteExpired(now)]);
+      return { sessions: s, resetTokens: t, rateLimitWindows: r };
+    },
+  };
+}

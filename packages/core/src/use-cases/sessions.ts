@@ -1,0 +1,125 @@
+import { NotFound, Unauthenticated } from '../errors.ts';
+import type { User } from '../ports.ts';
+import { digestToken } from '../system.ts';
+import type { UseCaseContext } from './context.ts';
+import { firstLive, type SessionMeta } from './request.ts';
+
+/** Session lifetime: absolute, from issue. */
+export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface IssuedSession {
+  /** The raw token: give it to the client, never store or log it. */
+  readonly token: string;
+  readonly expiresAt: Date;
+  readonly maxAgeSeconds: number;
+}
+
+/** A session as the list of its user's sessions shows it. */
+export interface ListedSession {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  /** Whether it is the session the request came with. */
+  readonly current: boolean;
+}
+
+/** The use cases of a signed-in session. */
+export interface SessionUseCases {
+  /** Ends the presented session. Throws Unauthenticated when there is no valid one. */
+  logout(meta: SessionMeta): Promise<void>;
+  /** The user of the presented session. Throws Unauthenticated when missing or expired. */
+  me(meta: SessionMeta): Promise<User>;
+  /** The presented session's user's sessions that have not expired. Throws Unauthenticated. */
+  listSessions(meta: SessionMeta): Promise<readonly ListedSession[]>;
+  /**
+   * Ends one of the presented session's user's sessions by its id; resolves with whether it was the
+   * presented one. Throws Unauthenticated, or NotFound when the id is not one of the user's.
+   */
+  endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }>;
+}
+
+/**
+ * Stores a fresh session of the user under the credential generation the caller checked, and answers
+ * its token; `null` when the user is no longer at that generation (or gone): then nothing is stored.
+ */
+export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number): Promise<IssuedSession | null> {
+  const { tokens, clock, sessions } = context.ports;
+  const token = tokens.generate();
+  const createdAt = clock.now();
+  const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
+  if (!(await sessions.create({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions))) return null;
+  return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
+}
+
+/** Sessions a store ended beside a change: a cache in front of it forgets them now, not at the feed's pace. */
+export function forget(context: UseCaseContext, digests: readonly string[]): void {
+  if (digests.length > 0) context.ports.sessions.forget?.(digests);
+}
+
+/** A signed-in session: its user and its token's digest. */
+export interface SignedInSession {
+  readonly user: User;
+  readonly digest: string;
+}
+
+/** Ends the token's session; Unauthenticated when it names none, or an expired one (deleted now). */
+async function endSessionOf(context: UseCaseContext, token: string): Promise<void> {
+  const deleted = await context.ports.sessions.delete(digestToken(token));
+  if (!deleted || deleted.expiresAt.getTime() <= context.ports.clock.now().getTime()) throw new Unauthenticated();
+}
+
+/** The user of the token's session; Unauthenticated when it names none, or an expired one (deleted now). `me`'s hot path. */
+async function userOf(context: UseCaseContext, token: string): Promise<User> {
+  const { sessions, clock } = context.ports;
+  const digest = digestToken(token);
+  const found = await sessions.findWithUser(digest);
+  if (!found) throw new Unauthenticated();
+  if (found.expiresAt.getTime() <= clock.now().getTime()) {
+    await sessions.delete(digest);
+    throw new Unauthenticated();
+  }
+  return found.user;
+}
+
+/** The first presented session that is live, with its user and digest; throws Unauthenticated as `me` does. */
+export function signedIn(context: UseCaseContext, meta: SessionMeta): Promise<SignedInSession> {
+  const presented = meta.sessionToken;
+  if (!presented) return Promise.reject(new Unauthenticated());
+  // Off `me`'s hot path: the account's operations need the digest too.
+  const live = async (token: string): Promise<SignedInSession> => ({ user: await userOf(context, token), digest: digestToken(token) });
+  return typeof presented === 'string' ? live(presented) : firstLive(presented, live);
+}
+
+export function sessionUseCases(context: UseCaseContext): SessionUseCases {
+  const { sessions, clock } = context.ports;
+  const end = (token: string) => endSessionOf(context, token);
+  const user = (token: string) => userOf(context, token);
+
+  return {
+    logout(meta: SessionMeta): Promise<void> {
+      const presented = meta.sessionToken;
+      if (!presented) return Promise.reject(new Unauthenticated());
+      return typeof presented === 'string' ? endSessionOf(context, presented) : firstLive(presented, end);
+    },
+
+    me(meta: SessionMeta): Promise<User> {
+      const presented = meta.sessionToken;
+      if (!presented) return Promise.reject(new Unauthenticated());
+      return typeof presented === 'string' ? userOf(context, presented) : firstLive(presented, user);
+    },
+
+    async listSessions(meta: SessionMeta): Promise<readonly ListedSession[]> {
+      const { user, digest } = await signedIn(context, meta);
+      const listed = await sessions.listByUser(user.id, clock.now());
+      return listed.map((s) => ({ id: s.id, createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString(), current: s.tokenDigest === digest }));
+    },
+
+    async endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }> {
+      const { user, digest } = await signedIn(context, meta);
+      const ended = await sessions.deleteById(user.id, id);
+      if (ended === null) throw new NotFound('Session');
+      forget(context, [ended]);
+      return { current: ended === digest };
+    },
+  };
+}

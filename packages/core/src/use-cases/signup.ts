@@ -1,0 +1,39 @@
+import type { IssuedDeviceProof } from '../device-proofs.ts';
+import { EmailTaken, InvalidCredentials } from '../errors.ts';
+import { FIRST_CREDENTIAL_GENERATION, type User } from '../ports.ts';
+import { withQuota, type Quota } from '../rate-limits.ts';
+import { parseRequest, SignupRequest } from '../schemas.ts';
+import type { UseCaseContext } from './context.ts';
+import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { issueSession, type IssuedSession } from './sessions.ts';
+
+export interface SignedIn {
+  readonly user: User;
+  readonly session: IssuedSession;
+  /** Proof that this client signed in to this account; give it to the client with the session. */
+  readonly device: IssuedDeviceProof;
+}
+
+export interface SignupUseCases {
+  /** Creates an account and signs it in. Throws ValidationError, EmailTaken or RateLimited. */
+  signup(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
+}
+
+export function signupUseCases(context: UseCaseContext): SignupUseCases {
+  const { users, hasher, clock } = context.ports;
+  return {
+    signup: (body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota> =>
+      withQuota(async (tally) => {
+        await context.limit('signup', meta, tally);
+        const input = parseRequest(SignupRequest, await readBody(body));
+        const passwordHash = await hasher.hash(input.password);
+        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
+        if (!user) throw new EmailTaken();
+        // Under the new account's first generation, as a login's: only someone who knows the password
+        // (or reads its mailbox) can have moved it on, or deleted the account, since the insert.
+        const session = await issueSession(context, user.id, FIRST_CREDENTIAL_GENERATION);
+        if (!session) throw new InvalidCredentials();
+        return { user, session, device: await context.devices.issue(user.id) };
+      }),
+  };
+}

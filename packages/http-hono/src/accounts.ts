@@ -1,0 +1,48 @@
+/**
+ * `accounts(service)`: the service as a Hono app, for `app.route(prefix, ...)` (or `app.mount(prefix,
+ * ....fetch)`), on Node with @hono/node-server: the contract reads node's own request (`c.env.incoming`),
+ * its body under its own rules, after the rate limit counted the request.
+ */
+import type { IncomingMessage } from 'node:http';
+import { Hono, type Context } from 'hono';
+import { basePath as routeBasePath } from 'hono/route';
+import { requestPath, type HttpApi, type HttpService } from '@sl-accounts/http';
+import { toHttpRequest } from '@sl-accounts/http-node';
+import { toResponse } from './response.ts';
+
+/** The bindings the adapter reads: node's request, as @hono/node-server passes it. */
+export interface AccountsEnv {
+  Bindings: { incoming: IncomingMessage };
+}
+
+/**
+ * The service's routes, every method: at the root its documents, `/mcp` and its API namespace
+ * (`/api/*`); under the service's `basePath` everything inside it and the `/.well-known/` documents
+ * at the origin's root (RFC 8615). Wherever the app routes it, the service answers under that
+ * prefix, and its links and documents say so.
+ */
+export function accounts(service: HttpService): Hono<AccountsEnv> {
+  const { api } = service;
+  const app = new Hono<AccountsEnv>({ strict: true });
+  const { basePath } = api;
+  const paths = basePath ? [basePath, `${basePath}/*`, ...api.paths.filter((p) => p.startsWith('/.well-known/'))] : api.mountPaths;
+  for (const path of new Set(paths)) app.all(toRoutePath(path), (c) => serve(api, c));
+  return app;
+}
+
+async function serve(api: HttpApi, c: Context<AccountsEnv>): Promise<Response> {
+  const incoming = c.env?.incoming;
+  if (!incoming) throw new Error('@sl-accounts/http-hono serves the service on Node (@hono/node-server): it reads node’s request');
+  // `incoming.url` is the target as received; what `app.mount` stripped from Hono's own path and
+  // what `app.route` put in front of this app's routes make the prefix the service answers under.
+  const url = incoming.url ?? '/';
+  const full = requestPath(url);
+  const stripped = full.endsWith(c.req.path) ? full.slice(0, full.length - c.req.path.length) : '';
+  const mountPath = stripped + routeBasePath(c);
+  return toResponse(await api.handle(toHttpRequest(incoming, undefined, url, mountPath || undefined)));
+}
+
+/** A contract path in Hono's syntax: `{id}` is `:id`. */
+function toRoutePath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}

@@ -1,0 +1,86 @@
+/**
+ * The outbox's worker and its default mailer: mails the store queued (contact messages for the
+ * operator, reset links) are claimed and handed to a `Mailer`, with retries, exactly once per id.
+ */
+import {
+  startMailWorker,
+  type Clock,
+  type DroppedMail,
+  type Mailer,
+  type MailOutbox,
+  type MailWorkerOptions,
+  type QueuedMail,
+} from '@sl-accounts/core';
+import type { Logger } from '@sl-accounts/http';
+
+/** How the outbox worker sends (see `startMailWorker` of the core); each has the core's default. */
+export interface MailOptions extends Partial<Pick<MailWorkerOptions, 'pollMs' | 'leaseMs' | 'retry'>> {
+  /** The right-hand side of every Message-ID (`<id@domain>`): the sender's domain; default `localhost`. */
+  readonly messageIdDomain?: string;
+  /** A mail went out (a metric). */
+  readonly onSent?: () => void;
+  /** An attempt failed and the mail waits for its retry (a metric). */
+  readonly onAttemptFailed?: () => void;
+  /** The outbox let a mail go unsent (a bounded outbox: the memory store's; a metric). It is logged at warn too. */
+  readonly onDropped?: (mail: DroppedMail) => void;
+  /** Whether each sent mail gets an info line (`mail sent`); default false (the log mailer logs the mail itself). */
+  readonly logSent?: boolean;
+}
+
+/**
+ * Writes each mail to the log instead of sending it: with no SMTP server configured, a person at
+ * the terminal reads the mail (a reset link included) where the server's other lines are. For
+ * development only.
+ */
+export function logMailer(logger: Logger): Mailer {
+  return {
+    async send(mail) {
+      logger.info({ mail: { messageId: mail.messageId, to: mail.to, ...(mail.replyTo ? { replyTo: mail.replyTo } : {}), subject: mail.subject, text: mail.text } }, 'mail');
+    },
+  };
+}
+
+/** The worker on `outbox`, feeding `mailer`, with its log lines; `stop` ends it within `boundMs`. */
+export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logger: Logger, options: MailOptions = {}): { stop(boundMs: number): Promise<void> } {
+  const about = (mail: QueuedMail) => ({ mailId: mail.id, attempts: mail.attempts });
+  // Never the mail's text or recipient: a reset link is a secret, an address personal.
+  const unsubscribe = outbox.onDropped?.((mail) => {
+    options.onDropped?.(mail);
+    logger.warn(
+      { mailId: mail.id, kind: mail.kind, queuedAt: mail.createdAt.toISOString(), droppedOfKind: mail.droppedOfKind },
+      `${mail.kind} mail dropped unsent: the outbox is full (the memory store keeps at most its capacity of each kind)`,
+    );
+  });
+  const worker = startMailWorker({
+    outbox,
+    mailer,
+    clock,
+    messageIdDomain: options.messageIdDomain ?? 'localhost',
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+    ...(options.retry === undefined ? {} : { retry: options.retry }),
+    onSent: (mail) => {
+      options.onSent?.();
+      if (options.logSent) logger.info(about(mail), 'mail sent');
+    },
+    onAttemptFailed: (mail, error, retryAt) => {
+      options.onAttemptFailed?.();
+      // The error's code and message: an SMTP error object also carries the conversation.
+      logger.warn({ ...about(mail), retryAt: retryAt.toISOString(), ...brief(error) }, 'mail not sent; it stays in the outbox and is tried again');
+    },
+    onError: (error) => logger.warn(brief(error), 'mail outbox could not be read; trying again at each poll'),
+    onRecovered: () => logger.info({}, 'mail outbox readable again'),
+  });
+  return {
+    async stop(boundMs) {
+      await worker.stop(boundMs);
+      unsubscribe?.();
+    },
+  };
+}
+
+/** Beside the entry's own fields (not under `err`, whose serializer expects an Error and its stack). */
+function brief(error: unknown): { readonly code?: unknown; readonly error: string } {
+  if (!(error instanceof Error)) return { error: String(error) };
+  return { code: (error as { code?: unknown }).code, error: error.message };
+}

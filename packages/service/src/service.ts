@@ -1,0 +1,182 @@
+/**
+ * `createService`: the whole account and contact service composed over a store, with no socket.
+ * The use cases, the HTTP contract with its documents, the MCP endpoint, the session cache, the
+ * housekeeping sweep and the mail worker, each with a default; a host mounts `api` (or calls
+ * `api.handle` in a test), and `close()` stops what runs in the background and closes the store.
+ */
+import {
+  DEFAULT_SERVICE_NAME,
+  cacheSessions,
+  createAccounts,
+  startHousekeeping,
+  systemClock,
+  type Accounts,
+  type AccountsOptions,
+  type Clock,
+  type Mailer,
+  type PasswordHasher,
+  type SessionCacheOptions,
+  type SessionCacheStats,
+  type Store,
+  type TokenGenerator,
+} from '@sl-accounts/core';
+import { discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
+import { createHttpApi, normaliseBasePath, silentLogger, type HttpApi, type Logger } from '@sl-accounts/http';
+import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
+import { logMailer, startMail, type MailOptions } from './mail.ts';
+
+/** A store as `createService` takes it: any `Store`, and one that migrates its schema (the SQL stores) is migrated first. */
+export type ServiceStore = Store & { migrate?(): Promise<readonly string[]> };
+
+export interface ServiceOptions {
+  /**
+   * Where accounts, sessions, limits and mails live: `createMemoryStore()` of
+   * `@sl-accounts/store-memory`, `createPostgresStore(...)` or `createPGliteStore(...)` of
+   * `@sl-accounts/store-postgres`. The service migrates it (when it can) and `close()` closes it.
+   */
+  readonly store: ServiceStore;
+  /** Default: PBKDF2-SHA256 at 600,000 iterations. Tests pass a cheap one (`@sl-accounts/core/testing`). */
+  readonly hasher?: PasswordHasher;
+  /** Default: the system clock. Tests pass a `ManualClock` to move time without waiting. */
+  readonly clock?: Clock;
+  /** Default: 32 bytes from the CSPRNG, base64url. */
+  readonly tokens?: TokenGenerator;
+  /** The use cases' options: limits, reset link, the operator's address for contact mail, session cap. */
+  readonly accounts?: AccountsOptions;
+  /** Where the service logs (pino's logger fits); default nowhere. */
+  readonly logger?: Logger;
+  /** The path the service is mounted under (e.g. `/accounts`); default the root. */
+  readonly basePath?: string;
+  /** The service's absolute URL; default each request's own (checked) origin. */
+  readonly publicUrl?: string;
+  /** Trusted proxy hops in front of the host; default 0 (X-Forwarded-* ignored). */
+  readonly trustProxy?: number;
+  /**
+   * The `/docs/api` page: `apiReferencePage` of `@sl-accounts/docs-page`. Absent (the default),
+   * there is no page, nothing links to one, and Scalar is never installed.
+   */
+  readonly docsPage?: DocsPage;
+  /** `/mcp` (served by `api`) and its server card; default on. `false`: neither is served, and the MCP SDK is never loaded. */
+  readonly mcp?: boolean;
+  /**
+   * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/mail-smtp`. Default: each
+   * mail is written to `logger` at info, reset links included: for development only.
+   */
+  readonly mailer?: Mailer;
+  /** How the outbox worker sends: Message-ID domain, poll interval, lease, retries, hooks. */
+  readonly mail?: MailOptions;
+  /**
+   * The in-process cache of known sessions in front of the store (see `cacheSessions`); default on
+   * with its defaults. `false` turns it off (every `/api/me` asks the store).
+   */
+  readonly sessionCache?: SessionCacheOptions | false;
+  /** How often expired sessions, reset tokens and limiter windows are deleted; default one minute. */
+  readonly sweepIntervalMs?: number;
+  /**
+   * Wraps the use cases before the contract and MCP see them (metrics watch them this way).
+   * Default: they are used as they are.
+   */
+  readonly observeAccounts?: (accounts: Accounts) => Accounts;
+  /** Whether the store is migrated first, when it can be; default true. */
+  readonly migrate?: boolean;
+}
+
+/** The composed service; nothing listens until a host mounts `api`. */
+export interface Service {
+  /** The use cases, for a host's own routes or scripts. */
+  readonly accounts: Accounts;
+  /** The HTTP contract: `api.handle(request)` answers every operation, document and `/mcp` request; mount it with a host adapter. */
+  readonly api: HttpApi;
+  /** The MCP endpoint that `api` serves at `<basePath>/mcp` (unless `mcp: false`), for a host that wants its web-standard `fetch`. */
+  readonly mcp: McpEndpoint | undefined;
+  readonly logger: Logger;
+  /**
+   * Stops the service: no new mail is claimed (a send under way may finish, for up to 5 s), work
+   * started after earlier answers finishes, the sweep stops and the store closes. `hostStopped` is
+   * the host's own stop (its requests draining): it runs beside the mail's, and the store closes
+   * only after it. Call it once the host takes no more requests. Idempotent.
+   */
+  close(hostStopped?: Promise<unknown>): Promise<void>;
+  /** The session cache in front of the store, when on: its hit counts and size (for metrics). */
+  readonly sessionCache: { stats(): SessionCacheStats } | undefined;
+}
+
+/**
+ * On stop, how long a mail being sent may take to finish (its result recorded) before the store
+ * closes; a send still running then is retried later, by this or another process, with the same
+ * Message-ID.
+ */
+const MAIL_STOP_MS = 5_000;
+
+/**
+ *   const service = await createService({ store: createMemoryStore() });
+ *   const answer = await service.api.handle(request);
+ */
+export async function createService(options: ServiceOptions): Promise<Service> {
+  const { store, logger = silentLogger } = options;
+  if (options.migrate !== false && store.migrate) {
+    const applied = await store.migrate();
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrated the database');
+  }
+  const clock = options.clock ?? systemClock;
+  // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
+  const sessions = options.sessionCache === false ? undefined : cacheSessions(store.sessions, store.revocations, options.sessionCache);
+  const created = createAccounts(
+    {
+      ...store,
+      ...(sessions ? { sessions } : {}),
+      clock,
+      ...(options.hasher ? { hasher: options.hasher } : {}),
+      ...(options.tokens ? { tokens: options.tokens } : {}),
+    },
+    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts },
+  );
+  const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
+  const serviceName = options.accounts?.serviceName;
+  const docsPage = options.docsPage;
+  const basePath = normaliseBasePath(options.basePath);
+  // The card names the page (its `websiteUrl`) only when there is one.
+  const websitePath = docsPage?.({ serviceName: serviceName ?? DEFAULT_SERVICE_NAME, basePath }).page.path;
+  const mcp =
+    options.mcp === false
+      ? undefined
+      : createMcpEndpoint({ accounts, logger, publicUrl: options.publicUrl, ...(serviceName === undefined ? {} : { serviceName }), ...(websitePath ? { websitePath } : {}) });
+  // Built for each base path the service is served under: its own, and any prefix a host's router mounts it at.
+  const documents = (base: string) =>
+    discoveryDocuments({
+      publicUrl: options.publicUrl,
+      basePath: base,
+      ...(serviceName === undefined ? {} : { serviceName }),
+      docsPage,
+      extra: mcp?.documents(base),
+    });
+  const api = createHttpApi({ accounts, logger, trustProxy: options.trustProxy ?? 0, publicUrl: options.publicUrl, basePath, documents, mcp });
+
+  const housekeeping = startHousekeeping(() => accounts.sweep(), {
+    intervalMs: options.sweepIntervalMs ?? 60_000,
+    onError: (err) => logger.warn({ err }, 'sweep failed'),
+  });
+  const mail = startMail(store.outbox, options.mailer ?? logMailer(logger), clock, logger, options.mail);
+
+  let closing: Promise<void> | undefined;
+  return {
+    accounts,
+    api,
+    mcp,
+    logger,
+    sessionCache: sessions,
+    close: (hostStopped) =>
+      (closing ??= (async () => {
+        // No new mail is claimed from now; the one being sent finishes while the host drains.
+        const mailStopped = mail.stop(MAIL_STOP_MS);
+        await hostStopped;
+        // Reset requests answered before the stop still write their token and mail.
+        await accounts.settled();
+        sessions?.close();
+        // The mail's result is written before the store closes (or, past its bound, left to the lease).
+        await mailStopped;
+        // Together: closing a database that does not answer also ends a sweep waiting on it.
+        await Promise.all([housekeeping.stop(), store.close()]);
+      })()),
+  };
+}
