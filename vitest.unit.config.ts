@@ -30,6 +30,7 @@ export default defineConfig({
   test: {
     include: [
       'packages/core/test/**/*.test.ts',
+      'packages/http/test/**/*.test.ts',
       'packages/store-memory/test/**/*.test.ts',
       'packages/store-contract/test/**/*.test.ts',
       'packages/service/test/**/*.test.ts',

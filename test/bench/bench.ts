@@ -17,6 +17,7 @@ import { ROOT, START_FLAGS, fmt, freePort, ipFor, load, median, spawnServer, typ
 import { footprint, medianOf, type StoreKind } from './footprint.ts';
 import { feedLag } from './feed-lag.ts';
 import { revocationTrials } from './revocation.ts';
+import { medianMs, p90Ms, resetTiming, slowerShare, type ResetTimingStore } from './reset-timing.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -24,10 +25,10 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const ITERATIONS = 600_000;
 const MAIN = 'packages/server/src/main.ts';
 /**
- * `BENCH_ONLY=me,revocation,health,login,memory,footprint` runs a subset (while working on one
+ * `BENCH_ONLY=me,revocation,health,login,memory,footprint,reset` runs a subset (while working on one
  * figure); the report keeps the other figures of the last full run, marked with their date.
  */
-const PARTS = 'me,revocation,health,login,memory,footprint';
+const PARTS = 'me,revocation,health,login,memory,footprint,reset';
 const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS).split(','));
 const PASSWORD = 'benchmark password';
 
@@ -517,6 +518,40 @@ async function benchFootprint(pgUrl: string | null) {
   }
 }
 
+const RESET_PAIRS = Number(process.env.BENCH_RESET_PAIRS ?? 1_000);
+
+/**
+ * Whether a reset request tells a registered address from an unknown one by time: its answer, and
+ * the same client's next request (`GET /api/health`, which asks the store), medians over
+ * RESET_PAIRS interleaved pairs on PGlite and Postgres (see reset-timing.ts).
+ */
+async function benchReset(pgUrl: string | null) {
+  const stores: ResetTimingStore[] = pgUrl ? ['pglite', 'postgres'] : ['pglite'];
+  for (const store of stores) {
+    log(`password reset, registered vs unknown address: ${RESET_PAIRS} interleaved pairs on ${store}`);
+    const t = await resetTiming(store, RESET_PAIRS);
+    // The answer comes before any of the work, whatever the address: its figure shows the noise a
+    // ratio of medians has on this machine, beside the one that is the target.
+    for (const [what, label, targeted] of [
+      ['next', 'the same client\'s next request after a reset request', true],
+      ['answer', '… for comparison: the reset request\'s own answer', false],
+    ] as const) {
+      const known = t.known[what];
+      const unknown = t.unknown[what];
+      const ratio = medianMs(known) / medianMs(unknown);
+      figures.push({
+        name: `${label}, registered vs unknown address, ${store} (ms)`,
+        value: `${fmt(medianMs(known), 2)} ms (p90 ${fmt(p90Ms(known), 2)}), slower than its pair in ${fmt(100 * slowerShare(known, unknown), 0)} % of ${t.pairs} pairs`,
+        baseline: `${fmt(medianMs(unknown), 2)} ms (p90 ${fmt(p90Ms(unknown), 2)}) for an unknown address`,
+        ratio,
+        target: targeted ? 'ratio within 0.95-1.05' : '–',
+        met: targeted ? Math.abs(ratio - 1) <= 0.05 : null,
+        rounds: [`${t.pairs} pairs, each kind first in half of them; medians ${fmt(medianMs(known), 3)} vs ${fmt(medianMs(unknown), 3)} ms`],
+      });
+    }
+  }
+}
+
 /** The last run's figures of the parts this run left out (BENCH_ONLY), each marked with that run's date. */
 function carriedOver(): Figure[] {
   if (PARTS.split(',').every((part) => ONLY.has(part))) return [];
@@ -572,6 +607,7 @@ await withDatabase(async (pgUrl) => {
   if (ONLY.has('login')) await benchLogin(pgUrl);
   if (ONLY.has('memory')) await benchMemory();
   if (ONLY.has('footprint')) await benchFootprint(pgUrl);
+  if (ONLY.has('reset')) await benchReset(pgUrl);
   report(pgUrl);
 });
 log('done');

@@ -153,6 +153,24 @@ describe('spec-run.ts --no-docs-page', () => {
   });
 });
 
+describe.each(['', '/accounts'])('spec-run.ts against the Express example (express.json() parses first) at "%s"', (basePath) => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startTestServer({ host: 'express', store: 'memory', env: { BASE_PATH: basePath } });
+  });
+  afterAll(() => server.close());
+
+  it('passes every check, the body rules on what express.json() parsed included', async () => {
+    const { code, stdout, stderr } = await runScript('--base', `${server.url}${basePath}`);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('FAIL')), stderr).toEqual([]);
+    expect(lines).toContain('ok POST /api/login: 400 for a JSON array nested 5,000 deep');
+    expect(lines).toContain('ok POST /mcp: 400 for a JSON array nested 5,000 deep');
+    expect(lines.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
+    expect(code).toBe(0);
+  });
+});
+
 /** A reverse proxy that passes everything through, with each Set-Cookie rewritten. */
 async function startRewritingProxy(target: string, rewrite: (cookie: string) => string): Promise<Server> {
   const upstream = new URL(target);

@@ -600,6 +600,8 @@ async function login(ctx: Context): Promise<void> {
   await raw('POST /api/login: 400 for a JSON array', JSON.stringify([a.email, a.password]));
   await raw('POST /api/login: 400 for a JSON string', JSON.stringify(a.email));
   await raw('POST /api/login: 400 for JSON null', 'null');
+  // 10 KB that JSON.parse reads without trouble; a host that re-serialised it by recursion answered 500.
+  await raw('POST /api/login: 400 for a JSON array nested 5,000 deep', `${'['.repeat(5_000)}${']'.repeat(5_000)}`);
   expectError(report, 'POST /api/login: 400 for a missing field (password)', await post({ email: a.email }), 400);
   expectError(report, 'POST /api/login: 400 for a field of the wrong type', await post({ email: a.email, password: 12345678 }), 400);
   const big = JSON.stringify({ email: a.email, password: a.password, padding: 'x'.repeat(BODY_LIMIT) });
@@ -815,6 +817,8 @@ async function mcp(ctx: Context, remote: Json | undefined): Promise<void> {
   }
   const headers = (extra: Record<string, string> = {}) => ({ accept: 'application/json, text/event-stream', ...extra });
   const clientInfo = { name: 'sl-spec-run', version: '1.0.0' };
+  const deep = await client.fetch(endpoint, { raw: `${'['.repeat(5_000)}${']'.repeat(5_000)}`, contentType: 'application/json', headers: headers(), from });
+  report.that('POST /mcp: 400 for a JSON array nested 5,000 deep', deep.status === 400, '400', `${deep.status} ${show(deep.text)}`);
   for (const version of declared) {
     const stateless = version >= '2026-01-01';
     let extra: Record<string, string> = { 'mcp-protocol-version': version };

@@ -82,6 +82,19 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === '
     expect((await me(a)).status).toBe(401);
   });
 
+  it('a session id that no session can have (U+0000, bytes that are not UTF-8, an encoded surrogate, 4,000 characters) is 404, never 500, and ends nothing', async () => {
+    server = await start();
+    const a = await signup();
+    const b = sessionFrom(await login())!;
+    for (const id of ['%00', 'x%00', '%00%00', '%FF', '%C0%80', '%ED%A0%80', '%F4%90%80%80', 'x'.repeat(4_000), '%E2%80%AE', '%0D%0A']) {
+      const res = await call(`/api/sessions/${id}`, { method: 'DELETE', session: a });
+      expect(res.status, id.slice(0, 20)).toBe(404);
+      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+    }
+    expect((await me(a)).status).toBe(200);
+    expect((await me(b)).status).toBe(200);
+  });
+
   it('a password change checks the current password, keeps this session and ends every other one', async () => {
     server = await start();
     const a = await signup();

@@ -79,6 +79,16 @@ describe.each(MOUNTS.filter((row) => row.host !== 'koa'))('embedded in the $host
     },
   );
 
+  it('answers a JSON array nested 5,000 deep as the contract’s own parser does, 400 on the API and on /mcp, whoever parsed it first', async () => {
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    const login = await api('/api/login', { raw: deep, headers: { 'content-type': 'application/json' } });
+    expect(login.status).toBe(400);
+    expect(login.body).toEqual({ ok: false, error: expect.any(String), issues: expect.any(Array) });
+    const mcp = await fetch(`${server.url}${basePath}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: deep });
+    expect(mcp.status).toBe(400);
+    expect(((await mcp.json()) as { error?: unknown }).error).toBeDefined();
+  });
+
   it('points every document into the base path', async () => {
     const origin = server.url;
     const base = origin + basePath;

@@ -2,7 +2,7 @@
  * Failed logins per account over HTTP: the same 429, Retry-After and RateLimit headers as the
  * per-IP limits, for registered and unknown addresses alike (issue 9).
  */
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, type ApiResponse } from '../support/client.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
@@ -79,5 +79,29 @@ describeEachServer('failed logins per account', MATRIX, ({ host, store }) => {
     const statuses = (await Promise.all(Array.from({ length: 60 }, (_, i) => login('target@example.com', `guess ${i}`)))).map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(20);
     expect(statuses.filter((s) => s === 429)).toHaveLength(40);
+  });
+});
+
+describe('the per-account lock on the memory store, under a flood of other clients', () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('with MEMORY_RATE_LIMIT_KEYS=200, 250 contact messages from 250 other addresses do not lift it', async () => {
+    server = await startTestServer({ store: 'memory', env: { TRUST_PROXY: '1', MEMORY_RATE_LIMIT_KEYS: '200' } });
+    let ip = 0;
+    const from = () => `198.18.${++ip >> 8}.${ip & 255}`;
+    expect((await request(server.url, '/api/signup', { json: ADA, ip: from() })).status).toBe(201);
+    for (let i = 0; i < 20; i++) expect((await request(server.url, '/api/login', { json: { email: ADA.email, password: `wrong guess ${i}` }, ip: from() })).status).toBe(401);
+    expect((await request(server.url, '/api/login', { json: ADA, ip: from() })).status).toBe(429);
+    for (let i = 0; i < 250; i++) {
+      const contact = { name: 'Flood', email: `flood${i}@example.com`, message: 'One of many messages.' };
+      expect((await request(server.url, '/api/contact', { json: contact, ip: from() })).status).toBe(200);
+    }
+    const owner = await request(server.url, '/api/login', { json: ADA, ip: from() });
+    expect(owner.status).toBe(429);
+    expect(owner.headers.get('ratelimit')).toMatch(/"login-account";r=0;/);
   });
 });

@@ -186,6 +186,10 @@ export type {
   QueuedMail,
   /** The durable outbox the mail worker drains. */
   MailOutbox,
+  /** What a mail is for: contact mail, or security mail (kept first). */
+  MailKind,
+  /** A mail an outbox let go unsent. */
+  DroppedMail,
   /** A password reset token to store. */
   NewPasswordReset,
   /** What a reset token's use changed. */
@@ -276,3 +280,7 @@ export {
   /** How often the worker polls by default. */
   DEFAULT_MAIL_POLL_MS,
 } from './mail-worker.ts';
+export {
+  /** A visitor's text made fit for a header: one line, no control characters, nothing that reorders it on screen. */
+  headerText,
+} from './mails.ts';

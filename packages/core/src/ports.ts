@@ -136,13 +136,26 @@ export interface ContactStore {
   add(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
 }
 
+/**
+ * What a mail is for, so a store that must bound its outbox knows what to keep: `contact` (a contact
+ * message for the operator, which any visitor can cause) or `security` (every other mail: a reset
+ * link, a notice to the account's owner). Contact mail never pushes security mail out.
+ */
+export type MailKind = 'contact' | 'security';
+
 /** A mail to send, as the use cases write it; the outbox adds the id and the sender. */
 export interface OutgoingMail {
   readonly to: string;
+  /**
+   * Text, as the reader is to see it: one line. A mailer writes it so that nothing in it reads as
+   * anything else (an RFC 2047 encoded-word a visitor typed, `=?utf-8?q?…?=`, stays those characters).
+   */
   readonly subject: string;
   /** Plain text; the only body a mail has. */
   readonly text: string;
   readonly replyTo?: string;
+  /** Absent: `security`. Only mail that is contact mail says so, so a new kind of mail is kept first. */
+  readonly kind?: MailKind;
 }
 
 /** Sends one mail now (SMTP, or the log); rejects when it could not hand it on. */
@@ -156,6 +169,8 @@ export interface Mailer {
 
 /** An outbox entry a worker claimed: the mail, its id and how many attempts this claim makes. */
 export interface QueuedMail extends OutgoingMail {
+  /** As queued; `security` when the queued mail named none. */
+  readonly kind: MailKind;
   /** A UUID, fixed when the mail was queued; the Message-ID is made from it. */
   readonly id: string;
   /** Attempts so far, this claim included (1 on the first). */
@@ -170,9 +185,11 @@ export interface QueuedMail extends OutgoingMail {
  */
 export interface MailOutbox {
   /**
-   * Claims up to `limit` mails that are due at `now` (those due longest first) and holds each for
-   * `leaseMs`: no other claim gets it until then. A mail whose lease ran out (its worker died) is due
-   * again. The claimed mails come back oldest queued first.
+   * Claims up to `limit` mails that are due at `now` (security mail first, then contact mail; each
+   * kind due longest first) and holds each for `leaseMs`: no other claim gets it until then. A mail whose lease ran out (its worker died) is due
+   * again. The claimed mails come back oldest queued first. The stand-in a reset request for an
+   * unknown address queues (see `PasswordResetStore.request`) is no mail: a claim removes the due
+   * ones and never returns one.
    */
   claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]>;
   /** The mail went out: it leaves the outbox (its text may hold a secret, such as a reset link). */
@@ -182,8 +199,23 @@ export interface MailOutbox {
    * the claim that made attempt number `attempts` (a worker whose lease ran out reschedules nothing).
    */
   retryLater(id: string, attempts: number, retryAt: Date, error: string): Promise<void>;
-  /** How many mails wait in the outbox (due, held or scheduled for a retry). */
+  /** How many mails wait in the outbox (due, held or scheduled for a retry); stand-ins are not mails. */
   depth(): Promise<number>;
+  /**
+   * Tells `listener` of every mail the outbox let go unsent (a store in memory bounds what it
+   * keeps); returns the unsubscribe function. Stores that keep every mail until it is sent need not
+   * implement it.
+   */
+  onDropped?(listener: (mail: DroppedMail) => void): () => void;
+}
+
+/** A mail an outbox let go unsent: what a log line may say of it (never its text: it may hold a secret). */
+export interface DroppedMail {
+  readonly id: string;
+  readonly kind: MailKind;
+  readonly createdAt: Date;
+  /** Mails of this kind let go so far by this outbox, this one included. */
+  readonly droppedOfKind: number;
 }
 
 export interface NewPasswordReset {
@@ -208,9 +240,12 @@ export interface PasswordReset {
 export interface PasswordResetStore {
   /**
    * When `email` (normalised) is a user's, replaces that user's reset token with this one, bound
-   * to the user's credential generation now, and enqueues `mail` in the same transaction; else
-   * changes nothing. Resolves either way with
-   * whether it was a user's (callers must not let that show).
+   * to the user's credential generation now, and enqueues `mail` in the same transaction. Resolves
+   * either way with whether it was a user's (callers must not let that show). The work is the same
+   * either way, so neither its time nor what it holds (PGlite's one connection) tells the two apart:
+   * for an address that is nobody's the store writes the same token entry, bound to no account (it
+   * never resets one, not even one signed up later at the address), and the same outbox entry
+   * without a recipient (a stand-in: claims remove it, no mail ever goes to the address).
    */
   request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean>;
   /**

@@ -25,6 +25,20 @@ describe('contactMail', () => {
     expect(mail.text.split('\n').filter((l) => l.startsWith('Bcc'))).toEqual([]);
   });
 
+  it('is contact mail, so a bounded outbox never lets security mail go for it', () => {
+    expect(contactMail(message, 'ops@example.net', 'sl-accounts').kind).toBe('contact');
+  });
+
+  it('drops the marks that reorder text on screen, so a subject reads as typed', () => {
+    const mail = contactMail({ ...message, name: 'Ada\u202Egro.elpmaxe\u2066x\u2069\u200F' }, 'ops@example.net', 'svc');
+    expect(mail.subject).toBe('[svc] Contact message from Adagro.elpmaxex');
+  });
+
+  it('keeps an encoded-word a visitor typed as those characters: the mailer encodes the subject so readers see exactly them', () => {
+    const mail = contactMail({ ...message, name: '=?utf-8?q?=0d=0aBcc:_x@example.org?=' }, 'ops@example.net', 'svc');
+    expect(mail.subject).toBe('[svc] Contact message from =?utf-8?q?=0d=0aBcc:_x@example.org?=');
+  });
+
   it('names the sender by address when the name is empty', () => {
     expect(contactMail({ ...message, name: '' }, 'ops@example.net', 'svc').subject).toBe('[svc] Contact message from ada@example.com');
   });

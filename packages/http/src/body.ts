@@ -7,6 +7,7 @@ import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { HttpError } from './errors.ts';
 import { headerValue, type HostBody, type HttpRequest } from './http-types.ts';
+import { measureJson } from './json-size.ts';
 
 /** Largest request body, in bytes after decompression. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -77,9 +78,10 @@ function hostJsonBody(request: HttpRequest, host: HostBody, limit: number): unkn
     return parseJson(text);
   }
   if (host.checked) return host.parsed;
-  const text = JSON.stringify(host.parsed) ?? '';
-  if (Buffer.byteLength(text) > limit) throw tooLarge(limit);
-  if (text.includes('\uFFFD')) throw notUtf8();
+  // Measured, not re-serialised: JSON.stringify recurses, and a deeply nested body broke it (json-size.ts).
+  const { bytes, replacement } = measureJson(host.parsed, limit);
+  if (bytes > limit) throw tooLarge(limit);
+  if (replacement) throw notUtf8();
   return host.parsed;
 }
 

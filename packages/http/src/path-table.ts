@@ -58,9 +58,11 @@ export function pathTable(base: string, documents: readonly DocumentRoute[], mcp
         try {
           names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1]!)));
         } catch {
-          // A malformed percent-escape names no resource.
+          // A malformed percent-escape (bytes that are not UTF-8 among them) names no resource.
           return NOT_FOUND;
         }
+        // Nor does a segment that decodes to U+0000 (`%00`), which no id holds and no database text takes.
+        if (Object.values(params).some((value) => value.includes('\0'))) return NOT_FOUND;
         return { found: entries.get(template), params };
       }
       return NOT_FOUND;

@@ -1,5 +1,20 @@
 import { createTransport } from 'nodemailer';
+import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import type { Mailer, OutgoingMail } from '@sl-accounts/core';
+
+/**
+ * A subject as its reader is to see it. nodemailer encodes what needs encoding, but passes a valid
+ * RFC 2047 encoded-word through as it is (so that a caller may hand it one already encoded): a
+ * visitor's `=?utf-8?q?=0d=0aBcc:_x@example.org?=` would then reach the header raw, and mail
+ * clients would decode it into a line break and a Bcc. A value with `=?` in it is therefore encoded
+ * whole, as UTF-8 base64 words, which every reader decodes back to exactly those characters.
+ */
+function headerText(value: string): string {
+  return value.includes('=?') ? encodeWord(value, 'B', 52) : value;
+}
+
+/** An address as one address: nodemailer parses a string for display names, groups and lists. */
+const address = (value: string) => ({ name: '', address: value });
 
 export interface SmtpMailerOptions {
   /**
@@ -30,11 +45,11 @@ export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
     async send(mail: OutgoingMail & { readonly messageId: string }): Promise<void> {
       await transport.sendMail({
         from: options.from,
-        to: mail.to,
-        subject: mail.subject,
+        to: address(mail.to),
+        subject: headerText(mail.subject),
         text: mail.text,
         messageId: mail.messageId,
-        ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
+        ...(mail.replyTo === undefined ? {} : { replyTo: address(mail.replyTo) }),
         // Nothing in a mail is a file or URL to fetch: the text is only ever text.
         disableFileAccess: true,
         disableUrlAccess: true,

@@ -26,7 +26,7 @@ export function senderDomain(from: string): string {
 export async function configuredMail(
   config: MailConfig,
   logger: Logger,
-  hooks: Pick<MailOptions, 'onSent' | 'onAttemptFailed'> = {},
+  hooks: Pick<MailOptions, 'onSent' | 'onAttemptFailed' | 'onDropped'> = {},
 ): Promise<{ readonly mailer: Mailer; readonly mail: MailOptions; close(): void }> {
   const smtp = config.smtp ? (await import('@sl-accounts/mail-smtp')).createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
   return {

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, SESSION_PASSWORD_POLICY, isDomainError, type Accounts, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, SESSION_PASSWORD_POLICY, isDomainError, type Accounts, type DroppedMail, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
 import { pathPattern, requestPath } from '@sl-accounts/http';
 import type { PoolStats } from '@sl-accounts/store-postgres';
 import type { MetricsConfig } from './config.ts';
@@ -35,8 +35,8 @@ export interface ServiceMetrics {
   observeSessionCache(stats: () => SessionCacheStats): void;
   /** Counts a connection cut because its peer stopped reading the response. */
   readonly slowReaderCut: () => void;
-  /** Reports the outbox's depth at each scrape; returns the hooks that count sent mails and failed attempts. */
-  observeMail(outbox: MailOutbox): { onSent(): void; onAttemptFailed(): void };
+  /** Reports the outbox's depth at each scrape; returns the hooks that count sent mails, failed attempts and dropped mails. */
+  observeMail(outbox: MailOutbox): { onSent(): void; onAttemptFailed(): void; onDropped(mail: DroppedMail): void };
   /** Serves `GET /metrics` on `config`'s address; resolves with the metrics URL. */
   listen(config: MetricsConfig): Promise<string>;
   close(): Promise<void>;
@@ -219,7 +219,16 @@ export function createServiceMetrics(): ServiceMetrics {
         help: 'Attempts to send a mail that failed; each such mail stays in the outbox and is tried again later.',
         registers,
       });
-      return { onSent: () => sent.inc(), onAttemptFailed: () => failed.inc() };
+      const dropped = new Counter({
+        name: `${METRICS_PREFIX}mails_dropped_total`,
+        help: 'Mails the outbox let go unsent because it was full, by kind ("contact" or "security"); only a bounded outbox (the memory store) drops any. Should stay 0.',
+        labelNames: ['kind'],
+        registers,
+      });
+      // Both kinds from the start, so a scrape shows 0 before anything was dropped.
+      dropped.inc({ kind: 'contact' }, 0);
+      dropped.inc({ kind: 'security' }, 0);
+      return { onSent: () => sent.inc(), onAttemptFailed: () => failed.inc(), onDropped: (mail) => dropped.inc({ kind: mail.kind }) };
     },
 
     async listen(config) {

@@ -5,6 +5,7 @@
 import {
   startMailWorker,
   type Clock,
+  type DroppedMail,
   type Mailer,
   type MailOutbox,
   type MailWorkerOptions,
@@ -20,6 +21,8 @@ export interface MailOptions extends Partial<Pick<MailWorkerOptions, 'pollMs' | 
   readonly onSent?: () => void;
   /** An attempt failed and the mail waits for its retry (a metric). */
   readonly onAttemptFailed?: () => void;
+  /** The outbox let a mail go unsent (a bounded outbox: the memory store's; a metric). It is logged at warn too. */
+  readonly onDropped?: (mail: DroppedMail) => void;
   /** Whether each sent mail gets an info line (`mail sent`); default false (the log mailer logs the mail itself). */
   readonly logSent?: boolean;
 }
@@ -40,7 +43,15 @@ export function logMailer(logger: Logger): Mailer {
 /** The worker on `outbox`, feeding `mailer`, with its log lines; `stop` ends it within `boundMs`. */
 export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logger: Logger, options: MailOptions = {}): { stop(boundMs: number): Promise<void> } {
   const about = (mail: QueuedMail) => ({ mailId: mail.id, attempts: mail.attempts });
-  return startMailWorker({
+  // Never the mail's text or recipient: a reset link is a secret, an address personal.
+  const unsubscribe = outbox.onDropped?.((mail) => {
+    options.onDropped?.(mail);
+    logger.warn(
+      { mailId: mail.id, kind: mail.kind, queuedAt: mail.createdAt.toISOString(), droppedOfKind: mail.droppedOfKind },
+      `${mail.kind} mail dropped unsent: the outbox is full (the memory store keeps at most its capacity of each kind)`,
+    );
+  });
+  const worker = startMailWorker({
     outbox,
     mailer,
     clock,
@@ -60,6 +71,12 @@ export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logg
     onError: (error) => logger.warn(brief(error), 'mail outbox could not be read; trying again at each poll'),
     onRecovered: () => logger.info({}, 'mail outbox readable again'),
   });
+  return {
+    async stop(boundMs) {
+      await worker.stop(boundMs);
+      unsubscribe?.();
+    },
+  };
 }
 
 /** Beside the entry's own fields (not under `err`, whose serializer expects an Error and its stack). */

@@ -1,4 +1,4 @@
-import type { DeviceKeyStore, PasswordResetStore, Store, UserStore } from '@sl-accounts/core';
+import type { DeviceKeyStore, Store, UserStore } from '@sl-accounts/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
@@ -19,7 +19,7 @@ export interface MemoryStore extends Store {
   readonly users: UserStore;
   readonly sessions: MemorySessionStore;
   readonly contacts: MemoryContactStore;
-  readonly resets: PasswordResetStore;
+  readonly resets: MemoryPasswordResetStore;
   readonly rateLimiter: MemoryRateLimiter;
   readonly outbox: MemoryOutbox;
 }
@@ -30,9 +30,12 @@ export interface MemoryStoreOptions {
   readonly contactCapacity?: number;
   /** Bytes of contact messages kept (their text as UTF-8, plus 256 each); default 32 MiB. */
   readonly contactByteCapacity?: number;
-  /** Mails the outbox keeps unsent (the oldest go first past it); default 1000. */
+  /** Mails of each kind (contact, security) the outbox keeps unsent (the kind's oldest go first past it); default 1000. */
   readonly outboxCapacity?: number;
-  /** Rate-limit windows kept, least recently used dropped first; default `DEFAULT_RATE_LIMIT_KEYS` (100,000). */
+  /**
+   * Rate-limit windows kept, least recently used dropped first, never one that refuses until it
+   * ends; default `DEFAULT_RATE_LIMIT_KEYS` (100,000).
+   */
   readonly rateLimitKeys?: number;
 }
 

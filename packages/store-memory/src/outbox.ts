@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
+import type { DroppedMail, MailKind, MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 
 interface Entry {
-  readonly mail: OutgoingMail;
+  readonly mail: OutgoingMail & { readonly kind: MailKind };
   readonly createdAt: Date;
   dueAt: number;
   attempts: number;
@@ -10,64 +10,109 @@ interface Entry {
 }
 
 /**
- * Default most mails kept. The largest contact mail the API lets through is ~21 KB in memory (5,000
- * astral characters are 10,000 UTF-16 units, plus the name and the frame), so a flood of the
- * public form while SMTP is down holds ~21 MB at most (computed from the bounds, not measured).
+ * Default most mails kept of each kind (contact mail, security mail). The largest contact mail the
+ * API lets through is ~21 KB in memory (5,000 astral characters are 10,000 UTF-16 units, plus the
+ * name and the frame), so a flood of the public form while SMTP is down holds ~21 MB at most; a
+ * security mail (a reset link) is under 1 KB (computed from the bounds, not measured).
  */
 export const DEFAULT_OUTBOX_CAPACITY = 1_000;
+
+/** The order in which kinds are sent. */
+const rank = (entry: Entry) => (entry.mail.kind === 'security' ? 0 : 1);
 
 /**
  * The memory store's outbox. Store methods that cause a mail (a contact message, a reset request)
  * hold this same instance and call `enqueue` in the synchronous step that writes their own data, so
  * both happen or neither. Lost with the process, like everything in the memory store.
+ *
+ * Each kind of mail has its own bound: contact mail, which any visitor can cause, never pushes
+ * security mail (a reset link) out. What a bound lets go is counted and told to `onDropped`'s
+ * listeners (the server logs a warning and counts it in its metrics).
  */
 export class MemoryOutbox implements MailOutbox {
-  readonly #entries = new Map<string, Entry>();
+  /** Per kind, in insertion order: the first key is the kind's oldest mail. */
+  readonly #lanes: Record<MailKind, Map<string, Entry>> = { contact: new Map(), security: new Map() };
+  /**
+   * Stand-ins a reset request for an unknown address queues instead of a mail (see
+   * `PasswordResetStore.request`): their due times, under the same bound, removed by the next claim.
+   */
+  readonly #standIns = new Map<string, number>();
+  readonly #listeners = new Set<(mail: DroppedMail) => void>();
+  /** Mails kept at most, per kind. */
   readonly capacity: number;
-  /** How many of the oldest mails were let go, unsent, to stay within the capacity. */
+  /** Mails let go, unsent, to stay within the capacity, in all. */
   dropped = 0;
+  /** The same, per kind. */
+  readonly droppedByKind: Record<MailKind, number> = { contact: 0, security: 0 };
 
   constructor(options: { readonly capacity?: number } = {}) {
     this.capacity = options.capacity ?? DEFAULT_OUTBOX_CAPACITY;
+    if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError('capacity must be a positive integer');
   }
 
   /**
    * Queues `mail`, due at `now`. Synchronous, so a caller's write and this one are one step. Past
-   * the capacity the oldest queued mail is let go: a store in memory must stay bounded (use the
-   * Postgres store to keep every mail).
+   * the capacity the oldest queued mail of the same kind is let go: a store in memory must stay
+   * bounded (use the Postgres store to keep every mail).
    */
   enqueue(mail: OutgoingMail, now: Date): void {
-    this.#entries.set(randomUUID(), { mail: { ...mail }, createdAt: now, dueAt: now.getTime(), attempts: 0, lastError: null });
-    // A Map iterates in insertion order: the first key is the oldest mail.
-    for (const id of this.#entries.keys()) {
-      if (this.#entries.size <= this.capacity) break;
-      this.#entries.delete(id);
+    const kind = mail.kind ?? 'security';
+    const lane = this.#lanes[kind];
+    lane.set(randomUUID(), { mail: { ...mail, kind }, createdAt: now, dueAt: now.getTime(), attempts: 0, lastError: null });
+    for (const [id, entry] of lane) {
+      if (lane.size <= this.capacity) break;
+      lane.delete(id);
       this.dropped++;
+      const droppedOfKind = ++this.droppedByKind[kind];
+      for (const listener of this.#listeners) listener({ id, kind, createdAt: entry.createdAt, droppedOfKind });
     }
   }
 
+  /** Queues a stand-in for a mail that must not go (see `#standIns`): the same steps as `enqueue`, nothing to send. */
+  enqueueStandIn(now: Date): void {
+    this.#standIns.set(randomUUID(), now.getTime());
+    for (const id of this.#standIns.keys()) {
+      if (this.#standIns.size <= this.capacity) break;
+      this.#standIns.delete(id);
+    }
+  }
+
+  onDropped(listener: (mail: DroppedMail) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   async claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]> {
-    const due = [...this.#entries].filter(([, e]) => e.dueAt <= now.getTime()).sort(([, a], [, b]) => a.dueAt - b.dueAt);
+    const t = now.getTime();
+    for (const [id, dueAt] of this.#standIns) if (dueAt <= t) this.#standIns.delete(id);
+    const due = [...this.#lanes.contact, ...this.#lanes.security].filter(([, e]) => e.dueAt <= t)
+      // Security mail first: after an outage it does not wait behind a backlog of contact mail.
+      .sort(([, a], [, b]) => rank(a) - rank(b) || a.dueAt - b.dueAt || a.createdAt.getTime() - b.createdAt.getTime());
     const claimed = due.slice(0, options.limit).sort(([, a], [, b]) => a.createdAt.getTime() - b.createdAt.getTime());
     return claimed.map(([id, entry]) => {
-      entry.dueAt = now.getTime() + options.leaseMs;
+      entry.dueAt = t + options.leaseMs;
       entry.attempts++;
       return { ...entry.mail, id, attempts: entry.attempts, createdAt: entry.createdAt };
     });
   }
 
   async markSent(id: string): Promise<void> {
-    this.#entries.delete(id);
+    if (!this.#lanes.contact.delete(id)) this.#lanes.security.delete(id);
   }
 
   async retryLater(id: string, attempts: number, retryAt: Date, error: string): Promise<void> {
-    const entry = this.#entries.get(id);
+    const entry = this.#lanes.contact.get(id) ?? this.#lanes.security.get(id);
     if (!entry || entry.attempts !== attempts) return;
     entry.dueAt = retryAt.getTime();
     entry.lastError = error;
   }
 
   async depth(): Promise<number> {
-    return this.#entries.size;
+    return this.#lanes.contact.size + this.#lanes.security.size;
+  }
+
+  /** Stand-ins kept (for tests: a reset request for an unknown address queues one). */
+  get standIns(): number {
+    return this.#standIns.size;
   }
 }

@@ -7,55 +7,112 @@ export const DEFAULT_RATE_LIMIT_KEYS = 100_000;
 interface Window {
   count: number;
   readonly resetAt: number;
+  /** The rule's limit when the window opened: from `count >= limit` on, the window refuses. */
+  readonly limit: number;
 }
 
 /**
- * Fixed windows in memory, at most `maxKeys` of them: past the bound the window used least recently
- * goes (lru-cache), so a client that changes its address on every request (a spoofed forwarded
- * header, a large IPv6 allocation) cannot grow the map without bound between sweeps. The price: an
- * evicted window starts again at zero; to reset one key by eviction a flood must bring `maxKeys`
- * fresh keys before that key is used again. 100,000 windows of IPv6 keys measured 28 MB of heap.
+ * Fixed windows in memory, at most `maxKeys` of them, in two parts:
+ *
+ * - Windows that hold (their count has reached their limit, so they refuse until they end: an
+ *   account's lock after 20 failed logins, a client that spent its contact messages) are kept until
+ *   they end, whatever else comes: no flood of other keys lifts a limit early.
+ * - The others are an LRU (lru-cache): past the bound the one used least recently goes, so a client
+ *   that changes its address on every request (a spoofed forwarded header, a large IPv6 allocation)
+ *   cannot grow the map without bound between sweeps. An evicted window starts again at zero, which
+ *   gives its key at most `limit - 1` more requests, never a lifted limit.
+ *
+ * Held windows count toward `maxKeys`: the LRU makes room for them, down to one slot. So the store
+ * keeps at most `max(maxKeys, held + 1)` windows, and `held` is bounded by the traffic, not by a
+ * count: each held window took `limit` accepted requests inside its window, and ends with it (the
+ * sweep, or its next use, removes it). 100,000 windows of IPv6 keys measured 28 MB of heap.
  */
 export class MemoryRateLimiter implements RateLimiter {
-  readonly #windows: LRUCache<string, Window>;
+  readonly #open: LRUCache<string, Window>;
+  /** Windows that hold, in the order they came to hold. */
+  readonly #held = new Map<string, Window>();
   readonly maxKeys: number;
 
   constructor(maxKeys: number = DEFAULT_RATE_LIMIT_KEYS) {
     if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('maxKeys must be a positive integer');
     this.maxKeys = maxKeys;
     // No ttl: windows end by the injected clock, which lru-cache's own timers do not follow.
-    this.#windows = new LRUCache({ max: maxKeys });
+    this.#open = new LRUCache({ max: maxKeys });
   }
 
   async consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit> {
     const t = now.getTime();
-    let window = this.#windows.get(key);
+    let window = this.#held.get(key) ?? this.#open.get(key);
     if (!window || window.resetAt <= t) {
-      window = { count: 0, resetAt: t + rule.windowMs };
-      this.#windows.set(key, window);
+      this.#held.delete(key);
+      window = { count: 0, resetAt: t + rule.windowMs, limit: rule.limit };
+      this.#open.set(key, window);
+      this.#makeRoom();
     }
     window.count++;
+    if (window.count >= window.limit && !this.#held.has(key)) this.#hold(key, window, t);
     return { allowed: window.count <= rule.limit, count: window.count, resetAt: new Date(window.resetAt) };
   }
 
   async refund(key: string, now: Date): Promise<void> {
-    const window = this.#windows.peek(key);
-    if (window && window.resetAt > now.getTime() && window.count > 0) window.count--;
+    const held = this.#held.get(key);
+    const window = held ?? this.#open.peek(key);
+    if (!window || window.resetAt <= now.getTime() || window.count === 0) return;
+    window.count--;
+    if (held && window.count < window.limit) {
+      // It no longer refuses: back among the windows that may be evicted.
+      this.#held.delete(key);
+      this.#open.set(key, window);
+      this.#makeRoom();
+    }
   }
 
   async clear(key: string): Promise<void> {
-    this.#windows.delete(key);
+    // A window that refuses is cleared too: clearing is a deliberate end (a completed reset), not an eviction.
+    this.#held.delete(key);
+    this.#open.delete(key);
   }
 
   async deleteExpired(now: Date): Promise<number> {
+    const t = now.getTime();
     const ended: string[] = [];
-    for (const [key, window] of this.#windows.entries()) if (window.resetAt <= now.getTime()) ended.push(key);
-    for (const key of ended) this.#windows.delete(key);
-    return ended.length;
+    for (const [key, window] of this.#open.entries()) if (window.resetAt <= t) ended.push(key);
+    for (const key of ended) this.#open.delete(key);
+    let heldEnded = 0;
+    for (const [key, window] of this.#held) {
+      if (window.resetAt <= t) {
+        this.#held.delete(key);
+        heldEnded++;
+      }
+    }
+    return ended.length + heldEnded;
   }
 
   /** How many windows are kept, ended ones included (for tests of the sweep and the bound). */
   get size(): number {
-    return this.#windows.size;
+    return this.#open.size + this.#held.size;
+  }
+
+  /** How many of them hold (for tests). */
+  get heldSize(): number {
+    return this.#held.size;
+  }
+
+  #hold(key: string, window: Window, t: number): void {
+    this.#open.delete(key);
+    this.#held.set(key, window);
+    // Held windows that ended since they came to hold go now, a few at a time, so a flood of them
+    // does not wait for the sweep; the oldest are at the front.
+    let checked = 0;
+    for (const [k, w] of this.#held) {
+      if (++checked > 4) break;
+      if (w.resetAt <= t) this.#held.delete(k);
+    }
+    this.#makeRoom();
+  }
+
+  /** Evicts the least recently used open windows while all windows together exceed the bound (one slot stays). */
+  #makeRoom(): void {
+    while (this.#open.size > 1 && this.#open.size + this.#held.size > this.maxKeys) this.#open.pop();
   }
 }

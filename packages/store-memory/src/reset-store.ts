@@ -1,13 +1,18 @@
 import type { NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
 import { deleteWhere } from './delete-where.ts';
 import type { MemoryOutbox } from './outbox.ts';
-import type { UserTable } from './user-store.ts';
+import type { StoredReset, UserTable } from './user-store.ts';
+
+/** Most stand-in tokens kept (see `request`): they open nothing, so the oldest may go. */
+const STAND_IN_CAPACITY = 1_000;
 
 /** Reset tokens in the shared tables, one per user; each method is one synchronous step. */
 export class MemoryPasswordResetStore implements PasswordResetStore {
   readonly #table: UserTable;
   /** Where a reset's mail goes, in the same synchronous step as its token. */
   readonly #outbox: MemoryOutbox;
+  /** The tokens of requests for addresses that are nobody's, by address: kept like a user's, never consumed. */
+  readonly #standIns = new Map<string, StoredReset>();
 
   constructor(table: UserTable, outbox: MemoryOutbox) {
     this.#table = table;
@@ -17,7 +22,19 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
   async request(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean> {
     const userId = this.#table.idByEmail.get(email);
     const record = userId === undefined ? undefined : this.#table.byId.get(userId);
-    if (!record) return false;
+    // The same steps either way (a token entry, an outbox entry), so that neither costs what the
+    // other does not; only an account's address gets a token that opens something, and a mail.
+    if (!record) {
+      // Bound to no generation of any account: never consumed, whatever happens at the address.
+      this.#standIns.delete(email);
+      this.#standIns.set(email, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt, credentialGeneration: -1 });
+      for (const key of this.#standIns.keys()) {
+        if (this.#standIns.size <= STAND_IN_CAPACITY) break;
+        this.#standIns.delete(key);
+      }
+      this.#outbox.enqueueStandIn(reset.createdAt);
+      return false;
+    }
     this.#table.resets.set(record.id, { tokenDigest: reset.tokenDigest, expiresAt: reset.expiresAt, credentialGeneration: record.credentialGeneration });
     this.#outbox.enqueue(mail, reset.createdAt);
     return true;
@@ -39,11 +56,12 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
   }
 
   async deleteExpired(now: Date): Promise<number> {
-    return deleteWhere(this.#table.resets, (r) => r.expiresAt.getTime() <= now.getTime());
+    const expired = (r: StoredReset) => r.expiresAt.getTime() <= now.getTime();
+    return deleteWhere(this.#table.resets, expired) + deleteWhere(this.#standIns, expired);
   }
 
-  /** How many tokens are kept, expired ones included (for tests of the sweep). */
+  /** How many tokens are kept, expired ones and stand-ins included (for tests of the sweep). */
   get size(): number {
-    return this.#table.resets.size;
+    return this.#table.resets.size + this.#standIns.size;
   }
 }

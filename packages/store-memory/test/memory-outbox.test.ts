@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { DroppedMail, MailKind } from '@sl-accounts/core';
 import { createMemoryStore, DEFAULT_OUTBOX_CAPACITY, MemoryOutbox } from '@sl-accounts/store-memory';
 
-const mail = (n: number) => ({ to: 'ops@example.net', subject: `mail ${n}`, text: 'text' });
+const mail = (n: number, kind?: MailKind) => ({ to: 'ops@example.net', subject: `mail ${n}`, text: 'text', ...(kind ? { kind } : {}) });
 
 describe('MemoryOutbox', () => {
   it('keeps at most its capacity of unsent mails: past it the oldest go, and are counted', async () => {
@@ -11,6 +12,38 @@ describe('MemoryOutbox', () => {
     expect(outbox.dropped).toBe(2);
     const claimed = await outbox.claim(new Date(10), { limit: 10, leaseMs: 1_000 });
     expect(claimed.map((m) => m.subject)).toEqual(['mail 3', 'mail 4', 'mail 5']);
+  });
+
+  it('bounds each kind on its own: 1,100 contact mails leave a security mail queued before them, and each one let go is told', async () => {
+    const outbox = new MemoryOutbox();
+    const told: DroppedMail[] = [];
+    const unsubscribe = outbox.onDropped((m) => told.push(m));
+    outbox.enqueue({ ...mail(0), subject: 'Reset your password' }, new Date(0));
+    for (let n = 1; n <= 1_100; n++) outbox.enqueue(mail(n, 'contact'), new Date(n));
+    expect(await outbox.depth()).toBe(DEFAULT_OUTBOX_CAPACITY + 1);
+    expect(outbox.droppedByKind).toEqual({ contact: 100, security: 0 });
+    expect(told).toHaveLength(100);
+    expect(told[0]).toEqual({ id: expect.any(String), kind: 'contact', createdAt: new Date(1), droppedOfKind: 1 });
+    expect(told.at(-1)).toMatchObject({ kind: 'contact', createdAt: new Date(100), droppedOfKind: 100 });
+    const claimed = await outbox.claim(new Date(2_000), { limit: 2_000, leaseMs: 1_000 });
+    expect(claimed[0]).toMatchObject({ subject: 'Reset your password', kind: 'security' });
+    expect(claimed[1]).toMatchObject({ subject: 'mail 101', kind: 'contact' });
+    unsubscribe();
+    for (let n = 0; n <= DEFAULT_OUTBOX_CAPACITY; n++) outbox.enqueue(mail(n, 'security'), new Date(3_000));
+    expect(outbox.droppedByKind).toEqual({ contact: 100, security: 2 });
+    expect(told).toHaveLength(100);
+  });
+
+  it('a stand-in is no mail: never claimed, not in the depth, removed by the next claim, and bounded', async () => {
+    const outbox = new MemoryOutbox({ capacity: 5 });
+    for (let n = 0; n < 8; n++) outbox.enqueueStandIn(new Date(n));
+    expect(outbox.standIns).toBe(5);
+    expect(await outbox.depth()).toBe(0);
+    expect(outbox.dropped).toBe(0);
+    expect(await outbox.claim(new Date(6), { limit: 10, leaseMs: 1_000 })).toEqual([]);
+    expect(outbox.standIns).toBe(1);
+    expect(await outbox.claim(new Date(7), { limit: 10, leaseMs: 1_000 })).toEqual([]);
+    expect(outbox.standIns).toBe(0);
   });
 
   it('createMemoryStore passes outboxCapacity on; the default is 1000', () => {

@@ -23,6 +23,45 @@ describe('the memory store’s rate limiter', () => {
     expect((await rateLimiter.consume('login:10.0.0.0', RULE, now)).count).toBe(1);
   });
 
+  it('never evicts a window that refuses: 250 other keys past a bound of 200 leave an account’s lock until it ends', async () => {
+    const { rateLimiter } = createMemoryStore({ rateLimitKeys: 200 });
+    const lock = { limit: 20, windowMs: 15 * 60_000 };
+    const t0 = new Date('2031-03-01T12:00:00Z');
+    const at = (ms: number) => new Date(t0.getTime() + ms);
+    for (let i = 0; i < 20; i++) await rateLimiter.consume('login-account:ada@example.com', lock, t0);
+    // One short of its limit: such a window may go, which costs its key at most limit - 1 requests.
+    for (let i = 0; i < 19; i++) await rateLimiter.consume('login-account:grace@example.com', lock, t0);
+    for (let i = 0; i < 250; i++) await rateLimiter.consume(`contact:10.0.${i >> 8}.${i & 255}`, RULE, at(1_000));
+    expect(rateLimiter.size).toBe(200);
+    expect(rateLimiter.heldSize).toBe(1);
+    expect(await rateLimiter.consume('login-account:ada@example.com', lock, at(2_000))).toMatchObject({ allowed: false, count: 21 });
+    expect((await rateLimiter.consume('login-account:grace@example.com', lock, at(2_000))).count).toBe(1);
+    // Once it ends it is an ordinary window again: a fresh one opens, and the sweep removes ended ones.
+    expect(await rateLimiter.consume('login-account:ada@example.com', lock, at(15 * 60_000))).toMatchObject({ allowed: true, count: 1 });
+    expect(rateLimiter.heldSize).toBe(0);
+  });
+
+  it('windows that hold count toward the bound: the others make room for them, down to one', async () => {
+    const { rateLimiter } = createMemoryStore({ rateLimitKeys: 10 });
+    const once = { limit: 1, windowMs: 60_000 };
+    const now = new Date();
+    for (let i = 0; i < 25; i++) await rateLimiter.consume(`signup:10.1.0.${i}`, once, now);
+    // Every one of them holds (limit 1): none goes; a new key still gets a window of its own.
+    expect(rateLimiter.heldSize).toBe(25);
+    for (let i = 0; i < 25; i++) expect((await rateLimiter.consume(`signup:10.1.0.${i}`, once, now)).allowed).toBe(false);
+    for (let i = 0; i < 5; i++) expect((await rateLimiter.consume(`login:10.2.0.${i}`, RULE, now)).count).toBe(1);
+    expect(rateLimiter.size).toBe(26);
+    // A refund below the limit makes a window evictable again.
+    const refunded = { limit: 2, windowMs: 60_000 };
+    await rateLimiter.consume('login-account:x', refunded, now);
+    await rateLimiter.consume('login-account:x', refunded, now);
+    expect(rateLimiter.heldSize).toBe(26);
+    await rateLimiter.refund('login-account:x', now);
+    expect(rateLimiter.heldSize).toBe(25);
+    expect(await rateLimiter.deleteExpired(new Date(now.getTime() + 60_000))).toBe(26);
+    expect(rateLimiter.size).toBe(0);
+  });
+
   it(`is bounded by default, at ${DEFAULT_RATE_LIMIT_KEYS} windows`, async () => {
     const { rateLimiter } = createMemoryStore();
     expect(rateLimiter.maxKeys).toBe(DEFAULT_RATE_LIMIT_KEYS);

@@ -15,12 +15,14 @@ export interface Database {
 }
 
 export interface PasswordResetsTable {
-  /** The primary key: at most one live token per account. */
-  user_id: number;
+  /** The primary key: the normalised address the reset was asked for, an account's or not. */
+  email: string;
+  /** The account the token resets; `null` when the address was nobody's (then the token opens nothing). */
+  user_id: number | null;
   /** SHA-256 of the reset token, 64 hex digits: the token itself is never stored. */
   token_digest: string;
-  /** The user's credential generation when the token was requested: it works only while that is current. */
-  credential_generation: number;
+  /** The user's credential generation when the token was requested: it works only while that is current; `null` with `user_id`. */
+  credential_generation: number | null;
   created_at: Date;
   expires_at: Date;
 }
@@ -67,10 +69,13 @@ export interface RateLimitWindowsTable {
 export interface MailOutboxTable {
   /** A UUID given at enqueue; the Message-ID of every attempt is made from it. */
   id: string;
-  recipient: string;
+  /** `null`: the stand-in of a reset request for an unknown address, which is never sent (a claim removes it). */
+  recipient: string | null;
   subject: string;
   body: string;
   reply_to: string | null;
+  /** `contact` or `security` (core's MailKind). */
+  kind: 'contact' | 'security';
   created_at: Date;
   /** When the next attempt may start (a claim's lease end, or a failure's retry time). */
   due_at: Date;

@@ -167,6 +167,27 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await sql`alter table password_resets alter column credential_generation drop default`.execute(db);
     },
   },
+  '0009_reset_same_work_and_mail_kind': {
+    // A reset request writes the same rows whether or not its address is an account's
+    // (reset-store.ts): tokens are kept by address, bound to the account when there is one (a token
+    // bound to none opens nothing); an outbox row without a recipient is a stand-in that the next
+    // claim removes unsent. And each mail says what it is for, so contact mail is told from
+    // security mail (kept first, sent first): before this version, contact mail was the only mail
+    // with a Reply-To.
+    async up(db) {
+      await sql`alter table password_resets add column email text`.execute(db);
+      await sql`update password_resets r set email = u.email from users u where u.id = r.user_id`.execute(db);
+      await sql`alter table password_resets drop constraint password_resets_pkey`.execute(db);
+      await sql`alter table password_resets alter column email set not null, alter column user_id drop not null, add primary key (email)`.execute(db);
+      // A token bound to no account is bound to no generation either; one of an account always is.
+      await sql`alter table password_resets alter column credential_generation drop not null, add constraint password_resets_generation_check check ((user_id is null) = (credential_generation is null))`.execute(db);
+      await db.schema.createIndex('password_resets_user_id_idx').on('password_resets').column('user_id').execute();
+      await sql`alter table mail_outbox alter column recipient drop not null, add column kind text not null default 'security' check (kind in ('contact', 'security'))`.execute(db);
+      await sql`update mail_outbox set kind = 'contact' where reply_to is not null`.execute(db);
+      // Claims take security mail first, each kind by due time (outbox.ts).
+      await sql`create index mail_outbox_kind_due_at_idx on mail_outbox ((kind = 'contact'), due_at)`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 import type { Database } from './database.ts';
 
@@ -10,7 +10,7 @@ import type { Database } from './database.ts';
 export async function enqueueMail(db: Kysely<Database> | Transaction<Database>, mail: OutgoingMail, now: Date): Promise<void> {
   await db
     .insertInto('mail_outbox')
-    .values({ id: randomUUID(), recipient: mail.to, subject: mail.subject, body: mail.text, reply_to: mail.replyTo ?? null, created_at: now, due_at: now })
+    .values({ id: randomUUID(), recipient: mail.to, subject: mail.subject, body: mail.text, reply_to: mail.replyTo ?? null, kind: mail.kind ?? 'security', created_at: now, due_at: now })
     .execute();
 }
 
@@ -27,23 +27,42 @@ export class PostgresMailOutbox implements MailOutbox {
   async claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]> {
     const leaseEnd = new Date(now.getTime() + options.leaseMs);
     // One statement: the rows are locked as they are picked, and SKIP LOCKED lets another worker's
-    // claim pass over them instead of waiting and then taking the same rows.
+    // claim pass over them instead of waiting and then taking the same rows. The due stand-ins
+    // (rows without a recipient, see reset-store.ts) go in the same statement, unsent.
     const rows = await this.#db
+      .with('stand_ins', (db) =>
+        db
+          .deleteFrom('mail_outbox')
+          .where('id', 'in', (eb) => eb.selectFrom('mail_outbox').select('id').where('recipient', 'is', null).where('due_at', '<=', now).forUpdate().skipLocked()),
+      )
       .updateTable('mail_outbox')
       .set((eb) => ({ due_at: leaseEnd, attempts: eb('attempts', '+', 1) }))
       .where('id', 'in', (eb) =>
-        eb.selectFrom('mail_outbox').select('id').where('due_at', '<=', now).orderBy('due_at').limit(options.limit).forUpdate().skipLocked(),
+        eb
+          .selectFrom('mail_outbox')
+          .select('id')
+          .where('recipient', 'is not', null)
+          .where('due_at', '<=', now)
+          // Security mail first (false sorts before true): after an outage it does not wait behind
+          // a backlog of contact mail. The index on (kind = 'contact', due_at) gives this order.
+          .orderBy(sql`kind = 'contact'`)
+          .orderBy('due_at')
+          .limit(options.limit)
+          .forUpdate()
+          .skipLocked(),
       )
-      .returning(['id', 'recipient', 'subject', 'body', 'reply_to', 'created_at', 'attempts'])
+      .returning(['id', 'recipient', 'subject', 'body', 'reply_to', 'kind', 'created_at', 'attempts'])
       .execute();
     // RETURNING keeps no order; the claim's is the queue's.
     rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
     return rows.map((row) => ({
       id: row.id,
-      to: row.recipient,
+      // Never null: the claim picks rows with a recipient only.
+      to: row.recipient!,
       subject: row.subject,
       text: row.body,
       ...(row.reply_to === null ? {} : { replyTo: row.reply_to }),
+      kind: row.kind,
       attempts: row.attempts,
       createdAt: row.created_at,
     }));
@@ -63,7 +82,11 @@ export class PostgresMailOutbox implements MailOutbox {
   }
 
   async depth(): Promise<number> {
-    const { count } = await this.#db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+    const { count } = await this.#db
+      .selectFrom('mail_outbox')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .where('recipient', 'is not', null)
+      .executeTakeFirstOrThrow();
     return Number(count);
   }
 }

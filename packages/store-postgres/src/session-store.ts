@@ -3,6 +3,9 @@ import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, Sessi
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 
+/** U+0000 and unpaired surrogates: what a text column cannot hold as it is. */
+const NOT_STORABLE = /[\0\p{Cs}]/u;
+
 export class PostgresSessionStore implements SessionStore {
   readonly #db: Kysely<Database>;
   /**
@@ -91,6 +94,9 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async deleteById(userId: number, id: string): Promise<string | null> {
+    // An id no text column can hold (U+0000, which Postgres refuses outright, or an unpaired
+    // surrogate) names no session: the caller's input, never a failed statement.
+    if (NOT_STORABLE.test(id)) return null;
     const row = await this.#db.deleteFrom('sessions').where('id', '=', id).where('user_id', '=', userId).returning('token_digest').executeTakeFirst();
     if (row) this.#revocations?.publish([row.token_digest]);
     return row?.token_digest ?? null;

@@ -47,6 +47,17 @@ export function sessionListCases(current: CurrentStore): void {
     expect(await store.sessions.findWithUser(digest(1))).toBeNull();
     expect(await store.sessions.findWithUser(digest(2))).not.toBeNull();
   });
+
+  it('deleteById with an id no text can hold (U+0000, an unpaired surrogate) or far too long is null, never a failure', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    await addSession(store, ada.id, 1, at(DAY));
+    const [listed] = await store.sessions.listByUser(ada.id, T0);
+    for (const id of ['\0', `${listed!.id}\0`, `\0${listed!.id}`, '\ud800', `${listed!.id}\udc00`, 'x'.repeat(10_000)]) {
+      expect(await store.sessions.deleteById(ada.id, id), JSON.stringify(id.slice(0, 40))).toBeNull();
+    }
+    expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
+  });
 }
 
 /** A password change, and the deletion of an account. */
@@ -109,13 +120,36 @@ export function accountChangeCases(current: CurrentStore): void {
 
 /** Password reset tokens. */
 export function resetCases(current: CurrentStore): void {
-  it('request for an unknown address is false and stores nothing', async () => {
+  it('request for an unknown address is false and mails nobody; its token opens nothing, not even an account made at the address later', async () => {
     const { store } = current;
     await addUser(store, 'ada@example.com');
-    expect(await store.resets.request('nobody@example.com', reset(1), { ...MAIL, to: 'nobody@example.com' })).toBe(false);
+    const nobody = { ...MAIL, to: 'nobody@example.com' };
+    expect(await store.resets.request('nobody@example.com', reset(1), nobody)).toBe(false);
     expect(await store.outbox.depth()).toBe(0);
+    expect(await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE })).toEqual([]);
     expect(await store.resets.consume(digest(1001), T0, OTHER_PHC)).toBeNull();
-    expect(await store.resets.deleteExpired(at(DAY))).toBe(0);
+    await addUser(store, 'nobody@example.com', 'Nobody');
+    expect(await store.resets.consume(digest(1001), T0, OTHER_PHC)).toBeNull();
+    expect((await store.users.findByEmail('nobody@example.com'))?.passwordHash).toBe(PHC);
+    // Registered now: a new request is the account's, and its token works.
+    expect(await store.resets.request('nobody@example.com', reset(2), nobody)).toBe(true);
+    expect((await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE })).map((m) => m.to)).toEqual(['nobody@example.com']);
+    expect(await store.resets.consume(digest(1002), T0, OTHER_PHC)).not.toBeNull();
+  });
+
+  it('request writes the same entries whether or not the address is an account’s, so neither costs what the other does not', async () => {
+    const { store, inspect } = current;
+    await addUser(store, 'ada@example.com');
+    expect(await inspect.resetFootprint()).toEqual({ tokens: 0, outboxEntries: 0 });
+    expect(await store.resets.request('ada@example.com', reset(1), MAIL)).toBe(true);
+    expect(await inspect.resetFootprint()).toEqual({ tokens: 1, outboxEntries: 1 });
+    expect(await store.resets.request('nobody@example.com', reset(2), { ...MAIL, to: 'nobody@example.com' })).toBe(false);
+    expect(await inspect.resetFootprint()).toEqual({ tokens: 2, outboxEntries: 2 });
+    // The next claim takes the mail and removes the stand-in, unsent.
+    expect((await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE })).map((m) => m.to)).toEqual(['ada@example.com']);
+    expect(await inspect.resetFootprint()).toEqual({ tokens: 2, outboxEntries: 1 });
+    expect(await store.resets.deleteExpired(at(30 * MINUTE))).toBe(2);
+    expect(await inspect.resetFootprint()).toEqual({ tokens: 0, outboxEntries: 1 });
   });
 
   it('request for a registered address queues its mail with the token', async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { ContactMessage, OutgoingMail, QueuedMail, Store } from '@sl-accounts/core';
 import type { CurrentStore } from '../current-store.ts';
-import { at, MINUTE, T0 } from '../fixtures.ts';
+import { addUser, at, digest, MINUTE, T0 } from '../fixtures.ts';
 
 const LEASE = 2 * MINUTE;
 const one = { limit: 1, leaseMs: LEASE };
@@ -14,7 +14,13 @@ const message = (n: number, receivedAt = T0): ContactMessage => ({
   userAgent: null,
   receivedAt,
 });
-const mail = (n: number): OutgoingMail => ({ to: 'operator@example.net', subject: `Contact ${n}`, text: `Text of mail ${n}\nsecond line`, replyTo: `sender${n}@example.com` });
+const mail = (n: number): OutgoingMail => ({
+  kind: 'contact',
+  to: 'operator@example.net',
+  subject: `Contact ${n}`,
+  text: `Text of mail ${n}\nsecond line`,
+  replyTo: `sender${n}@example.com`,
+});
 
 /** Queues mail `n` the only way a port can: with the contact message that causes it. */
 async function queue(store: Store, n: number, now = T0): Promise<void> {
@@ -48,6 +54,50 @@ export function outboxCases(current: CurrentStore): void {
     await store.contacts.add(message(2), bare);
     const [claimed] = await store.outbox.claim(T0, one);
     expect(claimed).toStrictEqual({ ...bare, id: expect.any(String), attempts: 1, createdAt: T0 });
+  });
+
+  it('a mail’s kind comes back as queued; a mail that names none is security mail', async () => {
+    const { store } = current;
+    await queue(store, 1, at(1));
+    const { kind: _kind, ...unnamed } = mail(2);
+    await store.contacts.add(message(2, at(2)), unnamed);
+    await addUser(store, 'ada@example.com');
+    await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(3), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
+    const claimed = await store.outbox.claim(at(3), { limit: 10, leaseMs: LEASE });
+    expect(claimed.map((m) => [m.subject, m.kind])).toEqual([
+      ['Contact 1', 'contact'],
+      ['Contact 2', 'security'],
+      ['Reset', 'security'],
+    ]);
+  });
+
+  it('contact mail never pushes security mail out, however much of it comes', async () => {
+    const { store, inspect } = current;
+    await addUser(store, 'ada@example.com');
+    const reset = { to: 'ada@example.com', subject: 'Reset', text: 'link' };
+    expect(await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: T0, expiresAt: at(30 * MINUTE) }, reset)).toBe(true);
+    const flood = (inspect.bounds?.outboxMailsPerKind ?? 30) + 20;
+    for (let n = 1; n <= flood; n++) await queue(store, n, at(n));
+    const claimed = await store.outbox.claim(at(flood), { limit: flood + 1, leaseMs: LEASE });
+    expect(claimed.filter((m) => m.kind === 'security').map((m) => m.subject)).toEqual(['Reset']);
+    // The newest contact mails are kept, whatever a bound let go.
+    expect(claimed.at(-1)?.subject).toBe(`Contact ${flood}`);
+  });
+
+  it('claims security mail before contact mail that has waited longer, so a backlog does not hold up a reset link', async () => {
+    const { store } = current;
+    for (let n = 1; n <= 3; n++) await queue(store, n, at(n));
+    await addUser(store, 'ada@example.com');
+    await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(10), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
+    expect(subjects(await store.outbox.claim(at(10), one))).toEqual(['Reset']);
+    expect(subjects(await store.outbox.claim(at(10), one))).toEqual(['Contact 1']);
+    // A security mail waiting for its retry lets due contact mail go meanwhile.
+    await store.resets.request('ada@example.com', { tokenDigest: digest(2), createdAt: at(20), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset again', text: 'link' });
+    const [again] = await store.outbox.claim(at(20), one);
+    expect(again?.subject).toBe('Reset again');
+    await store.outbox.retryLater(again!.id, 1, at(5_000), 'ECONNREFUSED');
+    expect(subjects(await store.outbox.claim(at(30), one))).toEqual(['Contact 2']);
+    expect(subjects(await store.outbox.claim(at(5_000), { limit: 2, leaseMs: LEASE }))).toEqual(['Contact 3', 'Reset again']);
   });
 
   it('claims only due mails, oldest first, at most `limit`', async () => {

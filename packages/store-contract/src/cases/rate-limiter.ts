@@ -37,6 +37,20 @@ export function rateLimiterCases(current: CurrentStore): void {
     expect(await rateLimiter.consume(key, rule, at(5 * DAY))).toEqual({ allowed: true, count: 1, resetAt: at(5 * DAY + HOUR) });
   });
 
+  it('a window that refuses is kept until it ends, however many other keys come', async () => {
+    const { store, inspect } = current;
+    const lock = { limit: 20, windowMs: 15 * MINUTE };
+    const key = 'login-account:ada@example.com';
+    for (let i = 0; i < 20; i++) await store.rateLimiter.consume(key, lock, T0);
+    // A flood of other keys past what the store keeps of windows that do not hold, while nobody
+    // touches the lock (its owner comes back later).
+    const flood = (inspect.bounds?.rateLimitKeys ?? 50) + 50;
+    for (let i = 0; i < flood; i++) await store.rateLimiter.consume(`contact:198.51.${i >> 8}.${i & 255}`, rule, at(MINUTE));
+    expect(await store.rateLimiter.consume(key, lock, at(2 * MINUTE))).toEqual({ allowed: false, count: 21, resetAt: at(15 * MINUTE) });
+    expect(await store.rateLimiter.consume(key, lock, at(15 * MINUTE - 1))).toMatchObject({ allowed: false, resetAt: at(15 * MINUTE) });
+    expect(await store.rateLimiter.consume(key, lock, at(15 * MINUTE))).toEqual({ allowed: true, count: 1, resetAt: at(30 * MINUTE) });
+  });
+
   it('counts every key on its own', async () => {
     const { rateLimiter } = current.store;
     for (let i = 0; i < 4; i++) await rateLimiter.consume('login:198.51.100.1', rule, T0);
