@@ -78,7 +78,7 @@ describe.each(HOST_KINDS)('client faults on the %s host', (host) => {
   let server: RunningServer | undefined;
   afterEach(() => server?.close());
 
-  it('a client that hangs up or sends garbage gets one short info line per connection: no error level, no stack', async () => {
+  it('a client that hangs up or sends garbage gets one short info line per connection: no error level, no stack', { tags: ['socket'] }, async () => {
     const { logger, lines } = capturingLogger();
     server = await startTestServer({ host, logger });
     const body = '{"name":"Ada","email":"ada@example.com","message":"Hello there"}';
@@ -104,7 +104,7 @@ describe.each(HOST_KINDS)('client faults on the %s host', (host) => {
   });
 });
 
-describe('the Postgres pool', () => {
+describe('the Postgres pool', { tags: ['database'] }, () => {
   it('logs an idle connection that the server dropped with its code and message only (no client object, no secret key)', async (ctx) => {
     const postgres = STORES.find((store) => store.kind === 'postgres')!;
     const pgServer = postgres.skip === undefined ? await postgresServer() : undefined;
