@@ -3,7 +3,8 @@
  * gets them. It packs every package under packages/, checks what each tarball holds, installs them
  * with npm into a fresh project in the OS temp directory, imports every entry point with plain
  * `node`, copies the examples there, type-checks them with the strictest usual settings (no
- * skipLibCheck), and serves the whole service from each example, checked over HTTP.
+ * skipLibCheck), runs an embedder's vitest file there (test/embedder/app.test.ts), and serves the
+ * whole service from each example, checked over HTTP.
  *
  *   node test/pack/pack.ts            (KEEP=1 keeps the temp project and prints where it is)
  *
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const WORK = mkdtempSync(join(tmpdir(), 'sl-pack-'));
@@ -127,7 +129,7 @@ try {
   for (const { manifest } of examples) {
     for (const [dep, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) if (!ownNames.has(dep) && !range.startsWith('workspace:')) wanted.set(dep, range);
   }
-  for (const tool of ['typescript', '@types/node', '@types/koa']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
+  for (const tool of ['typescript', '@types/node', '@types/koa', 'vitest']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
   // @types/koa's declarations import `content-disposition` for its 0.5 types; with every example's
   // framework in one project, npm hoists the content-disposition 2 that Express 5 uses, whose own types
   // lack them (TS2694 in @types/koa under skipLibCheck: false). A Koa app alone never meets this; the
@@ -186,6 +188,17 @@ try {
   );
   run(process.execPath, [join(APP, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], APP);
   console.log(`tsc: 0 errors in ${copies.length} example(s) and the declarations of ${everything.length} entry points`);
+
+  step('an embedder’s test (docs/testing.md), run with vitest from the installed packages');
+  // test/embedder/app.test.ts as a user copies it: type-checked against the published declarations
+  // (vitest's own are not ours to check), then run.
+  mkdirSync(join(APP, 'test'));
+  cpSync(join(ROOT, 'test/embedder/app.test.ts'), join(APP, 'test/app.test.ts'));
+  const testConfig = { extends: './tsconfig.json', compilerOptions: { skipLibCheck: true }, include: ['test'] };
+  writeFileSync(join(APP, 'tsconfig.test.json'), `${JSON.stringify(testConfig, null, 2)}\n`);
+  run(process.execPath, [join(APP, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json'], APP);
+  const vitest = run(process.execPath, [join(APP, 'node_modules/vitest/vitest.mjs'), 'run', 'test/app.test.ts'], APP);
+  console.log(stripVTControlCharacters(vitest).split('\n').filter((line) => /^\s*Tests\b/.test(line)).join('\n').trim());
 
   for (const { name, entry } of copies) {
     step(`${name}: node ${relative(APP, entry)}, served from the installed packages`);
