@@ -137,9 +137,13 @@ export interface ServerRow {
   readonly skip: string | undefined;
 }
 
-/** Every host on every store: for the suites whose cases depend on the store. */
-export const MATRIX: readonly ServerRow[] = HOST_KINDS.flatMap((host) =>
-  STORES.map((store) => ({ host, store: store.kind, title: `${host} host, ${store.title}`, skip: store.skip })),
+/**
+ * For the suites whose cases depend on the store: the first host on every store, and every other
+ * host on the memory store. A host only copies requests in and answers out, whatever the store, so
+ * each other host on the other stores would repeat what the first host showed of them.
+ */
+export const MATRIX: readonly ServerRow[] = HOST_KINDS.flatMap((host, i) =>
+  STORES.filter((store) => i === 0 || store.kind === 'memory').map((store) => ({ host, store: store.kind, title: `${host} host, ${store.title}`, skip: store.skip })),
 );
 
 /** One `describe` per row, skipped (with the reason in its title) where the store cannot run. */
