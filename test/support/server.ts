@@ -118,7 +118,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 async function openDatabase(store: StoreKind): Promise<TestDatabase | null> {
   if (store === 'memory') return null;
   const { createPGliteDatabase, createTestDatabase } = await import('@sl-accounts/store-postgres/testing');
-  return store === 'pglite' ? createPGliteDatabase() : createTestDatabase();
+  // Migrated, as the server would migrate it at its start: the migrations' own cases are store-postgres's.
+  return store === 'pglite' ? createPGliteDatabase({ migrated: true }) : createTestDatabase();
 }
 
 function storeEnv(store: StoreKind, database: TestDatabase | null): Record<string, string> {
