@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 afterEach(() => {
   vi.unstubAllEnvs();
+  // The files after this one, in a run that shares modules, must not meet the lookups made here.
+  vi.resetModules();
 });
 
 /**
