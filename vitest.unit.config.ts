@@ -1,30 +1,46 @@
 /**
- * `pnpm test:unit`: the quick run, in seconds. The core, the memory store, the store contract on the
- * memory store, and the HTTP contract end to end in-process: under both hosts, each suite's fetch
- * calls are injected into the host's request listener, which hands them to `api.handle` (or /mcp to
- * the MCP endpoint), with no socket in between (TEST_IN_PROCESS, test/support/in-process.ts).
+ * `pnpm test:unit`: the quick run, in seconds, with no socket, process, database or browser. The
+ * core, the memory store, the store contract on the memory store, the packages' own tests, and the
+ * HTTP suites (`test/http`, `test/discovery`) on one host: the contract itself, in-process. Each test
+ * server is composed as `pnpm start` composes it, and the suites' fetch calls go to `api.handle`
+ * through `request` of `@sl-accounts/http/testing` (test/support/in-process.ts).
  *
- * Left to `pnpm test`, which runs all of these too, over real connections: what is about sockets,
- * processes or a browser (framing, request targets and Host headers that fetch cannot send,
- * connection limits, unread responses, stop signals, the metrics port, start-up, PGlite's footprint,
- * the /docs/api page in Chromium, the redocly CLI).
- * The test servers' sockets refuse every request with 421 here, so a case that bypasses fetch fails
- * rather than quietly using the network.
+ * Left to `pnpm test`, which runs all of these too, on every store and host over real sockets: the
+ * files below, which are about sockets, processes, the hosts or a browser, and the cases tagged in
+ * vitest.config.ts. The guard (test/support/in-process-guard.ts) fails whatever listens, connects,
+ * starts a process or opens PGlite here.
  */
 import { defineConfig } from 'vitest/config';
+import type { TestUserConfig } from 'vitest/node';
+import { TAGS } from './vitest.config.ts';
 
-const SOCKET_LEVEL = [
+const NEEDS_MORE_THAN_A_PROCESS = [
+  // Sockets: framing, connection limits, unread responses, the metrics port, the request host.
+  'test/http/framing.test.ts',
   'test/http/limits.test.ts',
   'test/http/metrics.test.ts',
+  'test/http/slow-readers.test.ts',
+  'test/discovery/hosts.test.ts',
+  'packages/http-node/test/**',
+  // Processes: start-up, its log, stop signals, log lines of `pnpm start`, PGlite's footprint.
   'test/http/start-up.test.ts',
   'test/http/startup-log.test.ts',
-  'test/http/framing.test.ts',
-  'test/http/slow-readers.test.ts',
   'test/http/stop-signals.test.ts',
+  'test/http/log-bounds.test.ts',
   'test/http/pglite-footprint.test.ts',
+  // A real SMTP server; the examples' own frameworks; Chromium.
+  'test/http/mail.test.ts',
+  'test/http/embedding.test.ts',
+  'test/http/adapters.test.ts',
+  // A process of its own (a route table with added operations); the real PBKDF2 cost the races need
+  // (a hash slower than a store's round trip, or the window is never met).
+  'test/discovery/route-table-derivation.test.ts',
+  'test/http/credential-races.test.ts',
   'test/discovery/api-docs.test.ts',
-  'test/discovery/hosts.test.ts',
 ];
+
+/** Every tagged case stays out. (A run option the config file takes too; vitest types it as the CLI's.) */
+const untagged: Pick<TestUserConfig, 'tagsFilter'> = { tagsFilter: TAGS.map((tag) => `!${tag.name}`) };
 
 export default defineConfig({
   test: {
@@ -33,13 +49,17 @@ export default defineConfig({
       'packages/http/test/**/*.test.ts',
       'packages/store-memory/test/**/*.test.ts',
       'packages/store-contract/test/**/*.test.ts',
+      'packages/http/test/**/*.test.ts',
+      'packages/mcp/test/**/*.test.ts',
       'packages/service/test/**/*.test.ts',
+      'packages/server/test/**/*.test.ts',
       'test/http/**/*.test.ts',
       'test/discovery/**/*.test.ts',
+      'test/embedder/**/*.test.ts',
     ],
-    exclude: ['**/node_modules/**', ...SOCKET_LEVEL],
-    // Cases of included files that need a socket, a database or the redocly CLI.
-    testNamePattern: /^(?!.*(framing and request targets|answers whatever the Host header|redocly lint|client faults on the|the Postgres pool))/,
+    exclude: ['**/node_modules/**', ...NEEDS_MORE_THAN_A_PROCESS],
+    tags: TAGS,
+    ...untagged,
     setupFiles: ['test/support/in-process-setup.ts'],
     env: { TEST_STORES: 'memory', TEST_IN_PROCESS: '1' },
     // One module graph per worker instead of one per file: the suites keep no state in modules

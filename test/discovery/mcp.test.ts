@@ -362,7 +362,7 @@ describe.each(MOUNTS)('MCP on the $host host at "$basePath"', ({ host, basePath 
           }),
         });
 
-      it('answers whatever the Host header and the form of the request target', async () => {
+      it('answers whatever the Host header and the form of the request target', { tags: ['socket'] }, async () => {
         server = await start();
         const { port } = new URL(server!.url);
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });

@@ -357,7 +357,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       }
     });
 
-    it('passes `redocly lint` with no errors', async () => {
+    it('passes `redocly lint` with no errors', { tags: ['process'] }, async () => {
       const { stdout } = await promisify(execFile)(
         'node_modules/.bin/redocly',
         ['lint', `${server.url}/openapi.json`, '--format=json'],

@@ -8,7 +8,7 @@ import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
 import { nextResetToken } from '../support/reset-mail.ts';
-import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
+import { HOST_KINDS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
 const GRACE = { name: 'Grace', email: 'grace@example.com', password: 'cobol forever 1959' };
@@ -19,7 +19,7 @@ interface Listed {
   readonly sessions: { id: string; createdAt: string; expiresAt: string; current: boolean }[];
 }
 
-describeEachServer('the account’s life', MATRIX.filter((row) => row.host === 'koa' || row.store === 'memory'), ({ host, store }) => {
+describeEachServer('the account’s life', MATRIX.filter((row) => row.host === HOST_KINDS[0] || row.store === 'memory'), ({ host, store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();

@@ -146,7 +146,7 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
     });
   });
 
-  describe('framing and request targets', () => {
+  describe('framing and request targets', { tags: ['socket'] }, () => {
     /** A raw request with node:http, which (unlike fetch) can send any request target. */
     const raw = (method: string, target: string) =>
       new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {

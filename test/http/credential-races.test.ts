@@ -14,7 +14,7 @@ import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
 import { nextResetToken } from '../support/reset-mail.ts';
-import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
+import { HOST_KINDS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a new and longer passphrase';
@@ -29,7 +29,7 @@ const ITERATIONS = process.env.RACE_ITERATIONS ?? '150000';
 /** Logins kept in flight at once. */
 const IN_FLIGHT = 6;
 
-describeEachServer('logins with the old password racing a change of credential', MATRIX.filter((row) => row.host === 'koa'), ({ host, store }) => {
+describeEachServer('logins with the old password racing a change of credential', MATRIX.filter((row) => row.host === HOST_KINDS[0]), ({ host, store }) => {
   // One server per store; each case races on an account of its own.
   let server: RunningServer | undefined;
   const { logger, lines } = capturingLogger('info');

@@ -9,14 +9,14 @@ import { ManualClock } from '@sl-accounts/core/testing';
 import { loadConfig, startServer, type RunningServer } from '@sl-accounts/server';
 import { createTestDatabase } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
-import { HOSTS, MATRIX, STORES, TEST_ITERATIONS, describeEachServer, startTestServer } from '../support/server.ts';
+import { HOST_KINDS, MATRIX, STORES, TEST_ITERATIONS, describeEachServer, hostListener, startTestServer } from '../support/server.ts';
 
 const OWNER = { name: 'Olive', email: 'olive@example.com', password: 'correct horse battery' };
 const WINDOW_MS = 15 * 60_000;
 
 const deviceFrom = (res: ApiResponse) => res.setCookies.map((c) => /^sl_device=([^;]+)/.exec(c)?.[1]).find(Boolean);
 
-describeEachServer('device cookies', MATRIX.filter((row) => row.host === 'koa'), ({ host, store }) => {
+describeEachServer('device cookies', MATRIX.filter((row) => row.host === HOST_KINDS[0]), ({ host, store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -105,7 +105,7 @@ it.skipIf(postgres.skip !== undefined)(`a device cookie one server issued is hon
   const servers: RunningServer[] = [];
   try {
     const config = loadConfig({ PORT: '0', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent', STORE: 'postgres', DATABASE_URL: database.url, TRUST_PROXY: '1', LOGIN_FAILURES_PER_ACCOUNT: '2' });
-    for (let i = 0; i < 2; i++) servers.push(await startServer(config, HOSTS.koa, { logger: pino({ level: 'silent' }) }));
+    for (let i = 0; i < 2; i++) servers.push(await startServer(config, await hostListener('koa'), { logger: pino({ level: 'silent' }) }));
     const [a, b] = servers as [RunningServer, RunningServer];
     const device = deviceFrom(await request(a.url, '/api/signup', { json: OWNER, ip: '192.0.2.1' }))!;
     for (let i = 0; i < 3; i++) await request(a.url, '/api/login', { json: { email: OWNER.email, password: 'wrong' }, ip: `198.19.0.${i + 1}` });

@@ -9,9 +9,9 @@ import { poll } from '../support/poll.ts';
 import { ManualClock } from '@sl-accounts/core/testing';
 import { pino } from 'pino';
 import { loadConfig, startServer } from '@sl-accounts/server';
-import { HOSTS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
+import { HOST_KINDS, MATRIX, describeEachServer, hostListener, startTestServer } from '../support/server.ts';
 
-describeEachServer('sessions', MATRIX.filter((row) => row.host === 'koa'), ({ store }) => {
+describeEachServer('sessions', MATRIX.filter((row) => row.host === HOST_KINDS[0]), ({ store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -33,7 +33,7 @@ describeEachServer('sessions', MATRIX.filter((row) => row.host === 'koa'), ({ st
   });
 });
 
-describeEachServer('several sl_session cookies', MATRIX.filter((row) => row.host === 'koa'), ({ store }) => {
+describeEachServer('several sl_session cookies', MATRIX.filter((row) => row.host === HOST_KINDS[0]), ({ store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -79,7 +79,7 @@ describeEachServer('several sl_session cookies', MATRIX.filter((row) => row.host
   });
 });
 
-describeEachServer('sessions per user', MATRIX.filter((row) => row.host === 'koa'), ({ store }) => {
+describeEachServer('sessions per user', MATRIX.filter((row) => row.host === HOST_KINDS[0]), ({ store }) => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -105,10 +105,10 @@ describeEachServer('sessions per user', MATRIX.filter((row) => row.host === 'koa
 });
 
 describe('the default work factor', () => {
-  it('signs up and logs in with 600000 PBKDF2 iterations when PBKDF2_ITERATIONS is unset', async () => {
+  it('signs up and logs in with 600000 PBKDF2 iterations when PBKDF2_ITERATIONS is unset', { tags: ['real-cost', 'socket'] }, async () => {
     const config = loadConfig({ PORT: '0', STORE: 'memory' });
     expect(config.pbkdf2Iterations).toBe(600_000);
-    const server = await startServer(config, HOSTS.koa, { logger: pino({ level: 'silent' }) });
+    const server = await startServer(config, await hostListener('koa'), { logger: pino({ level: 'silent' }) });
     try {
       const creds = { email: 'strong@example.com', password: 'six hundred thousand' };
       expect((await request(server.url, '/api/signup', { json: { name: 'Strong', ...creds } })).status).toBe(201);

@@ -7,8 +7,8 @@
  * 80 packages and 60 MB, no Scalar), runs the docs' own snippet there on a fresh PostgreSQL
  * database, and passes the black-box suite against it under its prefix and at the root. Last, one
  * project with every tarball: every entry point imported with plain `node`, the examples and the
- * snippets type-checked with the strictest usual settings (no skipLibCheck), and each example served
- * and checked over HTTP.
+ * snippets type-checked with the strictest usual settings (no skipLibCheck), an embedder's vitest
+ * file run there (test/embedder/app.test.ts), and each example served and checked over HTTP.
  *
  *   node test/pack/pack.ts            (KEEP=1 keeps the temp projects and prints where they are)
  *
@@ -23,6 +23,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { createServerDatabase, findPostgresServer } from '@sl-accounts/store-postgres/testing/server';
 import { runSpec, serveAndCheck } from './check-service.ts';
 import { undeclaredImports } from './imports.ts';
@@ -206,7 +207,7 @@ try {
     mkdirSync(APP);
     writeFileSync(join(APP, 'package.json'), `${JSON.stringify({ name: 'sl-pack-consumer', private: true, type: 'module' }, null, 2)}\n`);
     // The tools at the workspace's versions.
-    for (const tool of ['typescript', '@types/node', '@types/koa', '@types/pg']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
+    for (const tool of ['typescript', '@types/node', '@types/koa', '@types/pg', 'vitest']) wanted.set(tool, rootManifest.devDependencies?.[tool] ?? 'latest');
     // @types/koa's declarations import `content-disposition` for its 0.5 types; with every example's
     // framework in one project, npm hoists the content-disposition 2 that Express 5 uses, whose own types
     // lack them (TS2694 in @types/koa under skipLibCheck: false). A Koa app alone never meets this; the
@@ -326,6 +327,17 @@ try {
   );
   run(process.execPath, [join(APP, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], APP);
   console.log(`tsc: 0 errors in ${copies.length} example(s), ${snippets.size} snippets and the declarations of ${everything.length} entry points`);
+
+  step('an embedder’s test (docs/testing.md), run with vitest from the installed packages');
+  // test/embedder/app.test.ts as a user copies it: type-checked against the published declarations
+  // (vitest's own are not ours to check), then run.
+  mkdirSync(join(APP, 'test'));
+  cpSync(join(ROOT, 'test/embedder/app.test.ts'), join(APP, 'test/app.test.ts'));
+  const testConfig = { extends: './tsconfig.json', compilerOptions: { skipLibCheck: true }, include: ['test'] };
+  writeFileSync(join(APP, 'tsconfig.test.json'), `${JSON.stringify(testConfig, null, 2)}\n`);
+  run(process.execPath, [join(APP, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json'], APP);
+  const vitest = run(process.execPath, [join(APP, 'node_modules/vitest/vitest.mjs'), 'run', 'test/app.test.ts'], APP);
+  console.log(stripVTControlCharacters(vitest).split('\n').filter((line) => /^\s*Tests\b/.test(line)).join('\n').trim());
 
   for (const { name, entry } of copies) {
     step(`${name}: node ${relative(APP, entry)}, served from the installed packages`);

@@ -236,6 +236,7 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
   it('with A cut off, a session logged out on B meanwhile is not answered from A’s memory once A listens again', async () => {
     const token = await signup(b);
     await cached(a, token);
+    const cutAt = a.app.output().length;
     await proxy!.cut();
     await feedConnectionsReach(1, 'A’s feed connection to end');
     expect((await request(b.app.url, '/api/logout', { method: 'POST', session: token })).status).toBe(200);
@@ -247,8 +248,12 @@ describe.skipIf(postgres.skip !== undefined)(`the session cache of two server pr
     // its cache would still hold the logged-out session and answer it 200 from then on.
     await cached(a, await signup(b), 5_000);
     expect(await me(a, token)).toBe(401);
-    // It reported the outage once, through the server's log.
-    expect(a.app.output().match(/session revocation feed: /g)).toHaveLength(1);
+    // It reported the cut once, through the server's log, however often it failed to reconnect
+    // meanwhile. Only the lines since the cut count: each outage is reported once, and on a busy
+    // machine a heartbeat more than a second late (in an earlier case, or after this reconnect) is
+    // an outage of its own, with a line of its own.
+    const reports = a.app.output().slice(cutAt).split('\n').filter((line) => line.includes('session revocation feed: '));
+    expect(reports.filter((line) => !line.includes('no heartbeat back within'))).toHaveLength(1);
   });
 
   it('with A cut off, a session logged out on B meanwhile is never answered by A, also while the pool is back before the feed', async () => {

@@ -1,88 +1,97 @@
 /**
- * End-to-end requests without sockets, for `pnpm test:unit` (TEST_IN_PROCESS=1). The test server is
- * composed exactly as `startServer` composes it (same config, store, core, contract, documents and
- * MCP endpoint) under the real host (Koa or plain node:http), and the suites' `fetch` calls to it are
- * injected straight into that host's request listener with light-my-request: the host hands each
- * request to `api.handle` (or `/mcp` to the MCP endpoint) as it does in production, but no
- * connection, parser or kernel lies in between, so hundreds of cases take seconds.
+ * `pnpm test:unit`'s host (TEST_IN_PROCESS=1): each test server is the service as `pnpm start`
+ * composes it from its configuration (`configureService` of @sl-accounts/server: store, hasher,
+ * limits, documents, `/mcp`), with no socket, and the suites' `fetch` calls to its URL are
+ * handed to `service.api.handle` through `request` of `@sl-accounts/http/testing`, the entry an
+ * embedder's own tests use. No server, no connection, no parser between the suite and the contract:
+ * hundreds of cases take seconds.
  *
- * `startServer` still listens (the composition root has no way around it), but its socket answers
- * every request with 421: a case that bypasses `fetch` (raw node:http, a child process, a browser)
- * fails rather than quietly testing the network path. Such suites run in `pnpm test` only.
+ * The hosts (Koa, node:http, the examples) are `pnpm test`'s: it runs the same suites over real sockets.
  */
-import type { RequestListener } from 'node:http';
+import type { Server } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { inject } from 'light-my-request';
-import type { ListenerFactory } from '@sl-accounts/server';
+import { request } from '@sl-accounts/http/testing';
+import { configureService, type Config, type RunningServer, type ServerOverrides } from '@sl-accounts/server';
 
 /** Whether this run answers test servers in-process (`pnpm test:unit` sets it). */
 export const IN_PROCESS = process.env.TEST_IN_PROCESS === '1';
 
-const listeners = new Map<string, RequestListener>();
+/** A request as the suites' fetch made it: lower-case headers, the body's bytes. */
+export interface InProcessRequest {
+  readonly method: string;
+  /** Path and query. */
+  readonly target: string;
+  readonly headers: Record<string, string>;
+  readonly body: Uint8Array | null;
+}
 
-/**
- * Wraps `host`: the listener it makes is kept for in-process requests, and the socket gets one that
- * refuses. `listener()` returns the kept one once the server started.
- */
-export function capturingHost(host: ListenerFactory): { readonly host: ListenerFactory; listener(): RequestListener } {
-  let captured: RequestListener | undefined;
-  const refuse: RequestListener = (_req, res) => {
-    res.writeHead(421, { 'content-type': 'text/plain' }).end('this test server answers in-process only (TEST_IN_PROCESS, test/support/in-process.ts)');
+/** Answers one request to a test server, as its host would have on the wire. */
+type Answerer = (request: InProcessRequest) => Promise<Response>;
+
+const servers = new Map<string, Answerer>();
+/** Each server gets a URL of its own; nothing listens there (the unit run refuses every socket). */
+let nextPort = 40_000;
+
+/** The service the configuration composes, answering fetch calls to its URL in-process until it closes. */
+export async function startInProcess(config: Config, overrides: ServerOverrides): Promise<RunningServer> {
+  const configured = await configureService(config, overrides);
+  const { service, logger } = configured;
+  if (configured.metrics) throw new Error('METRICS_PORT needs a socket: the suite belongs to pnpm test (vitest.unit.config.ts)');
+  const answer: Answerer = async (sent) => {
+    const got = await request(service.api, `${sent.method} ${sent.target}`, { headers: sent.headers, ip: CLIENT_IP, ...(sent.body ? { body: sent.body } : {}) });
+    return new Response(NULL_BODY.has(got.status) || sent.method === 'HEAD' ? null : got.bytes, { status: got.status, headers: got.headers });
   };
+  const port = nextPort++;
+  const url = `http://127.0.0.1:${port}`;
+  const origins = [url, `http://localhost:${port}`];
+  for (const origin of origins) servers.set(origin, answer);
+  let closing: Promise<void> | undefined;
   return {
-    host: (service) => {
-      captured = host(service);
-      return refuse;
+    url,
+    metricsUrl: undefined,
+    get server(): Server {
+      throw new Error('an in-process test server has no node:http server; the case belongs to pnpm test');
     },
-    listener: () => {
-      if (!captured) throw new Error('the host was never given the service');
-      return captured;
-    },
+    accounts: service.accounts,
+    logger,
+    close: () =>
+      (closing ??= (async () => {
+        for (const origin of origins) servers.delete(origin);
+        await configured.close();
+      })()),
   };
 }
 
-/** Answers requests to `baseUrl` in-process (also under the name localhost, which tests use too). */
-export function register(baseUrl: string, listener: RequestListener): () => void {
-  const url = new URL(baseUrl);
-  const origins = [url.origin, `${url.protocol}//localhost:${url.port}`];
-  for (const origin of origins) listeners.set(origin, listener);
-  return () => {
-    for (const origin of origins) listeners.delete(origin);
-  };
-}
+/** The peer address an in-process request comes from, as over loopback. */
+const CLIENT_IP = '127.0.0.1';
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Statuses whose answers have no body (a web Response refuses one for them). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /**
- * Replaces the global fetch of this test worker with one that injects requests to a registered
- * server into its listener and hands any other request to the real fetch.
+ * Replaces this worker's global fetch with one that answers requests to in-process test servers;
+ * any other URL is refused, as the unit run has no network.
  */
 export function routeFetchInProcess(): void {
   const installed = Symbol.for('sl.in-process-fetch');
   const global = globalThis as { [installed]?: true };
   if (global[installed]) return; // without isolation, every test file runs the setup again
   global[installed] = true;
-  const real = globalThis.fetch;
-  globalThis.fetch = (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!listeners.has(url.origin)) return real(input, init);
+  globalThis.fetch = async (input, init) => {
     if (input instanceof Request) throw new Error('the in-process fetch takes a URL and options, not a Request');
-    return injectFetch(url, init ?? {});
+    return fetchInProcess(new URL(String(input)), init ?? {});
   };
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Statuses whose answers have no body (a web Response refuses one for them). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
-
 /**
- * fetch's behaviour over an injected request: the request headers Node's fetch sends (host, accept,
- * user-agent, accept-encoding, content-type of a string body, content-length), redirects followed
- * unless `redirect: 'manual'`, content codings undone, no body for HEAD.
+ * fetch's behaviour over an in-process request: the request headers Node's fetch sends (host,
+ * accept, user-agent, accept-encoding, content-type of a string body), redirects followed unless
+ * `redirect: 'manual'`, content codings undone, no body for HEAD.
  */
-async function injectFetch(url: URL, init: RequestInit, hops = 0): Promise<Response> {
-  const listener = listeners.get(url.origin);
-  if (!listener) throw new Error(`no in-process server at ${url.origin}`);
+async function fetchInProcess(url: URL, init: RequestInit, hops = 0): Promise<Response> {
+  const answer = servers.get(url.origin);
+  if (!answer) throw new TypeError(`fetch failed: no in-process test server at ${url.origin} (the unit run has no network)`);
   const method = (init.method ?? 'GET').toUpperCase();
-  const body = init.body === undefined || init.body === null ? null : typeof init.body === 'string' ? Buffer.from(init.body) : Buffer.from(init.body as Uint8Array);
   const headers: Record<string, string> = {
     host: url.host,
     accept: '*/*',
@@ -95,31 +104,37 @@ async function injectFetch(url: URL, init: RequestInit, hops = 0): Promise<Respo
   new Headers(init.headers).forEach((value, name) => {
     headers[name] = value;
   });
-  if (body !== null || !['GET', 'HEAD'].includes(method)) headers['content-length'] = String(body?.length ?? 0);
-  const answer = await inject(listener, { method, url: `${url.pathname}${url.search}`, headers, remoteAddress: '127.0.0.1', ...(body === null ? {} : { payload: body }) });
+  const body = bodyBytes(init.body);
+  if (body === null && !['GET', 'HEAD'].includes(method)) headers['content-length'] = '0';
+  const response = await answer({ method, target: `${url.pathname}${url.search}`, headers, body });
 
-  const location = answer.headers.location;
-  if (REDIRECTS.has(answer.statusCode) && typeof location === 'string' && init.redirect !== 'manual') {
+  const location = response.headers.get('location');
+  if (REDIRECTS.has(response.status) && location !== null && init.redirect !== 'manual') {
     if (init.redirect === 'error' || hops >= 20) throw new TypeError('fetch failed: redirect');
     const next = new URL(location, url);
-    const keepsMethod = answer.statusCode === 307 || answer.statusCode === 308 || (method === 'GET' || method === 'HEAD');
-    const followed = await (listeners.has(next.origin) ? injectFetch(next, keepsMethod ? init : { ...init, method: 'GET', body: null }, hops + 1) : globalThis.fetch(next));
-    Object.defineProperties(followed, { redirected: { value: true }, url: { value: followed.url || next.href } });
+    const keepsMethod = response.status === 307 || response.status === 308 || method === 'GET' || method === 'HEAD';
+    const followed = await fetchInProcess(next, keepsMethod ? init : { ...init, method: 'GET', body: null }, hops + 1);
+    Object.defineProperties(followed, { redirected: { value: true } });
     return followed;
   }
+  const decoded = await decode(response);
+  Object.defineProperty(decoded, 'url', { value: url.href });
+  return decoded;
+}
 
-  const out = new Headers();
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) out.append(name, String(v));
-  }
-  let bytes: Buffer = answer.rawPayload;
-  const coding = out.get('content-encoding');
-  if (bytes.length > 0 && coding === 'gzip') bytes = gunzipSync(bytes);
-  else if (bytes.length > 0 && coding === 'br') bytes = brotliDecompressSync(bytes);
-  else if (bytes.length > 0 && coding === 'deflate') bytes = inflateSync(bytes);
-  const withBody = method !== 'HEAD' && !NULL_BODY.has(answer.statusCode);
-  const response = new Response(withBody ? bytes : null, { status: answer.statusCode, headers: out });
-  Object.defineProperty(response, 'url', { value: url.href });
-  return response;
+function bodyBytes(body: RequestInit['body']): Uint8Array | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  throw new TypeError('the in-process fetch sends a string or bytes as the body');
+}
+
+/** The answer with its content coding undone, as fetch gives it (the Content-Encoding header stays). */
+async function decode(response: Response): Promise<Response> {
+  const coding = response.headers.get('content-encoding');
+  if (!response.body || (coding !== 'gzip' && coding !== 'br' && coding !== 'deflate')) return response;
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const plain = bytes.length === 0 ? bytes : coding === 'gzip' ? gunzipSync(bytes) : coding === 'br' ? brotliDecompressSync(bytes) : inflateSync(bytes);
+  return new Response(plain, { status: response.status, headers: response.headers });
 }

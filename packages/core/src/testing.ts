@@ -2,7 +2,8 @@
  * Fakes and fixtures for tests of the core and of anything built on it (`@sl-accounts/core/testing`):
  * not part of the production surface.
  */
-import type { Clock } from './ports.ts';
+import { Pbkdf2PasswordHasher } from './password-hasher.ts';
+import type { Clock, PasswordHasher } from './ports.ts';
 
 /** A clock that moves only when told to. */
 export class ManualClock implements Clock {
@@ -20,6 +21,12 @@ export class ManualClock implements Clock {
     this.#t += ms;
   }
 }
+
+/**
+ * PBKDF2-SHA256 at one iteration: the production hasher, its PHC format and its checks, at no cost.
+ * For tests only; `createAccounts` and `createService` default to 600,000 iterations.
+ */
+export const testHasher: PasswordHasher = new Pbkdf2PasswordHasher({ iterations: 1 });
 
 /** The mail the contact use case queues for a message, to fill an outbox as the core would. */
 export { contactMail } from './mails.ts';

@@ -52,11 +52,27 @@ describe('Pbkdf2PasswordHasher', () => {
     expect(new Pbkdf2PasswordHasher({ iterations: 100 }).needsRehash(await hasher.hash('pw'))).toBe(false);
   });
 
-  it('defaults to 600000 iterations, and such a hash verifies', async () => {
+  it('defaults to 600000 iterations: it asks PBKDF2 for that many, and writes them into the hash', async () => {
+    const asked: number[] = [];
+    // Node's PBKDF2 at one iteration stands in for the cost; the count asked for is what is checked.
+    const cheap: Pbkdf2 = (password, salt, iterations, keyLength) => {
+      asked.push(iterations);
+      return promisify(pbkdf2)(password, salt, 1, keyLength, 'sha256');
+    };
+    const strong = new Pbkdf2PasswordHasher({ pbkdf2: cheap });
+    expect(strong.iterations).toBe(600_000);
+    const phc = await strong.hash('a long passphrase');
+    expect(phc).toMatch(/^\$pbkdf2-sha256\$i=600000\$/);
+    expect(await strong.verify('a long passphrase', phc)).toBe(true);
+    expect(asked).toEqual([600_000, 600_000]);
+  });
+
+  it('at the default 600000 iterations, a real hash verifies', { tags: ['real-cost'] }, async () => {
     const strong = new Pbkdf2PasswordHasher();
     const phc = await strong.hash('a long passphrase');
     expect(phc).toMatch(/^\$pbkdf2-sha256\$i=600000\$/);
     expect(await strong.verify('a long passphrase', phc)).toBe(true);
+    expect(await strong.verify('a long passphrasE', phc)).toBe(false);
   });
 
   it('rejects a nonsensical work factor', () => {

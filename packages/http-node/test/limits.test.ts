@@ -4,11 +4,10 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '@sl-accounts/http';
 // Internals of this package (users get them through hardenServer and createNodeServer).
 import { cutSlowReaders, defaultMaxConnections, limitConnections, openFilesLimit } from '../src/limits.ts';
-import { poll } from '../../../test/support/poll.ts';
 
 /** A socket as the cap sees it: an address, `destroy`, and a `close` event. */
 class FakeSocket extends EventEmitter {
@@ -78,14 +77,14 @@ describe('the bound on an unread response', () => {
         for (let chunk: Buffer | null; (chunk = socket.read() as Buffer | null); ) received += chunk.length;
       }, 20);
       const readFor = performance.now();
-      await poll(async () => performance.now() - readFor, (ms) => ms > 4_000, 10_000);
+      await vi.waitFor(() => expect(performance.now() - readFor).toBeGreaterThan(4_000), { timeout: 10_000, interval: 100 });
       clearInterval(reading);
       const stoppedAt = performance.now();
       expect(cutAt, `cut while reading, after ${received} bytes`).toBeUndefined();
       expect(received).toBeGreaterThan(4_000_000);
       expect(received).toBeLessThan(64 << 20);
       // Stopped reading: cut (by the server; this client does not read, so it does not see it).
-      await poll(async () => cutAt, (at) => at !== undefined, 10_000);
+      await vi.waitFor(() => expect(cutAt).toBeDefined(), { timeout: 10_000, interval: 100 });
       expect(cutAt! - stoppedAt).toBeGreaterThan(1_000);
       expect(cutAt! - stoppedAt).toBeLessThan(10_000);
     } finally {

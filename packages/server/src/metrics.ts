@@ -205,6 +205,9 @@ export function createServiceMetrics(): ServiceMetrics {
         help: 'Mails waiting in the outbox: due, being sent, or waiting for a retry. Growing while mail_send_failures_total grows: the SMTP server is not taking mail.',
         registers,
         async collect() {
+          // A scrape reads every gauge in one turn, in the order they were made. This statement
+          // starts after that turn, so the pool's gauges never count it as waiting for a connection.
+          await new Promise((resolve) => setImmediate(resolve));
           // A store that does not answer leaves the last value (and store_unavailable_total says why).
           try {
             this.set(await outbox.depth());

@@ -15,7 +15,8 @@ import { createService, type Service as ComposedService } from '@sl-accounts/ser
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { configuredMail, mailSummary } from './mail.ts';
-import { openStore, storeSummary } from './open-store.ts';
+import { openStore, storeSummary, type ConfiguredStore } from './open-store.ts';
+import type { ServiceMetrics } from './metrics.ts';
 
 /** What a request listener serves: the composed service (its `api` answers every path, `/mcp` included). */
 export type Service = ComposedService;
@@ -59,13 +60,28 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, listenerFor: ListenerFactory, overrides: ServerOverrides = {}): Promise<RunningServer> {
+/** The service as the configuration composes it, before any socket: what `startServer` serves. */
+export interface ConfiguredService {
+  readonly service: Service;
+  readonly logger: Logger;
+  /** The Prometheus metrics, when METRICS_PORT asks for them: the server counts its requests and serves them. */
+  readonly metrics: ServiceMetrics | undefined;
+  /** The connection pool's use, for a Postgres server's metrics. */
+  readonly poolStats: ConfiguredStore['poolStats'];
+  /** Stops the service (see `Service.close`), then the mailer's connections and the metrics. */
+  close(hostStopped?: Promise<unknown>): Promise<void>;
+}
+
+/**
+ * Composes the service as `pnpm start` runs it (the configured store, migrated; the hasher at its
+ * cost; SMTP or the log; the docs page; metrics' observers when asked for), and opens no socket:
+ * `startServer` puts it on the hardened node server, and in-process tests call `service.api.handle`.
+ */
+export async function configureService(config: Config, overrides: ServerOverrides = {}): Promise<ConfiguredService> {
   const logger = overrides.logger ?? createLogger(config);
   if (config.pbkdf2Iterations < DEFAULT_PBKDF2_ITERATIONS) {
     logger.warn({ iterations: config.pbkdf2Iterations }, `PBKDF2_ITERATIONS is below the recommended ${DEFAULT_PBKDF2_ITERATIONS}`);
   }
-  const niced = await deprioritizeThreadPool();
-  logger.debug({ threads: niced }, 'thread pool runs below the event loop');
   const store = await openStore(config.store, logger, config.sessionCache ? { sessionCacheStalenessMs: config.sessionCache.stalenessMs } : {});
   // prom-client is imported only when metrics are asked for (~25 ms of every start otherwise).
   const metrics = config.metrics ? (await import('./metrics.ts')).createServiceMetrics() : undefined;
@@ -101,14 +117,34 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     ...(overrides.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: overrides.sweepIntervalMs }),
     ...(metrics ? { observeAccounts: (accounts: Accounts) => metrics.observeAccounts(accounts) } : {}),
   });
-  const { api, accounts } = composed;
-  const node = createNodeServer(listenerFor(composed), { limits: config.http, logger, ipv6Prefix: config.ipv6Prefix, ...(metrics ? { onSlowReaderCut: metrics.slowReaderCut } : {}) });
+  if (metrics && composed.sessionCache) metrics.observeSessionCache(composed.sessionCache.stats);
+  let closing: Promise<void> | undefined;
+  return {
+    service: composed,
+    logger,
+    metrics,
+    poolStats: store.poolStats,
+    close: (hostStopped) =>
+      (closing ??= (async () => {
+        await composed.close(hostStopped);
+        mail.close();
+        await metrics?.close();
+      })()),
+  };
+}
+
+export async function startServer(config: Config, listenerFor: ListenerFactory, overrides: ServerOverrides = {}): Promise<RunningServer> {
+  const configured = await configureService(config, overrides);
+  const { service, logger, metrics } = configured;
+  const niced = await deprioritizeThreadPool();
+  logger.debug({ threads: niced }, 'thread pool runs below the event loop');
+  const { api, accounts } = service;
+  const node = createNodeServer(listenerFor(service), { limits: config.http, logger, ipv6Prefix: config.ipv6Prefix, ...(metrics ? { onSlowReaderCut: metrics.slowReaderCut } : {}) });
   const { server, maxConnections } = node;
   if (metrics) {
     // Labelled as requested: under a base path, its paths (`/accounts/api/me`); the root documents too.
     const served = api.basePath ? [api.basePath, ...api.paths.map((path) => api.basePath + path), ...api.paths.filter((path) => path.startsWith('/.well-known/'))] : api.paths;
     metrics.observeRequests(server, served);
-    if (composed.sessionCache) metrics.observeSessionCache(composed.sessionCache.stats);
   }
   let metricsUrl: string | undefined;
   try {
@@ -122,8 +158,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     if (metrics && config.metrics) metricsUrl = await metrics.listen(config.metrics);
   } catch (error) {
     server.close();
-    await Promise.all([composed.close(), metrics?.close()]);
-    mail.close();
+    await configured.close();
     throw error;
   }
   const { address, port } = server.address() as AddressInfo;
@@ -153,9 +188,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
       (closing ??= (async () => {
         // Keep-alive clients leave once their answer is written, instead of holding the stop up; the
         // service stops its mail worker meanwhile and closes the store once the requests are done.
-        await composed.close(node.close(DRAIN_MS));
-        mail.close();
-        await metrics?.close();
+        await configured.close(node.close(DRAIN_MS));
       })()),
   };
 }

@@ -77,7 +77,7 @@ describe('JSON lines', () => {
     expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n', '{"n":4}\n']);
   });
 
-  it('still pending when the process exits are written before it ends', async () => {
+  it('still pending when the process exits are written before it ends', { tags: ['process'] }, async () => {
     const logger = new URL('../src/logger.ts', import.meta.url).pathname;
     const script = `const { createLogger } = await import(${JSON.stringify(logger)});
       const log = createLogger({ logLevel: 'info', logFormat: 'json' });

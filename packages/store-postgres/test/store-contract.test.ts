@@ -52,5 +52,5 @@ const openOn =
 
 const [pglite, postgres] = await Promise.all([testStore('pglite'), testStore('postgres', locatePostgres)]);
 
-testStoreContract(pglite, openOn(createPGliteDatabase));
+testStoreContract(pglite, openOn(() => createPGliteDatabase({ migrated: true })));
 testStoreContract(postgres, openOn(createTestDatabase));

@@ -7,11 +7,18 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 afterEach(() => {
   vi.unstubAllEnvs();
+  // The files after this one, in a run that shares modules, must not meet the lookups made here.
   vi.resetModules();
 });
 
-/** A fresh module each time: the lookup is made once per module instance. */
-const fresh = async () => (await import('../src/testing/server.ts')).findPostgresServer();
+/**
+ * A fresh module each time: the lookup is made once per module instance, and a test file that ran
+ * before this one in the same worker (the runs share modules) may have made it already.
+ */
+const fresh = async () => {
+  vi.resetModules();
+  return (await import('../src/testing/server.ts')).findPostgresServer();
+};
 
 describe('findPostgresServer', () => {
   it('answers a DATABASE_URL that does not answer with no server and the reason, naming the address', async () => {
