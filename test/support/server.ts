@@ -63,7 +63,8 @@ export interface MountRow {
 /** The two hosts at the root, then every example at the root and under `/accounts`. */
 const ALL_MOUNTS: readonly MountRow[] = [
   ...HOST_KINDS.map((host) => ({ host, basePath: '', ownsAll: true })),
-  ...EXAMPLE_HOST_KINDS.flatMap((host) => ['', '/accounts'].map((basePath) => ({ host, basePath, ownsAll: basePath !== '' || host === 'node' }))),
+  // The node:http example at the root is HOST_KINDS' node host: listed once.
+  ...EXAMPLE_HOST_KINDS.flatMap((host) => ['', '/accounts'].filter((basePath) => !(basePath === '' && HOST_KINDS.includes(host))).map((basePath) => ({ host, basePath, ownsAll: basePath !== '' || host === 'node' }))),
 ];
 /**
  * Every mount for `pnpm test`. The unit run has one host, the contract in-process, at the root and
