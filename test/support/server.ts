@@ -120,7 +120,7 @@ async function openDatabase(store: StoreKind): Promise<TestDatabase | null> {
   if (store === 'memory') return null;
   const { createPGliteDatabase, createTestDatabase } = await import('@sl-accounts/store-postgres/testing');
   // Migrated, as the server would migrate it at its start: the migrations' own cases are store-postgres's.
-  return store === 'pglite' ? createPGliteDatabase({ migrated: true }) : createTestDatabase();
+  return store === 'pglite' ? createPGliteDatabase({ migrated: true }) : createTestDatabase({ migrated: true });
 }
 
 function storeEnv(store: StoreKind, database: TestDatabase | null): Record<string, string> {

@@ -4,9 +4,9 @@
  * and the adapter opened on one with SQL access to its rows. Production code never imports it.
  */
 import { CompiledQuery } from 'kysely';
-import { openPGlite, openPostgres, type PostgresStore } from './postgres-store.ts';
+import { createPostgresStore, openPGlite, openPostgres, type PostgresStore } from './postgres-store.ts';
 import type { PGliteDatabase } from './testing/pglite.ts';
-import { createServerDatabase, findPostgresServer, hostOf, type ServerDatabase } from './testing/server.ts';
+import { createServerDatabase, findPostgresServer, hostOf, POSTGRES_TEMPLATE_ENV, type ServerDatabase } from './testing/server.ts';
 
 export { createPGliteDatabase, type PGliteDatabase } from './testing/pglite.ts';
 export {
@@ -26,11 +26,28 @@ export {
 /** A fresh database for one test: on the test server, or a PGlite directory. */
 export type TestDatabase = ServerDatabase | PGliteDatabase;
 
-/** A fresh database on the test server; rejects, saying what to start, when there is none. Never PGlite. */
-export async function createTestDatabase(): Promise<ServerDatabase> {
+/**
+ * A fresh database on the test server; rejects, saying what to start, when there is none. Never
+ * PGlite. Empty, as a new database is; `migrated` gives it every migration's schema, copied from the
+ * run's template when its global setup made one (`createPostgresTemplate`), else migrated here.
+ */
+export async function createTestDatabase(options: { readonly migrated?: boolean } = {}): Promise<ServerDatabase> {
   const found = await findPostgresServer();
   if ('missing' in found) throw new Error(found.missing);
-  return createServerDatabase(found.server);
+  const template = options.migrated ? process.env[POSTGRES_TEMPLATE_ENV] : undefined;
+  const database = await createServerDatabase(found.server, template === undefined ? {} : { template });
+  if (options.migrated && template === undefined) {
+    const store = createPostgresStore({ connectionString: database.url });
+    try {
+      await store.migrate();
+    } catch (error) {
+      await database.drop();
+      throw error;
+    } finally {
+      await store.close();
+    }
+  }
+  return database;
 }
 
 /**

@@ -53,4 +53,4 @@ const openOn =
 const [pglite, postgres] = await Promise.all([testStore('pglite'), testStore('postgres', locatePostgres)]);
 
 testStoreContract(pglite, openOn(() => createPGliteDatabase({ migrated: true })));
-testStoreContract(postgres, openOn(createTestDatabase));
+testStoreContract(postgres, openOn(() => createTestDatabase({ migrated: true })));

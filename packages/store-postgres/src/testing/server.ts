@@ -86,10 +86,14 @@ export function hostOf(url: string): string {
   return new URL(url).host;
 }
 
-/** `CREATE DATABASE test_<random>` on the server; `drop()` removes it even with connections left open. */
-export async function createServerDatabase(server: PostgresServer): Promise<ServerDatabase> {
+/**
+ * `CREATE DATABASE test_<random>` on the server, empty, or a copy of `template` (a database no one
+ * is connected to); `drop()` removes it even with connections left open.
+ */
+export async function createServerDatabase(server: PostgresServer, options: { readonly template?: string } = {}): Promise<ServerDatabase> {
   const name = `test_${randomBytes(6).toString('hex')}`;
-  await withSql(server.url, (sql) => sql.query(`create database "${name}"`));
+  const template = options.template === undefined ? '' : ` template "${options.template.replaceAll('"', '""')}"`;
+  await withSql(server.url, (sql) => sql.query(`create database "${name}"${template}`));
   const url = new URL(server.url);
   url.pathname = `/${name}`;
   return {
@@ -156,4 +160,29 @@ async function startContainer(): Promise<{ readonly url: string } | { readonly p
   } catch (error) {
     return { problem: `${socket}: ${describeDatabaseError(error)}` };
   }
+}
+
+/** Where the run's migrated template database is: set by `createPostgresTemplate`'s caller, read by `createTestDatabase`. */
+export const POSTGRES_TEMPLATE_ENV = 'TEST_POSTGRES_MIGRATED_TEMPLATE';
+
+/**
+ * A migrated database on `server` for a run's global setup to put into `process.env` (`env`; test
+ * files inherit it) and `remove()` in its teardown. Copying it takes about half of what creating a
+ * database and migrating it takes (326 vs 683 ms here, 2026-11-25), and the store contract makes
+ * one per case. No one connects to it once it is built (a copy needs the template left alone).
+ */
+export async function createPostgresTemplate(server: PostgresServer): Promise<{ readonly env: Record<string, string>; remove(): Promise<void> }> {
+  const database = await createServerDatabase(server);
+  const { createPostgresStore } = await import('../postgres-store.ts');
+  const store = createPostgresStore({ connectionString: database.url });
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    await database.drop();
+    throw error;
+  }
+  await store.close();
+  const name = new URL(database.url).pathname.slice(1);
+  return { env: { [POSTGRES_TEMPLATE_ENV]: name }, remove: () => database.drop() };
 }
