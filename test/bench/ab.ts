@@ -31,18 +31,28 @@ async function sessionOf(url: string, n: number): Promise<string> {
 }
 
 const results: Record<string, Record<'this' | 'other', number[]>> = { health: { this: [], other: [] }, me: { this: [], other: [] } };
+/** CPU microseconds of the server per request: steadier than req/s when other work shares the cores. */
+const cpu: Record<string, Record<'this' | 'other', number[]>> = { health: { this: [], other: [] }, me: { this: [], other: [] } };
+function record(name: 'health' | 'me', side: 'this' | 'other', run: { readonly rps: number; readonly cpuUs?: number }): void {
+  results[name]![side].push(run.rps);
+  if (run.cpuUs !== undefined) cpu[name]![side].push(run.cpuUs);
+}
 for (let round = 0; round < rounds; round++) {
   for (const side of (round % 2 === 0 ? ['this', 'other'] : ['other', 'this']) as ('this' | 'other')[]) {
     const root = checkouts[side];
     const memory = await start(root, { STORE: 'memory' });
-    results.health![side].push((await load(`${memory.url}/api/health`, { connections: 50, duration: 4 }, memory.process.pid)).rps);
+    record('health', side, await load(`${memory.url}/api/health`, { connections: 50, duration: 4 }, memory.process.pid));
     await memory.stop();
     const pg = await start(root, { DATABASE_URL: databaseOf(side) });
     const cookie = `sl_session=${await sessionOf(pg.url, round)}`;
-    results.me![side].push((await load(`${pg.url}/api/me`, { connections: 50, duration: 4, headers: { cookie } }, pg.process.pid)).rps);
+    record('me', side, await load(`${pg.url}/api/me`, { connections: 50, duration: 4, headers: { cookie } }, pg.process.pid));
     await pg.stop();
   }
 }
 for (const [name, r] of Object.entries(results)) {
   console.log(`${name}: this ${fmt(median(r.this))} req/s (${r.this.map((x) => fmt(x)).join(', ')}), other ${fmt(median(r.other))} req/s (${r.other.map((x) => fmt(x)).join(', ')}), ratio ${fmt(median(r.this) / median(r.other), 2)}`);
+}
+for (const [name, r] of Object.entries(cpu)) {
+  if (r.this.length === 0 || r.other.length === 0) continue;
+  console.log(`${name} CPU per request: this ${fmt(median(r.this))} µs, other ${fmt(median(r.other))} µs, ratio ${fmt(median(r.this) / median(r.other), 2)}`);
 }
