@@ -372,9 +372,14 @@ describe.skipIf(postgres.skip)(`a process with a revocation feed, on ${postgres.
       const { createPostgresStore } = await import(${JSON.stringify(entry)});
       const store = createPostgresStore({ connectionString: process.env.URL });
       store.revocations.subscribe({ revoked() {} });
-      const wait = () => store.revocations.lagMs() < Infinity ? console.log('caught up') : setTimeout(wait, 5);
+      const close = ${close};
+      // One loop: the close follows the line it printed (two loops could see the feed caught up in either order).
+      const wait = () => {
+        if (store.revocations.lagMs() === Infinity) return void setTimeout(wait, 5);
+        console.log('caught up');
+        if (close) void store.close().then(() => console.log('closed'));
+      };
       wait();
-      ${close ? "const closing = () => store.revocations.lagMs() < Infinity ? store.close().then(() => console.log('closed')) : setTimeout(closing, 5); closing();" : ''}
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, URL: database.url }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
