@@ -10,6 +10,7 @@ export const DEFAULT_SESSION_CACHE_MAX_AGE_MS = 60_000;
 /** Default bound, in milliseconds, on how far the revocation feed may lag for the cache to answer. */
 export const DEFAULT_SESSION_CACHE_STALENESS_MS = 100;
 
+/** `cacheSessions`'s options. */
 export interface SessionCacheOptions {
   /** Most sessions held; default `DEFAULT_SESSION_CACHE_SIZE`. */
   readonly maxEntries?: number;
@@ -33,6 +34,7 @@ export interface SessionCacheOptions {
   readonly now?: () => number;
 }
 
+/** The cache's counters. */
 export interface SessionCacheStats {
   /** Lookups answered from memory. */
   readonly hits: number;
