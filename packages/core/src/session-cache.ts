@@ -100,7 +100,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
   // lru-cache's `fetch`: a read its digest's revocation overtook must still answer its callers but
   // not fill the cache, and one that ended while the feed lagged likewise; `fetch` either rejects
   // every caller when its key is deleted mid-read or stores the value despite the deletion
-  // (`ignoreFetchAbort`), and has no way to answer without storing. See docs/decisions.md.
+  // (`ignoreFetchAbort`), and has no way to answer without storing. See docs/decisions/0029-session-cache-internals.md.
   const reads = new Map<string, Read>();
   let hits = 0;
   let misses = 0;
