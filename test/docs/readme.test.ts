@@ -2,7 +2,7 @@
  * The README's three code blocks are code that runs: the Koa and Express apps are the snippets of
  * docs/embedding.md that `pnpm test:pack` runs from the packed packages (test/pack/snippets.ts), and
  * the unit test is test/embedder/readme.test.ts, which `pnpm test:unit` runs. Each is at most 10
- * lines of code.
+ * lines of code. docs/testing.md's longer example is test/embedder/app.test.ts, also as it is.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -38,4 +38,9 @@ describe('README.md', () => {
     expect(blocks.get('unittest')).toBe(readFileSync(join(ROOT, UNIT_TEST), 'utf8'));
     expect(unitConfig.test?.include).toContain('test/embedder/**/*.test.ts');
   });
+});
+
+it('docs/testing.md: its embedder test is test/embedder/app.test.ts as it is', () => {
+  const testing = readSnippets(join(ROOT, 'docs/testing.md')) as Map<string, string>;
+  expect(testing.get('embedder')).toBe(readFileSync(join(ROOT, 'test/embedder/app.test.ts'), 'utf8'));
 });
