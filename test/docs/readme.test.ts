@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_SNIPPET_LINES, linesOf, readSnippets } from '../pack/snippets.ts';
+import { MAX_SNIPPET_LINES, documentedTarballs, linesOf, readSnippets } from '../pack/snippets.ts';
 import unitConfig from '../../vitest.unit.config.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,6 +38,11 @@ describe('README.md', () => {
     expect(blocks.get('unittest')).toBe(readFileSync(join(ROOT, UNIT_TEST), 'utf8'));
     expect(unitConfig.test?.include).toContain('test/embedder/**/*.test.ts');
   });
+});
+
+it('its install command names the tarballs docs/embedding.md gives every host, and the Koa adapter', () => {
+  const named = documentedTarballs(README);
+  expect(named.sort()).toEqual([...documentedTarballs(join(ROOT, 'docs/embedding.md')), '@sl-accounts/http-koa'].sort());
 });
 
 it('docs/testing.md: its embedder test is test/embedder/app.test.ts as it is', () => {
