@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import jsdoc from 'eslint-plugin-jsdoc';
+import { noStrayTags } from './scripts/no-stray-tags.ts';
 
 /** Every web framework a host adapter may be written for: only its own adapter (and the examples, tests) import one. */
 const FRAMEWORKS = ['koa', '@koa/*', 'express', 'fastify', 'hono', 'hono/*', '@hono/*', '@nestjs/*'];
@@ -18,6 +20,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // A doc comment's `@word` is a tag to TypeScript wherever white space precedes it, so prose that
+    // names a package (`@koa/router`) without backticks ends the comment there in editors' hovers.
+    // check-tag-names reads tags at the start of a line only (and passes names with a slash), so
+    // docs/no-stray-tags reads every `@` as TypeScript does.
+    plugins: { jsdoc, docs: { rules: { 'no-stray-tags': noStrayTags } } },
+    settings: { jsdoc: { mode: 'typescript' } },
+    rules: { 'jsdoc/check-tag-names': ['error', { typed: true }], 'docs/no-stray-tags': 'error' },
   },
   {
     // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache) and node built-ins only (no transport's: node:http and co).

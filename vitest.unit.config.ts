@@ -56,6 +56,7 @@ export default defineConfig({
       'test/http/**/*.test.ts',
       'test/discovery/**/*.test.ts',
       'test/embedder/**/*.test.ts',
+      'test/docs/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', ...NEEDS_MORE_THAN_A_PROCESS],
     tags: TAGS,

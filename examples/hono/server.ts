@@ -1,5 +1,5 @@
 /**
- * The service inside a Hono app on Node (@hono/node-server), written the way Hono apps are: the
+ * The service inside a Hono app on Node (`@hono/node-server`), written the way Hono apps are: the
  * service's routes mounted with `app.route()`, the app's own routes beside them, and a middleware
  * guard that sets `c.get('user')`. It reads the same environment as `pnpm start` (BASE_PATH puts
  * the service under a prefix):

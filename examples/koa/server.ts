@@ -1,6 +1,6 @@
 /**
  * The service inside a Koa 3 app written the way Koa apps are: the service's routes mounted first,
- * a global body parser after them (so the service reads its own bodies), the app's own @koa/router
+ * a global body parser after them (so the service reads its own bodies), the app's own `@koa/router`
  * routes, one of them behind the service's session guard. It reads the same environment as
  * `pnpm start` (BASE_PATH puts the service under a prefix):
  *

@@ -197,7 +197,7 @@ const describeMe = (rs: readonly LoadResult[]) =>
 /**
  * GET /api/me with a valid cookie: the service with its session cache on (the default) on Postgres
  * and on PGlite, with it off (SESSION_CACHE_SIZE=0) on Postgres, and the two floors that do the
- * same lookup on Postgres (node:http, and Koa 3 + @koa/router). All five alternate round by round
+ * same lookup on Postgres (node:http, and Koa 3 + `@koa/router`). All five alternate round by round
  * (the order rotating), each with the server's CPU time per request.
  */
 async function benchMe(pgUrl: string) {

@@ -1,6 +1,6 @@
 /**
  * Koa's own floor, with none of the service's middleware: the health JSON from bare Koa
- * (`MODE=bare`) or from Koa with @koa/router and the service's route table shape (`MODE=router`);
+ * (`MODE=bare`) or from Koa with `@koa/router` and the service's route table shape (`MODE=router`);
  * with `DATABASE_URL` set, the router's GET /api/me also does what floor-me-server.ts does (cookie,
  * SHA-256 digest, the same prepared session + user lookup on a pg pool of the same size, expiry
  * check). Beside the node:http floors it shows how much of the gap is the framework's and how much

@@ -7,7 +7,7 @@
  * standard output a file, as under a journal or a log file, and loads `/api/health` alone, then
  * `/api/health` during a login storm (every login hashed, each from another client: the thread pool
  * busy). Prints each part's medians, b/a, and how many request lines were answered but not yet
- * written when the storm ended (held in memory, waiting for the destination). docs/decisions.md
+ * written when the storm ended (held in memory, waiting for the destination). docs/performance.md
  * ("The node host and the composition root") has a run's figures.
  */
 import { spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * Each host adapter package mounted the way its framework mounts anything, under a prefix of the
- * framework's own (`app.use('/v1', …)`, a @koa/router prefix, a Fastify plugin's `prefix`,
+ * framework's own (`app.use('/v1', …)`, a `@koa/router` prefix, a Fastify plugin's `prefix`,
  * `app.route`, a Connect-style mount) rather than the service's `basePath`: the service answers
  * there with every link pointing into the prefix, `/mcp` streams through it, the guard answers in
  * the framework's idiom, and what each framework adds (body parsers, allowedMethods, nested routers,

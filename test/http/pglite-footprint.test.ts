@@ -1,7 +1,7 @@
 /**
  * The default store at a small machine's size: `pnpm start` (its node flags included) on embedded
  * PGlite, first on a new data directory, then again on it, holds at most 250 MB idle and 300 MB
- * under a mixed load, and its peak stays under 300 MB too. Measured (docs/decisions.md): ~200 MB
+ * under a mixed load, and its peak stays under 300 MB too. Measured (docs/performance.md): ~200 MB
  * peak on the first start, ~185 MB idle, ~210 MB loaded. Before issue 21: 585 MB to 1.1 GB at the
  * first start, 300-520 MB idle. And what the sizing must not cost: what it acknowledged survives a
  * SIGKILL (PGlite writes through on every statement; nothing here changed that).

@@ -8,7 +8,7 @@
  * database, and passes the black-box suite against it under its prefix and at the root. Last, one
  * project with every tarball: every entry point imported with plain `node`, the examples and the
  * snippets type-checked with the strictest usual settings (no skipLibCheck), an embedder's vitest
- * file run there (test/embedder/app.test.ts), and each example served and checked over HTTP.
+ * files run there (test/embedder/*.test.ts), and each example served and checked over HTTP.
  *
  *   node test/pack/pack.ts            (KEEP=1 keeps the temp projects and prints where they are)
  *
@@ -329,14 +329,13 @@ try {
   console.log(`tsc: 0 errors in ${copies.length} example(s), ${snippets.size} snippets and the declarations of ${everything.length} entry points`);
 
   step('an embedder’s test (docs/testing.md), run with vitest from the installed packages');
-  // test/embedder/app.test.ts as a user copies it: type-checked against the published declarations
-  // (vitest's own are not ours to check), then run.
-  mkdirSync(join(APP, 'test'));
-  cpSync(join(ROOT, 'test/embedder/app.test.ts'), join(APP, 'test/app.test.ts'));
+  // test/embedder/*.test.ts (docs/testing.md's and the README's) as a user copies them: type-checked
+  // against the published declarations (vitest's own are not ours to check), then run.
+  cpSync(join(ROOT, 'test/embedder'), join(APP, 'test'), { recursive: true });
   const testConfig = { extends: './tsconfig.json', compilerOptions: { skipLibCheck: true }, include: ['test'] };
   writeFileSync(join(APP, 'tsconfig.test.json'), `${JSON.stringify(testConfig, null, 2)}\n`);
   run(process.execPath, [join(APP, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.test.json'], APP);
-  const vitest = run(process.execPath, [join(APP, 'node_modules/vitest/vitest.mjs'), 'run', 'test/app.test.ts'], APP);
+  const vitest = run(process.execPath, [join(APP, 'node_modules/vitest/vitest.mjs'), 'run', 'test'], APP);
   console.log(stripVTControlCharacters(vitest).split('\n').filter((line) => /^\s*Tests\b/.test(line)).join('\n').trim());
 
   for (const { name, entry } of copies) {

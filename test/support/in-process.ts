@@ -1,6 +1,6 @@
 /**
  * `pnpm test:unit`'s host (TEST_IN_PROCESS=1): each test server is the service as `pnpm start`
- * composes it from its configuration (`configureService` of @sl-accounts/server: store, hasher,
+ * composes it from its configuration (`configureService` of `@sl-accounts/server`: store, hasher,
  * limits, documents, `/mcp`), with no socket, and the suites' `fetch` calls to its URL are
  * handed to `service.api.handle` through `request` of `@sl-accounts/http/testing`, the entry an
  * embedder's own tests use. No server, no connection, no parser between the suite and the contract:

@@ -27,6 +27,7 @@ const MAX_PROOF_LENGTH = 200;
 /** At most this many presented proofs are checked (each costs one HMAC). */
 const MAX_PROOFS = 8;
 
+/** A proof that a client signed in to an account, for the client to keep. */
 export interface IssuedDeviceProof {
   /** Give it to the client; it is worth a login limit of its own for this account. */
   readonly proof: string;

@@ -10,6 +10,7 @@ export interface FieldIssue {
   readonly message: string;
 }
 
+/** The request body broke the operation's schema; `issues` lists every field's problem. */
 export class ValidationError extends Error {
   readonly code = 'validation' as const;
   readonly issues: readonly FieldIssue[];
@@ -21,6 +22,7 @@ export class ValidationError extends Error {
   }
 }
 
+/** The e-mail address is already registered. */
 export class EmailTaken extends Error {
   readonly code = 'email_taken' as const;
   constructor() {
@@ -38,6 +40,7 @@ export class InvalidCredentials extends Error {
   }
 }
 
+/** No live session was presented. */
 export class Unauthenticated extends Error {
   readonly code = 'unauthenticated' as const;
   constructor() {
@@ -64,6 +67,7 @@ export class NotFound extends Error {
   }
 }
 
+/** A rate limit refused the request; `rateLimit` is its quota. */
 export class RateLimited extends Error {
   readonly code = 'rate_limited' as const;
   readonly retryAfterSeconds: number;
@@ -91,11 +95,13 @@ export class StoreUnavailable extends Error {
  */
 export const DOMAIN_ERRORS = [ValidationError, EmailTaken, InvalidCredentials, Unauthenticated, WrongPassword, NotFound, RateLimited, StoreUnavailable] as const;
 
+/** Any domain error. */
 export type DomainError = InstanceType<(typeof DOMAIN_ERRORS)[number]>;
 
 /** The literal `code` of each domain error. */
 export type DomainErrorCode = DomainError['code'];
 
+/** Whether a value is one of the domain errors. */
 export function isDomainError(error: unknown): error is DomainError {
   return DOMAIN_ERRORS.some((type) => error instanceof type);
 }

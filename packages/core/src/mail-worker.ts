@@ -28,6 +28,7 @@ export function retryDelayMs(attempts: number, schedule: RetrySchedule = DEFAULT
   return Math.min(schedule.maxMs, schedule.baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30));
 }
 
+/** `startMailWorker`'s options. */
 export interface MailWorkerOptions {
   readonly outbox: MailOutbox;
   readonly mailer: Mailer;
@@ -50,6 +51,7 @@ export interface MailWorkerOptions {
   readonly onRecovered?: () => void;
 }
 
+/** The running worker. */
 export interface MailWorker {
   /**
    * Claims nothing more and waits for the send in flight, at most `boundMs`. A send still running

@@ -23,6 +23,7 @@ export interface UserRecord extends User {
 /** The credential generation of every new account. */
 export const FIRST_CREDENTIAL_GENERATION = 0;
 
+/** A user to insert. */
 export interface NewUser {
   readonly name: string;
   /** Already normalised (trimmed, lower-cased). */
@@ -31,6 +32,7 @@ export interface NewUser {
   readonly createdAt: Date;
 }
 
+/** Users. */
 export interface UserStore {
   /**
    * Inserts a user at `FIRST_CREDENTIAL_GENERATION` under a fresh id (never one a deleted user had);
@@ -66,6 +68,7 @@ export interface UserStore {
   delete(userId: number, generation: number): Promise<readonly string[] | null>;
 }
 
+/** A session to store. */
 export interface NewSession {
   /** SHA-256 digest of the token (hex); the token itself is never stored. */
   readonly tokenDigest: string;
@@ -76,6 +79,7 @@ export interface NewSession {
   readonly expiresAt: Date;
 }
 
+/** A session looked up with its user. */
 export interface SessionWithUser {
   readonly user: User;
   readonly expiresAt: Date;
@@ -91,6 +95,7 @@ export interface SessionInfo {
   readonly expiresAt: Date;
 }
 
+/** Sessions. */
 export interface SessionStore {
   /**
    * Stores the session if its user exists and is still at `credentialGeneration`, in one atomic step
@@ -119,6 +124,7 @@ export interface SessionStore {
   deleteExpired(now: Date): Promise<number>;
 }
 
+/** A contact message to store. */
 export interface ContactMessage {
   readonly name: string;
   readonly email: string;
@@ -128,6 +134,7 @@ export interface ContactMessage {
   readonly receivedAt: Date;
 }
 
+/** Contact messages. */
 export interface ContactStore {
   /**
    * Stores the message and, when `mail` is given, queues that mail in the store's outbox: both or
@@ -218,6 +225,7 @@ export interface DroppedMail {
   readonly droppedOfKind: number;
 }
 
+/** A password reset token to store. */
 export interface NewPasswordReset {
   /** SHA-256 digest of the token (hex); the token itself is never stored. */
   readonly tokenDigest: string;
@@ -261,12 +269,14 @@ export interface PasswordResetStore {
   deleteExpired(now: Date): Promise<number>;
 }
 
+/** A limit: requests per window. */
 export interface RateLimitRule {
   /** Requests allowed per window. */
   readonly limit: number;
   readonly windowMs: number;
 }
 
+/** What the limiter answers for one counted request. */
 export interface RateLimitHit {
   /** Whether this request is within the limit. */
   readonly allowed: boolean;
@@ -307,6 +317,7 @@ export interface DeviceKeyStore {
   getOrCreate(candidate: string): Promise<string>;
 }
 
+/** Hashes and verifies passwords. */
 export interface PasswordHasher {
   /** A PHC string for the password at the configured work factor. */
   hash(password: string): Promise<string>;
@@ -318,10 +329,12 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<void>;
 }
 
+/** The time. */
 export interface Clock {
   now(): Date;
 }
 
+/** Makes session tokens. */
 export interface TokenGenerator {
   /** A fresh, unguessable session token (URL-safe characters only). */
   generate(): string;

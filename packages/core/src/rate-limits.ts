@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { RateLimiter, RateLimitRule } from './ports.ts';
 
+/** The operations limited per client address. */
 export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm';
 
 /**

@@ -77,6 +77,7 @@ function email(bounds: { readonly max?: number } = {}) {
 /** The signup bounds of a password, for every new one. */
 const newPassword = () => text({ min: 8, max: 200 });
 
+/** Signup's body. */
 export const SignupRequest = z
   .object({
     name: text({ min: 2, max: 120 }, { trim: true }),
@@ -85,6 +86,7 @@ export const SignupRequest = z
   })
   .meta({ id: 'SignupRequest' });
 
+/** Login's body. */
 export const LoginRequest = z
   .object({
     email: email(),
@@ -92,6 +94,7 @@ export const LoginRequest = z
   })
   .meta({ id: 'LoginRequest' });
 
+/** The contact form's body. */
 export const ContactRequest = z
   .object({
     name: text({ max: 120 }, { trim: true }),
@@ -100,6 +103,7 @@ export const ContactRequest = z
   })
   .meta({ id: 'ContactRequest' });
 
+/** A password change's body. */
 export const ChangePasswordRequest = z
   .object({
     currentPassword: text({}),
@@ -107,12 +111,14 @@ export const ChangePasswordRequest = z
   })
   .meta({ id: 'ChangePasswordRequest' });
 
+/** A reset request's body. */
 export const PasswordResetRequest = z
   .object({
     email: email({ max: 200 }),
   })
   .meta({ id: 'PasswordResetRequest' });
 
+/** A reset confirmation's body. */
 export const PasswordResetConfirmRequest = z
   .object({
     // A token is 43 base64url characters; the bound only keeps absurd input away from the digest.
@@ -121,14 +127,18 @@ export const PasswordResetConfirmRequest = z
   })
   .meta({ id: 'PasswordResetConfirmRequest' });
 
+/** An account deletion's body. */
 export const DeleteAccountRequest = z
   .object({
     password: text({}),
   })
   .meta({ id: 'DeleteAccountRequest' });
 
+/** A signup body after parsing. */
 export type SignupInput = z.output<typeof SignupRequest>;
+/** A login body after parsing. */
 export type LoginInput = z.output<typeof LoginRequest>;
+/** A contact body after parsing. */
 export type ContactInput = z.output<typeof ContactRequest>;
 
 /** Parses `input` or throws a `ValidationError` listing every problem. */

@@ -10,6 +10,7 @@ export const DEFAULT_SESSION_CACHE_MAX_AGE_MS = 60_000;
 /** Default bound, in milliseconds, on how far the revocation feed may lag for the cache to answer. */
 export const DEFAULT_SESSION_CACHE_STALENESS_MS = 100;
 
+/** `cacheSessions`'s options. */
 export interface SessionCacheOptions {
   /** Most sessions held; default `DEFAULT_SESSION_CACHE_SIZE`. */
   readonly maxEntries?: number;
@@ -33,6 +34,7 @@ export interface SessionCacheOptions {
   readonly now?: () => number;
 }
 
+/** The cache's counters. */
 export interface SessionCacheStats {
   /** Lookups answered from memory. */
   readonly hits: number;
@@ -98,7 +100,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
   // lru-cache's `fetch`: a read its digest's revocation overtook must still answer its callers but
   // not fill the cache, and one that ended while the feed lagged likewise; `fetch` either rejects
   // every caller when its key is deleted mid-read or stores the value despite the deletion
-  // (`ignoreFetchAbort`), and has no way to answer without storing. See docs/decisions.md.
+  // (`ignoreFetchAbort`), and has no way to answer without storing. See docs/decisions/0029-session-cache-internals.md.
   const reads = new Map<string, Read>();
   let hits = 0;
   let misses = 0;

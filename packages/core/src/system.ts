@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Clock, TokenGenerator } from './ports.ts';
 
+/** The system clock. */
 export const systemClock: Clock = { now: () => new Date() };
 
 /** 32 bytes from the CSPRNG, base64url: 43 URL-safe characters. */

@@ -28,7 +28,5 @@ export class ManualClock implements Clock {
  */
 export const testHasher: PasswordHasher = new Pbkdf2PasswordHasher({ iterations: 1 });
 
-/** The mail the contact use case queues for a message, to fill an outbox as the core would. */
 export { contactMail } from './mails.ts';
-/** The Message-ID the mail worker gives an outbox entry, and the delay before a failed attempt's retry. */
 export { messageIdOf, retryDelayMs } from './mail-worker.ts';

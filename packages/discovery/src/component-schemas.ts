@@ -9,6 +9,7 @@ import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
 import { ErrorResponse, Health, Ok, Session, SessionsResponse, User, UserResponse } from './response-schemas.ts';
 import { describeBounds } from './wording.ts';
 
+/** A JSON Schema, as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
 const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health };

@@ -1,7 +1,7 @@
 /**
  * The docs page of `discoveryDocuments({ docsPage })`: a page for people (an HTML API reference) that
  * this package does not make, so that an embedder who wants none installs none. `apiReferencePage`
- * of @sl-accounts/docs-page is one (Scalar). Without it, nothing links to a page: `GET /` answers
+ * of `@sl-accounts/docs-page` is one (Scalar). Without it, nothing links to a page: `GET /` answers
  * every client with the JSON index, and the index and the API catalog name no docs.
  */
 import type { DocumentRoute } from '@sl-accounts/http';

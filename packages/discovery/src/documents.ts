@@ -23,7 +23,7 @@ export interface DiscoveryOptions {
   /** The mount path, as given to `createHttpApi`: the docs page's scripts and `GET /`'s redirect point into it. */
   readonly basePath?: string;
   /**
-   * The page for people, `apiReferencePage` of @sl-accounts/docs-page: served with its scripts,
+   * The page for people, `apiReferencePage` of `@sl-accounts/docs-page`: served with its scripts,
    * linked by the index (`docs`) and the API catalog (`service-doc`), and where `GET /` sends a
    * browser. Absent (the default), there is no such page and nothing links to one.
    */

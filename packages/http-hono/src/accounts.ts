@@ -10,7 +10,7 @@ import { requestPath, type HttpApi, type HttpService } from '@sl-accounts/http';
 import { toHttpRequest } from '@sl-accounts/http-node';
 import { toResponse } from './response.ts';
 
-/** The bindings the adapter reads: node's request, as @hono/node-server passes it. */
+/** The bindings the adapter reads: node's request, as `@hono/node-server` passes it. */
 export interface AccountsEnv {
   Bindings: { incoming: IncomingMessage };
 }

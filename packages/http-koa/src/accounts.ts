@@ -10,7 +10,7 @@ import type { HostBody, HttpApi, HttpService } from '@sl-accounts/http';
 import { matchedPrefix, toHttpRequest } from '@sl-accounts/http-node';
 import { send } from './send.ts';
 
-/** Koa's request as koa-bodyparser and @koa/bodyparser leave it. */
+/** Koa's request as koa-bodyparser and `@koa/bodyparser` leave it. */
 interface ParsedKoaRequest {
   readonly body?: unknown;
   readonly rawBody?: unknown;
@@ -68,7 +68,7 @@ function mountPathOf(ctx: Context, registered: string): string | undefined {
 
 /**
  * What a body parser that ran before the service made of the body: its raw text when it kept it
- * (koa-bodyparser, @koa/bodyparser), else the parsed value if it read the stream; `undefined` when
+ * (koa-bodyparser, `@koa/bodyparser`), else the parsed value if it read the stream; `undefined` when
  * nothing read it (then the contract reads the stream itself, after counting the request).
  */
 function hostBodyOf(ctx: Context): HostBody | undefined {
@@ -78,7 +78,7 @@ function hostBodyOf(ctx: Context): HostBody | undefined {
   return { parsed: body };
 }
 
-/** A contract path in @koa/router's syntax: `{id}` is `:id`; the characters path-to-regexp reserves are escaped. */
+/** A contract path in `@koa/router`'s syntax: `{id}` is `:id`; the characters path-to-regexp reserves are escaped. */
 function toRouterPath(path: string): string {
   if (path.endsWith('{*rest}') || path.endsWith('{/*rest}')) {
     const cut = path.lastIndexOf('{');

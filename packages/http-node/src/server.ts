@@ -11,6 +11,7 @@ import { refuseFaultyFraming } from './framing.ts';
 import { cutSlowReaders, limitConnections, serverOptions, type HttpLimits } from './limits.ts';
 import { trackForStop } from './stop.ts';
 
+/** `createNodeServer`'s options: its limits, and where it logs. */
 export interface NodeServerOptions {
   readonly limits: HttpLimits;
   /** Where refusals, cuts and client faults are logged (as counts, at most once a minute); default nowhere. */

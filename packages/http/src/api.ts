@@ -138,6 +138,7 @@ const API_PREFIX = '/api/';
 const MAX_MOUNTS = 32;
 const NO_PARAMS: Record<string, string> = {};
 
+/** The contract as one function of a request: `api.handle(request)` answers any request; a host mounts `api`. */
 export function createHttpApi(options: HttpApiOptions): HttpApi {
   const { accounts, logger = silentLogger, trustProxy = 0, publicUrl, mcp } = options;
   const basePath = normaliseBasePath(options.basePath);

@@ -18,6 +18,7 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 /** Request ids: unique per process start (a random prefix) and cheap per request (a counter). */
 const bootId = randomBytes(6).toString('base64url');
 let requestCounter = 0;
+/** A fresh request id, unique per process (for answers a host gives before the contract sees the request). */
 export const nextRequestId = (): string => `${bootId}-${(++requestCounter).toString(36)}`;
 
 /**

@@ -131,6 +131,7 @@ const userResponse = (status: number, user: User, setCookie?: string | readonly 
 
 const SESSION_ENDED = 'The session cookie is missing, unknown or expired; the cookie is cleared.';
 
+/** The route table: every operation, its path, method, limits, body and documented responses. */
 export const API_ROUTES: readonly ApiRoute[] = [
   {
     method: 'GET',

@@ -11,9 +11,7 @@
 import type { HttpApi } from './api.ts';
 import { isStreamBody, type HttpRequest } from './http-types.ts';
 
-/** A clock that moves only when told to (`advance(ms)`); the service takes it as `clock`. */
 export { ManualClock } from '@sl-accounts/core/testing';
-/** PBKDF2-SHA256 at one iteration: the production hasher at no cost; the service takes it as `hasher`. */
 export { testHasher } from '@sl-accounts/core/testing';
 
 export interface TestRequestOptions {

@@ -16,6 +16,7 @@ function headerText(value: string): string {
 /** An address as one address: nodemailer parses a string for display names, groups and lists. */
 const address = (value: string) => ({ name: '', address: value });
 
+/** `createSmtpMailer`'s options: the server URL, the From address, the bound on each step. */
 export interface SmtpMailerOptions {
   /**
    * `smtp://user:password@host:587` (STARTTLS when the server offers it) or `smtps://…:465` (TLS

@@ -12,6 +12,7 @@ import { lazily } from './lazily.ts';
 import { MCP_PATH } from './protocol.ts';
 import { serverCardDocuments } from './server-card.ts';
 
+/** `createMcpEndpoint`'s options. */
 export interface McpEndpointOptions {
   readonly accounts: Accounts;
   readonly serviceName?: string;
@@ -20,15 +21,16 @@ export interface McpEndpointOptions {
   readonly logger?: Logger;
   /**
    * The path, under the base path, of a page about the service (`API_REFERENCE_PATH` of
-   * @sl-accounts/docs-page when it is served): the server card's `websiteUrl`. Unset: the card names none.
+   * `@sl-accounts/docs-page` when it is served): the server card's `websiteUrl`. Unset: the card names none.
    */
   readonly websitePath?: string;
 }
 
+/** What `createMcpEndpoint` gives: the contract's MCP handler, a fetch handler and the server card documents. */
 export interface McpEndpoint extends McpHandler {
   /**
    * The server card at `/.well-known/mcp/server-card.json` and `<basePath>/mcp/server-card`, as
-   * documents for `discoveryDocuments({ extra })` of @sl-accounts/discovery, pointing at `<basePath>/mcp`.
+   * documents for `discoveryDocuments({ extra })` of `@sl-accounts/discovery`, pointing at `<basePath>/mcp`.
    */
   documents(basePath?: string): DocumentRoute[];
   /**
@@ -42,6 +44,7 @@ export interface McpEndpoint extends McpHandler {
 /** Node's server manages the connection; these must not be copied from a web `Response`. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 
+/** The endpoint: `/mcp` for `createHttpApi({ mcp })` (and as a fetch handler), and the server card documents. */
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const { accounts, publicUrl, logger = silentLogger } = options;
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;

@@ -22,6 +22,7 @@ import type { HttpLimits } from '@sl-accounts/http-node';
 import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres/settings';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
 
+/** The store the configuration names, with its settings. */
 export type StoreConfig =
   /** `timeoutMs`: bound on each statement, from asking for a connection to its answer. */
   | { readonly kind: 'postgres'; readonly url: string; readonly timeoutMs: number }
@@ -41,6 +42,7 @@ export interface MetricsConfig {
   readonly host: string;
 }
 
+/** The whole configuration, as `loadConfig` reads it from the environment. */
 export interface Config {
   readonly port: number;
   readonly host: string;

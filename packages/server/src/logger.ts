@@ -82,7 +82,7 @@ process.on('exit', () => {
  * instead of one per request.
  *
  * Kept instead of pino's own `pino.destination({ minLength, sync: false })`, by a measurement
- * (test/bench/log-ab.ts; figures in docs/decisions.md): pino's asynchronous writes run on libuv's
+ * (test/bench/log-ab.ts; figures in docs/performance.md): pino's asynchronous writes run on libuv's
  * thread pool, where passwords are hashed. During a login storm each write waited behind the
  * hashes: ~27,000 request lines were still held in memory when the storm ended (none here), and
  * logins ran at 0.64-0.69 of this destination's rate; `/api/health` alone was no faster.

@@ -10,6 +10,7 @@ import { stopSignals } from './stop-signals.ts';
 /** After a stop signal, the process exits by this time, finished or not. */
 const EXIT_DEADLINE_MS = 9_500;
 
+/** What an entry script does: configuration from the environment, start, stop on SIGTERM/SIGINT. */
 export async function runMain(listenerFor: ListenerFactory): Promise<void> {
   let config: Config;
   try {

@@ -1,7 +1,7 @@
 /**
- * The server: the service (`createService` of @sl-accounts/service, composed from the configuration:
+ * The server: the service (`createService` of `@sl-accounts/service`, composed from the configuration:
  * the store it names, the hasher at its cost, SMTP or the log, the docs page) on a hardened
- * node:http server (@sl-accounts/http-node), under whichever request listener the caller makes of
+ * node:http server (`@sl-accounts/http-node`), under whichever request listener the caller makes of
  * the service (the Koa adapter for `pnpm start`, plain node:http in examples/node-http), with
  * metrics when asked for and a graceful stop. Nothing here knows a framework.
  */
@@ -23,10 +23,11 @@ export type Service = ComposedService;
 
 /**
  * What the caller runs the service under: a function from the service to a node:http request
- * listener (a Koa app's `callback()`, an Express app, `accounts` of @sl-accounts/http-node).
+ * listener (a Koa app's `callback()`, an Express app, `accounts` of `@sl-accounts/http-node`).
  */
 export type ListenerFactory = (service: Service) => RequestListener;
 
+/** What `startServer` takes beyond the configuration (tests and benchmarks set these). */
 export interface ServerOverrides {
   /** Instead of the configured log (any pino-style logger). */
   readonly logger?: Logger;
@@ -44,6 +45,7 @@ export interface ServerOverrides {
  */
 const DRAIN_MS = 7_000;
 
+/** A listening server, as `startServer` resolves it. */
 export interface RunningServer {
   /** `http://host:port` the server listens on. */
   readonly url: string;
@@ -133,6 +135,7 @@ export async function configureService(config: Config, overrides: ServerOverride
   };
 }
 
+/** Starts the service from a configuration; resolves once it listens. */
 export async function startServer(config: Config, listenerFor: ListenerFactory, overrides: ServerOverrides = {}): Promise<RunningServer> {
   const configured = await configureService(config, overrides);
   const { service, logger, metrics } = configured;

@@ -28,6 +28,7 @@ import { logMailer, startMail, type MailOptions } from './mail.ts';
 /** A store as `createService` takes it: any `Store`, and one that migrates its schema (the SQL stores) is migrated first. */
 export type ServiceStore = Store & { migrate?(): Promise<readonly string[]> };
 
+/** `createService`'s options: the store, and whatever else is not to be the default. */
 export interface ServiceOptions {
   /**
    * Where accounts, sessions, limits and mails live: `createMemoryStore()` of

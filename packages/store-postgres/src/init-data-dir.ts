@@ -3,7 +3,7 @@
  * in-memory PGlite beside the first and copies its files over: in the server's own process that
  * lifted its peak to ~590 MB and left it ~30-70 MB larger for good (the second instance's
  * WebAssembly memory and code stay until a full collection, which an idle server may never run),
- * measured in docs/decisions.md. In a child, the peak is the child's, before the server has loaded
+ * measured in docs/performance.md. In a child, the peak is the child's, before the server has loaded
  * PGlite at all, and the server opens the directory as it opens any existing one.
  *
  * As a script: `node init-data-dir.ts <dataDir> <settings as JSON>`, run by `initDataDir`.

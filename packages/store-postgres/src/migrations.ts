@@ -217,7 +217,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<readonly st
  * Whether every migration this version knows is applied already, and no other: the common start, on
  * a database this version (or a parallel start) migrated. Two reads, without the transaction, the
  * lock and the Migrator's own bookkeeping statements, which cost a start on PGlite ~40-150 ms
- * (docs/decisions.md). Anything else (no table yet, a migration missing, one this version does not
+ * (docs/decisions/0016-stores.md). Anything else (no table yet, a migration missing, one this version does not
  * know) goes the full way, where the Migrator applies or refuses as before.
  */
 async function isCurrent(db: Kysely<Database>): Promise<boolean> {

@@ -2,7 +2,7 @@
  * The Postgres settings embedded PGlite starts with. PGlite's own defaults are a general-purpose
  * server's (shared_buffers 128 MB, 100 connections): inside WebAssembly every byte of them is this
  * process's resident memory. These fit an account database on a small machine; each value's
- * measurement is in docs/decisions.md. A site that wants more passes its own (PGLITE_SETTINGS).
+ * measurement is in docs/performance.md. A site that wants more passes its own (PGLITE_SETTINGS).
  */
 export const DEFAULT_PGLITE_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '16MB',

@@ -6,5 +6,4 @@
 
 /** Default bound on each statement (see `PostgresStoreOptions.timeoutMs`). */
 export const DEFAULT_DB_TIMEOUT_MS = 5_000;
-/** PGlite's settings by default, and the parser of PGLITE_SETTINGS. */
 export { DEFAULT_PGLITE_SETTINGS, parsePGliteSettings } from './pglite-settings.ts';

@@ -1,7 +1,7 @@
 /**
  * What the store contract cannot see: the schema's own guards, how rows are stored, concurrent
  * migrations, and how connection failures surface. The contract suite covers the port behaviour.
- * TEST_STORES picks which of PGlite and a real PostgreSQL server these run on (see @sl-accounts/store-contract).
+ * TEST_STORES picks which of PGlite and a real PostgreSQL server these run on (see `@sl-accounts/store-contract`).
  */
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';

@@ -10,6 +10,7 @@ export const DEFAULT_SERVICE_NAME = 'sl-accounts';
 /** Live sessions one user may hold by default; a login beyond it ends the oldest. */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 
+/** `createAccounts`'s options: limits, service name, reset link, session cap. */
 export interface AccountsOptions {
   /** Service name reported by the health check; default `DEFAULT_SERVICE_NAME`. */
   readonly serviceName?: string;

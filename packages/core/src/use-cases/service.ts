@@ -1,5 +1,6 @@
 import type { UseCaseContext } from './context.ts';
 
+/** The health check's answer. */
 export interface Health {
   readonly ok: boolean;
   readonly status: 'ok' | 'unavailable';

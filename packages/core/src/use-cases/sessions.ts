@@ -7,6 +7,7 @@ import { firstLive, type SessionMeta } from './request.ts';
 /** Session lifetime: absolute, from issue. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
+/** A fresh session: the raw token for the client and its expiry. */
 export interface IssuedSession {
   /** The raw token: give it to the client, never store or log it. */
   readonly token: string;

@@ -7,6 +7,7 @@ import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { issueSession, type IssuedSession } from './sessions.ts';
 
+/** What signup and login answer: the user, the session and the device proof. */
 export interface SignedIn {
   readonly user: User;
   readonly session: IssuedSession;
