@@ -50,6 +50,22 @@ export {
   type Health,
 } from './use-cases/service.ts';
 export {
+  /** Every event that has a security notice, by the name options and configuration use. */
+  SECURITY_EVENTS,
+  /** An event that has a security notice. */
+  type SecurityEvent,
+  /** Which security notices are sent (`AccountsOptions.securityNotices`). */
+  type SecurityNoticeOptions,
+  /** Whether a name is a `SecurityEvent`. */
+  isSecurityEvent,
+  /** The security notices as the use cases write them. */
+  type SecurityNotices,
+  /** What a notice may name besides the request (the new address of a change of address). */
+  type NoticeDetails,
+  /** The security notices of a service (what `createAccounts` uses; for a host's own events). */
+  securityNotices,
+} from './use-cases/notices.ts';
+export {
   /** How long a password reset token is valid. */
   RESET_TOKEN_TTL_MS,
 } from './use-cases/password-reset.ts';
@@ -180,6 +196,8 @@ export type {
   ContactStore,
   /** A mail as the use cases write it. */
   OutgoingMail,
+  /** A mail to an account's own address: the store fills `to` in with the change. */
+  AccountMail,
   /** Sends one mail. */
   Mailer,
   /** An outbox entry a worker claimed. */

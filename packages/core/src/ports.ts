@@ -158,6 +158,12 @@ export interface OutgoingMail {
   readonly kind?: MailKind;
 }
 
+/**
+ * A mail to an account's own address (a security notice): the store method that queues it sets `to`
+ * to the address it reads from the account's row in the same transaction as the change.
+ */
+export type AccountMail = Omit<OutgoingMail, 'to'>;
+
 /** Sends one mail now (SMTP, or the log); rejects when it could not hand it on. */
 export interface Mailer {
   /**

@@ -103,6 +103,7 @@ export async function configureService(config: Config, overrides: ServerOverride
       maxSessionsPerUser: config.maxSessionsPerUser,
       resetUrl,
       resetAddressLimit: config.resetAddressLimit,
+      securityNotices: config.securityNotices,
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
     },

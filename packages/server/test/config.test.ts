@@ -162,3 +162,15 @@ describe('password reset settings', () => {
     expect(() => loadConfig({ RESET_REQUESTS_PER_ADDRESS: '0' })).toThrow(/RESET_REQUESTS_PER_ADDRESS/);
   });
 });
+
+describe('security notices', () => {
+  it('are all on by default; SECURITY_NOTICES_OFF turns the named ones off, or all', () => {
+    expect(loadConfig({}).securityNotices).toEqual({});
+    expect(loadConfig({ SECURITY_NOTICES_OFF: 'new-device-sign-in, password-changed' }).securityNotices).toEqual({ 'new-device-sign-in': false, 'password-changed': false });
+    expect(loadConfig({ SECURITY_NOTICES_OFF: 'all' }).securityNotices).toBe(false);
+  });
+
+  it('refuses an unknown event, naming it, the variable and the known ones', () => {
+    expect(() => loadConfig({ SECURITY_NOTICES_OFF: 'password-changed,new-device' })).toThrow(/SECURITY_NOTICES_OFF: unknown event "new-device" \(known: password-changed, password-reset, .*, or all\)/);
+  });
+});

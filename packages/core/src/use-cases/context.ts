@@ -2,6 +2,7 @@ import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import type { Ports, RateLimitRule } from '../ports.ts';
 import { ACCOUNT_LOGIN_LIMIT, countRequest, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
 
 /** The service's name where nothing else is configured: health answers, documents, logs. */
@@ -33,6 +34,11 @@ export interface AccountsOptions {
   readonly contactTo?: string;
   /** Sessions one user may hold; a signup or login beyond it ends the oldest. Default DEFAULT_MAX_SESSIONS_PER_USER. */
   readonly maxSessionsPerUser?: number;
+  /**
+   * Which security notices are mailed to an account's owner (see SECURITY_EVENTS): every one by
+   * default; `{ 'new-device-sign-in': false }` turns one off, `false` turns them all off.
+   */
+  readonly securityNotices?: SecurityNoticeOptions;
 }
 
 /** What every group of use cases is built on: the ports, and the options with their defaults filled in. */
@@ -54,6 +60,8 @@ export interface UseCaseContext {
   readonly onBackgroundError: (error: unknown) => void;
   readonly contactTo: string | undefined;
   readonly maxSessions: number;
+  /** The security notices, as configured; each use case hands its notice to the store with its change. */
+  readonly notices: SecurityNotices;
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
@@ -69,12 +77,17 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
   const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
 
+  for (const event of Object.keys(options.securityNotices || {})) {
+    if (!isSecurityEvent(event)) throw new RangeError(`securityNotices: unknown event ${event} (known: ${SECURITY_EVENTS.join(', ')})`);
+  }
+
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
 
+  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   return {
     ports,
     devices: createDeviceProofs(ports.deviceKeys, tokens, clock),
-    serviceName: options.serviceName ?? DEFAULT_SERVICE_NAME,
+    serviceName,
     rules,
     accountRule,
     sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
@@ -84,6 +97,7 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
     onBackgroundError: options.onBackgroundError ?? (() => {}),
     contactTo: options.contactTo,
     maxSessions,
+    notices: securityNotices({ serviceName, resetUrl, now: () => clock.now(), enabled: options.securityNotices }),
     async limit(operation, meta, tally) {
       const address = canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT;
       await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), tally);
