@@ -52,18 +52,20 @@ export interface UserStore {
    * Sets a new password, only while the account's credential generation is still `generation`
    * (the one read before the current password was checked), and in the same transaction moves the
    * generation on, voids the reset token and ends every session of the user but the one whose
-   * digest is `keep` (`null`: all of them). Returns the ended sessions' digests, or `null` when
-   * there is no such user or its generation moved on (then nothing changes).
+   * digest is `keep` (`null`: all of them), and queues `notice` (when given) to the account's address
+   * in the outbox. Returns the ended sessions' digests, or `null` when there is no such user or its
+   * generation moved on (then nothing changes and nothing is queued).
    */
-  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null>;
+  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
   /**
    * Deletes the user with their sessions and reset token, in one transaction, so that the e-mail
    * address may sign up again, only while the account's credential generation is still `generation`.
    * A session create waiting on the user either is ended here (and reported) or creates nothing.
-   * Returns the ended sessions' digests, or `null` when there was no such user or its generation
-   * moved on (then nothing changes).
+   * Queues `notice` (when given) to the address the account had, in the same transaction: it goes
+   * although the account is gone. Returns the ended sessions' digests, or `null` when there was no
+   * such user or its generation moved on (then nothing changes and nothing is queued).
    */
-  delete(userId: number, generation: number): Promise<readonly string[] | null>;
+  delete(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null>;
 }
 
 export interface NewSession {
@@ -99,9 +101,10 @@ export interface SessionStore {
    * stored the session (`false` is no failure: the credential the caller checked is stale). With
    * `maxPerUser`, then ends the user's oldest sessions (by `createdAt`) beyond that many, never the
    * new one, and reports them to the revocation feed like any deletion; creates for one user are
-   * serialised, so concurrent logins too leave at most `maxPerUser`.
+   * serialised, so concurrent logins too leave at most `maxPerUser`. With `notice`, queues it to the
+   * user's address in the outbox in the same transaction, only when the session is stored.
    */
-  create(session: NewSession, maxPerUser?: number): Promise<boolean>;
+  create(session: NewSession, maxPerUser?: number, notice?: AccountMail | null): Promise<boolean>;
   /** The user's sessions that have not expired at `now`, oldest first. */
   listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]>;
   /** Deletes the session with this id if it belongs to the user; returns its digest, else `null`. */
@@ -159,10 +162,14 @@ export interface OutgoingMail {
 }
 
 /**
- * A mail to an account's own address (a security notice): the store method that queues it sets `to`
- * to the address it reads from the account's row in the same transaction as the change.
+ * A mail to an account's own address (a security notice), handed to the store method that makes the
+ * change it reports: that method queues it in the same transaction, with `to` set to the address it
+ * reads from the account's row there, or not at all when the change does not happen.
  */
-export type AccountMail = Omit<OutgoingMail, 'to'>;
+export interface AccountMail extends Omit<OutgoingMail, 'to'> {
+  /** When it is queued (the clock's now at the change): it is due from then. */
+  readonly queuedAt: Date;
+}
 
 /** Sends one mail now (SMTP, or the log); rejects when it could not hand it on. */
 export interface Mailer {
@@ -258,11 +265,12 @@ export interface PasswordResetStore {
    * Uses the token: when its digest is stored, has not expired at `now` and the user is still at the
    * credential generation it was requested under, deletes it, sets the user's password, moves the
    * generation on and ends every session of the user, all in one transaction (of concurrent calls
-   * exactly one succeeds). Returns the user's id and e-mail address and the ended sessions' digests,
-   * or `null` for an unknown, used, expired or stale token (then nothing changes but that a stale
-   * token may be deleted).
+   * exactly one succeeds), and queues `notice` (when given) to the user's address. Returns the
+   * user's id and e-mail address and the ended sessions' digests, or `null` for an unknown, used,
+   * expired or stale token (then nothing changes, and nothing is queued, but that a stale token may
+   * be deleted).
    */
-  consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null>;
+  consume(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null): Promise<PasswordReset | null>;
   /** Deletes every token that expired at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
 }

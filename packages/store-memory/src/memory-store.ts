@@ -41,11 +41,11 @@ export interface MemoryStoreOptions {
 
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  // One table for both: the session store joins on the users the user store writes.
-  const users = new UserTable();
-  const sessions = new MemorySessionStore(users);
   // One outbox for every store that mails: each gets this instance and enqueues in its own write.
   const outbox = new MemoryOutbox(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity });
+  // One table for both: the session store joins on the users the user store writes.
+  const users = new UserTable(outbox);
+  const sessions = new MemorySessionStore(users);
   return {
     users: new MemoryUserStore(users),
     sessions,

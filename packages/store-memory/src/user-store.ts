@@ -1,4 +1,5 @@
-import { FIRST_CREDENTIAL_GENERATION, InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl-accounts/core';
+import type { MemoryOutbox } from './outbox.ts';
+import { FIRST_CREDENTIAL_GENERATION, InProcessRevocations, type AccountMail, type NewUser, type User, type UserRecord, type UserStore } from '@sl-accounts/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -34,6 +35,19 @@ export class UserTable {
   readonly resets = new Map<number, StoredReset>();
   /** Every session deletion, for the session caches in front of this store. */
   readonly revocations = new InProcessRevocations();
+  /** The store's outbox: a change's notice is queued in the change's synchronous step. */
+  readonly outbox: MemoryOutbox;
+
+  constructor(outbox: MemoryOutbox) {
+    this.outbox = outbox;
+  }
+
+  /** Queues `notice`, if any, to the account's address (as `record` has it). */
+  notify(record: UserRecord, notice: AccountMail | null | undefined): void {
+    if (!notice) return;
+    const { queuedAt, ...mail } = notice;
+    this.outbox.enqueue({ ...mail, to: record.email }, queuedAt);
+  }
 
   /** Stores a session under its digest (replacing one there). */
   addSession(digest: string, session: StoredSession): void {
@@ -107,16 +121,18 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const record = this.#table.byId.get(userId);
     if (record?.credentialGeneration !== generation) return null;
+    this.#table.notify(record, notice);
     return this.#table.changeCredential(record, passwordHash, keep);
   }
 
-  async delete(userId: number, generation: number): Promise<readonly string[] | null> {
+  async delete(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const table = this.#table;
     const record = table.byId.get(userId);
     if (record?.credentialGeneration !== generation) return null;
+    table.notify(record, notice);
     table.byId.delete(userId);
     table.idByEmail.delete(record.email);
     table.resets.delete(userId);

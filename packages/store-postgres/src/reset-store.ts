@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { InProcessRevocations, NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
+import type { AccountMail, InProcessRevocations, NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
 import type { Database } from './database.ts';
-import { endSessions, moveGeneration } from './user-store.ts';
+import { endSessions, enqueueAccountMail, moveGeneration } from './user-store.ts';
 
 export class PostgresPasswordResetStore implements PasswordResetStore {
   readonly #db: Kysely<Database>;
@@ -37,7 +37,7 @@ export class PostgresPasswordResetStore implements PasswordResetStore {
     return rows[0]?.recipient != null;
   }
 
-  async consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null> {
+  async consume(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null): Promise<PasswordReset | null> {
     const done = await this.#db.transaction().execute(async (trx) => {
       // RETURNING reports the row only to the statement that removed it: of concurrent uses, one wins.
       const reset = await trx
@@ -53,6 +53,7 @@ export class PostgresPasswordResetStore implements PasswordResetStore {
       // A token requested under an older generation is void (its deletion above is kept).
       const email = await moveGeneration(trx, userId, reset.credential_generation, passwordHash);
       if (email === null) return null;
+      if (notice) await enqueueAccountMail(trx, email, notice);
       return { userId, email, endedSessions: await endSessions(trx, userId, null) };
     });
     if (done) this.#revocations?.publish(done.endedSessions);

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
+import type { AccountMail, InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
+import { enqueueNotice } from './outbox.ts';
 
 /** U+0000 and unpaired surrogates: what a text column cannot hold as it is. */
 const NOT_STORABLE = /[\0\p{Cs}]/u;
@@ -37,9 +38,9 @@ export class PostgresSessionStore implements SessionStore {
     this.#delete = compileOnce(run, 1, (digest: string) => db.deleteFrom('sessions').where('token_digest', '=', digest).returning('expires_at'));
   }
 
-  async create(session: NewSession, maxPerUser?: number): Promise<boolean> {
+  async create(session: NewSession, maxPerUser?: number, notice?: AccountMail | null): Promise<boolean> {
     const { tokenDigest, userId, credentialGeneration, createdAt, expiresAt } = session;
-    if (maxPerUser === undefined) {
+    if (maxPerUser === undefined && !notice) {
       // One statement: the user's row is read under FOR SHARE, which a change of credential's
       // update (or a deletion) conflicts with. Either that change waits for this insert to commit
       // and then ends the session with the others, or this statement waits for the change and then
@@ -51,9 +52,14 @@ export class PostgresSessionStore implements SessionStore {
       // The insert under the generation check, as above, with the row lock NO KEY UPDATE held to the
       // commit: it also serialises the creates of one user, so concurrent logins cannot each keep
       // their own extra session, and it does not block the foreign-key checks of other sessions'
-      // inserts. Nothing inserted: nothing to trim.
-      const inserted = await insertUnderGeneration(trx, 'no key update', tokenDigest, userId, credentialGeneration, createdAt, expiresAt).returning('token_digest').execute();
+      // inserts. Nothing inserted: nothing to trim, and no notice. (Without a bound, only a notice
+      // brings a create here: the row lock FOR SHARE suffices, as in the one statement above.)
+      const lock = maxPerUser === undefined ? 'share' : 'no key update';
+      const inserted = await insertUnderGeneration(trx, lock, tokenDigest, userId, credentialGeneration, createdAt, expiresAt).returning('token_digest').execute();
       if (inserted.length === 0) return null;
+      // The user's row is locked: the address read here is the account's at the commit.
+      if (notice) await enqueueNotice(trx, userId, notice);
+      if (maxPerUser === undefined) return [];
       // Oldest first by creation time (the digest breaks ties, as it must be some order); the
       // delete trigger tells every listening process.
       return trx

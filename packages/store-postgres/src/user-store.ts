@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl-accounts/core';
+import type { AccountMail, InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
+import { enqueueMail } from './outbox.ts';
 
 const RECORD = ['id', 'name', 'email', 'password_hash', 'credential_generation'] as const;
 
@@ -69,26 +70,29 @@ export class PostgresUserStore implements UserStore {
     return row ? toRecord(row) : null;
   }
 
-  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const ended = await this.#db.transaction().execute(async (trx) => {
       // The update takes the user's row lock first: a session create waiting on it then finds the new
       // generation and stores nothing, and one that got the lock first has committed before the
       // sessions are ended below (each statement here sees what committed before it began).
-      const updated = await moveGeneration(trx, userId, generation, passwordHash);
-      if (!updated) return null;
+      const email = await moveGeneration(trx, userId, generation, passwordHash);
+      if (email === null) return null;
       await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
+      if (notice) await enqueueAccountMail(trx, email, notice);
       return endSessions(trx, userId, keep);
     });
     if (ended) this.#revocations?.publish(ended);
     return ended;
   }
 
-  async delete(userId: number, generation: number): Promise<readonly string[] | null> {
+  async delete(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const ended = await this.#db.transaction().execute(async (trx) => {
       // The row lock first, as in changePassword, so no session is inserted after the sessions are
       // named (a create waiting on the lock finds no user and stores nothing, never an orphan).
-      const locked = await trx.selectFrom('users').select('id').where('id', '=', userId).where('credential_generation', '=', generation).forUpdate().executeTakeFirst();
+      const locked = await trx.selectFrom('users').select('email').where('id', '=', userId).where('credential_generation', '=', generation).forUpdate().executeTakeFirst();
       if (!locked) return null;
+      // To the address the account had: the outbox row does not depend on the user's.
+      if (notice) await enqueueAccountMail(trx, locked.email, notice);
       // Named before the user goes, so they can be reported; the cascade would end them silently.
       const digests = await endSessions(trx, userId, null);
       await trx.deleteFrom('users').where('id', '=', userId).execute();
@@ -112,6 +116,12 @@ export async function moveGeneration(trx: Transaction<Database>, userId: number,
     .returning('email')
     .executeTakeFirst();
   return row?.email ?? null;
+}
+
+/** Queues `notice` to `email` (the account's address, read in `trx`) inside `trx`. */
+export async function enqueueAccountMail(trx: Transaction<Database>, email: string, notice: AccountMail): Promise<void> {
+  const { queuedAt, ...mail } = notice;
+  await enqueueMail(trx, { ...mail, to: email }, queuedAt);
 }
 
 /** Deletes the user's sessions but `keep` (`null`: all) inside `trx`; returns their digests. */

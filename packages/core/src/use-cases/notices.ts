@@ -122,15 +122,17 @@ export function securityNotices(options: {
     notice(event, meta, details = {}) {
       if (!enabled(event)) return null;
       const { subject, what } = describe(event, serviceName, details);
+      const at = now();
       // One line, no control characters or reordering marks, bounded: the client chose this text.
       const userAgent = headerText(meta.userAgent ?? '').slice(0, MAX_USER_AGENT_LENGTH);
       return {
         kind: 'security',
+        queuedAt: at,
         subject: `[${headerText(serviceName)}] ${subject}`,
         text: [
           what,
           '',
-          `When:        ${now().toISOString()}`,
+          `When:        ${at.toISOString()}`,
           `IP address:  ${canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT}`,
           `User agent:  ${userAgent === '' ? '(none sent)' : userAgent}`,
           '',

@@ -1,5 +1,5 @@
 import { NotFound, Unauthenticated } from '../errors.ts';
-import type { User } from '../ports.ts';
+import type { AccountMail, User } from '../ports.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
 import { firstLive, type SessionMeta } from './request.ts';
@@ -41,13 +41,14 @@ export interface SessionUseCases {
 /**
  * Stores a fresh session of the user under the credential generation the caller checked, and answers
  * its token; `null` when the user is no longer at that generation (or gone): then nothing is stored.
+ * `notice` (a new device's sign-in) is queued with the session, or not at all.
  */
-export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number): Promise<IssuedSession | null> {
+export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number, notice: AccountMail | null = null): Promise<IssuedSession | null> {
   const { tokens, clock, sessions } = context.ports;
   const token = tokens.generate();
   const createdAt = clock.now();
   const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-  if (!(await sessions.create({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions))) return null;
+  if (!(await sessions.create({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions, notice))) return null;
   return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 
