@@ -8,6 +8,7 @@ import type { Store } from '@sl-accounts/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
 import { credentialCases } from './cases/credentials.ts';
+import { noticeCases } from './cases/notices.ts';
 import { outboxCases } from './cases/outbox.ts';
 import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
@@ -70,6 +71,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
     describe('mail outbox', () => outboxCases(current));
+    describe('security notices queued with their change', () => noticeCases(current));
     describe('device keys', () => deviceKeyCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
   });
