@@ -70,6 +70,10 @@ export {
   RESET_TOKEN_TTL_MS,
 } from './use-cases/password-reset.ts';
 export {
+  /** How long a verification or change-of-address link is valid. */
+  EMAIL_TOKEN_TTL_MS,
+} from './use-cases/email.ts';
+export {
   /** A proof that a client signed in to an account, for the client to keep. */
   type IssuedDeviceProof,
   /** How long a device proof is honoured. */
@@ -98,6 +102,10 @@ export {
   RESET_ADDRESS_LIMIT,
   /** The policy name of RESET_ADDRESS_LIMIT. */
   RESET_ADDRESS_POLICY,
+  /** Links mailed per account and window (verification, change of address). */
+  EMAIL_LINK_ACCOUNT_LIMIT,
+  /** The policy name of EMAIL_LINK_ACCOUNT_LIMIT. */
+  EMAIL_LINK_ACCOUNT_POLICY,
 } from './rate-limits.ts';
 export {
   /** The canonical spelling of a client's IP address, or `null`. */
@@ -158,6 +166,12 @@ export {
   PasswordResetConfirmRequest,
   /** An account deletion's body. */
   DeleteAccountRequest,
+  /** The body confirming a mailed verification or change-of-address link. */
+  EmailVerificationConfirmRequest,
+  /** A change of address's body. */
+  EmailChangeRequest,
+  /** A change of name's body. */
+  UpdateProfileRequest,
   /** A signup body after parsing. */
   type SignupInput,
   /** A login body after parsing. */
@@ -214,6 +228,16 @@ export type {
   PasswordReset,
   /** Password reset tokens. */
   PasswordResetStore,
+  /** What a link mailed to an address does: verify it, or move the account to it. */
+  EmailTokenPurpose,
+  /** A token of a link mailed to an address. */
+  NewEmailToken,
+  /** A token and the mails written with it. */
+  EmailLink,
+  /** What a confirmed e-mail token changed. */
+  EmailConfirmed,
+  /** Tokens of verification and change-of-address links. */
+  EmailVerificationStore,
   /** A limit: requests per window. */
   RateLimitRule,
   /** What the limiter answers for one counted request. */

@@ -6,6 +6,11 @@ export interface User {
   readonly id: number;
   readonly name: string;
   readonly email: string;
+  /**
+   * Whether the account's owner proved they read mail at `email`: by a verification link, by the
+   * link of a change of address, or by a completed password reset. `false` for a new account.
+   */
+  readonly emailVerified: boolean;
 }
 
 /** A user with the stored PHC password hash; never leaves the core. */
@@ -33,10 +38,17 @@ export interface NewUser {
 
 export interface UserStore {
   /**
-   * Inserts a user at `FIRST_CREDENTIAL_GENERATION` under a fresh id (never one a deleted user had);
-   * `null` when the e-mail is already taken (atomically, also under concurrent calls).
+   * Inserts a user at `FIRST_CREDENTIAL_GENERATION`, unverified, under a fresh id (never one a
+   * deleted user had); `null` when the e-mail is already taken (atomically, also under concurrent
+   * calls). With `verification`, stores its token as the new user's (for its address; `purpose`
+   * `verify`) and queues its mails in the same transaction: both or neither.
    */
-  insert(user: NewUser): Promise<User | null>;
+  insert(user: NewUser, verification?: EmailLink): Promise<User | null>;
+  /**
+   * Sets the user's name (already trimmed and checked); returns the user as it is now, or `null`
+   * when there is no such user.
+   */
+  rename(userId: number, name: string): Promise<User | null>;
   /** Looks a user up by normalised e-mail. */
   findByEmail(email: string): Promise<UserRecord | null>;
   /**
@@ -275,6 +287,69 @@ export interface PasswordResetStore {
   deleteExpired(now: Date): Promise<number>;
 }
 
+/** What a link mailed to an address does when its token is confirmed. */
+export type EmailTokenPurpose =
+  /** Marks the account's address verified, if it is still the address the token was mailed to. */
+  | 'verify'
+  /** Moves the account to the address the token was mailed to (and marks it verified), if that is still free. */
+  | 'change';
+
+/** A token of a link mailed to an address (a verification, or a change of address). */
+export interface NewEmailToken {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly purpose: EmailTokenPurpose;
+  /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
+  readonly email: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** A token and the mails that go with it, written in one transaction. */
+export interface EmailLink {
+  readonly token: NewEmailToken;
+  readonly mails: readonly OutgoingMail[];
+}
+
+/** What a confirmed e-mail token changed. */
+export interface EmailConfirmed {
+  readonly purpose: EmailTokenPurpose;
+  /** The user as it is now (verified; at the new address after a change). */
+  readonly user: User;
+  /** The address the account had before (the same as `user.email` after a verification). */
+  readonly previousEmail: string;
+  /** The sessions a change of address ended (none for a verification). */
+  readonly endedSessions: readonly string[];
+}
+
+/**
+ * Tokens of the links mailed to prove an address: at most one live token per account (the newest
+ * wins, whatever its purpose), each single-use.
+ */
+export interface EmailVerificationStore {
+  /**
+   * Replaces the user's token with this one and queues the mails, in one transaction. Resolves with
+   * whether the user exists (when not, nothing is written).
+   */
+  request(userId: number, link: EmailLink): Promise<boolean>;
+  /**
+   * Uses the token, when its digest is stored and it has not expired at `now`, in one transaction
+   * (of concurrent calls at most one succeeds):
+   * - `verify`: when the account's address is still the one the token was mailed to, deletes the
+   *   token and marks the address verified;
+   * - `change`: deletes the token, moves the account to the token's address and marks it verified,
+   *   moves the credential generation on (voiding a reset token and any login in flight) and ends
+   *   every session of the user but `keep` (`null`: all); the unique index on the address decides,
+   *   also against a concurrent signup or change: when the address is taken, nothing changes and
+   *   the answer is `'taken'`.
+   * On success, queues `mails(confirmed)` in the same transaction. `null` for an unknown, used,
+   * expired or stale token (then nothing changes but that a stale token may be deleted).
+   */
+  consume(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[]): Promise<EmailConfirmed | 'taken' | null>;
+  /** Deletes every token that expired at or before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
 export interface RateLimitRule {
   /** Requests allowed per window. */
   readonly limit: number;
@@ -347,6 +422,7 @@ export interface Ports {
   readonly sessions: SessionStore;
   readonly contacts: ContactStore;
   readonly resets: PasswordResetStore;
+  readonly verifications: EmailVerificationStore;
   readonly rateLimiter: RateLimiter;
   readonly deviceKeys: DeviceKeyStore;
   readonly hasher: PasswordHasher;
@@ -383,7 +459,7 @@ export interface SessionRevocations {
 }
 
 /** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */
-export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'resets' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
+export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'resets' | 'verifications' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
   /** The mails the store's methods queued, for the mail worker. */
   readonly outbox: MailOutbox;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */

@@ -127,6 +127,26 @@ export const DeleteAccountRequest = z
   })
   .meta({ id: 'DeleteAccountRequest' });
 
+export const EmailVerificationConfirmRequest = z
+  .object({
+    // A token is 43 base64url characters; the bound only keeps absurd input away from the digest.
+    token: text({ min: 1, max: 200 }),
+  })
+  .meta({ id: 'EmailVerificationConfirmRequest' });
+
+export const EmailChangeRequest = z
+  .object({
+    newEmail: email({ max: 200 }),
+    password: text({}),
+  })
+  .meta({ id: 'EmailChangeRequest' });
+
+export const UpdateProfileRequest = z
+  .object({
+    name: text({ min: 2, max: 120 }, { trim: true }),
+  })
+  .meta({ id: 'UpdateProfileRequest' });
+
 export type SignupInput = z.output<typeof SignupRequest>;
 export type LoginInput = z.output<typeof LoginRequest>;
 export type ContactInput = z.output<typeof ContactRequest>;

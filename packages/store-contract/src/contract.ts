@@ -8,6 +8,7 @@ import type { Store } from '@sl-accounts/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
 import { credentialCases } from './cases/credentials.ts';
+import { emailCases } from './cases/email.ts';
 import { noticeCases } from './cases/notices.ts';
 import { outboxCases } from './cases/outbox.ts';
 import { deviceKeyCases } from './cases/device-keys.ts';
@@ -68,6 +69,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('password change and account deletion', () => accountChangeCases(current));
     describe('password reset tokens', () => resetCases(current));
     describe('the credential generation', () => credentialCases(current));
+    describe('verification and change-of-address tokens, and the name', () => emailCases(current));
     describe('contacts', () => contactCases(current));
     describe('rate limiter', () => rateLimiterCases(current));
     describe('mail outbox', () => outboxCases(current));

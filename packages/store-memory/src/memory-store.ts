@@ -1,5 +1,6 @@
 import type { DeviceKeyStore, Store, UserStore } from '@sl-accounts/core';
 import { MemoryContactStore } from './contact-store.ts';
+import { MemoryEmailVerificationStore } from './email-token-store.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
 import { MemoryPasswordResetStore } from './reset-store.ts';
@@ -56,6 +57,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
     resets: new MemoryPasswordResetStore(users, outbox),
+    verifications: new MemoryEmailVerificationStore(users, outbox),
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys),
     deviceKeys: memoryDeviceKeys(),
     ping: async () => {},

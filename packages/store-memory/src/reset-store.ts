@@ -51,7 +51,8 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
         return null;
       }
       table.notify(record, notice);
-      return { userId, email: record.email, endedSessions: table.changeCredential(record, passwordHash, null) };
+      // The reset link was read at the address: that proves it.
+      return { userId, email: record.email, endedSessions: table.changeCredential(record, passwordHash, null, { emailVerified: true }) };
     }
     return null;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AccountMail, InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
-import type { UserTable } from './user-store.ts';
+import { toUser, type UserTable } from './user-store.ts';
 
 /** The memory store's sessions (made by createMemoryStore, on the tables its user store writes). */
 export class MemorySessionStore implements SessionStore {
@@ -39,7 +39,7 @@ export class MemorySessionStore implements SessionStore {
     const session = this.#table.sessions.get(tokenDigest);
     const record = session ? this.#table.byId.get(session.userId) : undefined;
     if (!session || !record) return null;
-    return { user: { id: record.id, name: record.name, email: record.email }, expiresAt: session.expiresAt };
+    return { user: toUser(record), expiresAt: session.expiresAt };
   }
 
   async listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]> {

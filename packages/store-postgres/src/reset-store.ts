@@ -51,10 +51,14 @@ export class PostgresPasswordResetStore implements PasswordResetStore {
       if (!reset || reset.user_id === null || reset.credential_generation === null) return null;
       const userId = reset.user_id;
       // A token requested under an older generation is void (its deletion above is kept).
-      const email = await moveGeneration(trx, userId, reset.credential_generation, passwordHash);
-      if (email === null) return null;
-      if (notice) await enqueueAccountMail(trx, email, notice);
-      return { userId, email, endedSessions: await endSessions(trx, userId, null) };
+      const moved = await moveGeneration(trx, userId, reset.credential_generation, passwordHash);
+      if (moved === null) return null;
+      if (notice) await enqueueAccountMail(trx, moved.email, notice);
+      // The reset link was read at the address: that proves it. Only when it was not proven yet, so a
+      // reset of a verified account does not make every session cache forget everything (the
+      // users-update trigger fires on the column named, changed or not).
+      if (!moved.emailVerified) await trx.updateTable('users').set({ email_verified: true }).where('id', '=', userId).execute();
+      return { userId, email: moved.email, endedSessions: await endSessions(trx, userId, null) };
     });
     if (done) this.#revocations?.publish(done.endedSessions);
     return done;

@@ -3,6 +3,7 @@ import type { AccountMail, InProcessRevocations, NewSession, SessionInfo, Sessio
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 import { enqueueNotice } from './outbox.ts';
+import { toUser } from './user-store.ts';
 
 /** U+0000 and unpaired surrogates: what a text column cannot hold as it is. */
 const NOT_STORABLE = /[\0\p{Cs}]/u;
@@ -29,7 +30,7 @@ export class PostgresSessionStore implements SessionStore {
       db
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
-        .select(['users.id', 'users.name', 'users.email', 'sessions.expires_at'])
+        .select(['users.id', 'users.name', 'users.email', 'users.email_verified', 'sessions.expires_at'])
         .where('sessions.token_digest', '=', digest),
     );
     this.#create = compileOnce(run, 5, (tokenDigest: string, userId: number, generation: number, createdAt: Date, expiresAt: Date) =>
@@ -84,7 +85,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
     const [row] = await this.#findWithUser(tokenDigest);
-    return row ? { user: { id: row.id, name: row.name, email: row.email }, expiresAt: row.expires_at } : null;
+    return row ? { user: toUser(row), expiresAt: row.expires_at } : null;
   }
 
   async listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]> {

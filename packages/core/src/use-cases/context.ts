@@ -1,7 +1,7 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import type { Ports, RateLimitRule } from '../ports.ts';
-import { ACCOUNT_LOGIN_LIMIT, countRequest, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
 
@@ -28,6 +28,14 @@ export interface AccountsOptions {
    * `http://localhost/reset-password` (the composition root always passes one).
    */
   readonly resetUrl?: string;
+  /**
+   * The page a verification or change-of-address mail links to, absolute; the link adds
+   * `?token=<token>`. Configured, never taken from a request, as `resetUrl`. Default
+   * `http://localhost/verify-email` (the composition root always passes one).
+   */
+  readonly verifyUrl?: string;
+  /** Links mailed per account and window (verification, change of address); default EMAIL_LINK_ACCOUNT_LIMIT. */
+  readonly emailLinkLimit?: RateLimitRule;
   /** Hears failures of work done after the answer (a reset request's store write). Default: none. */
   readonly onBackgroundError?: (error: unknown) => void;
   /** The operator's address: each contact message is mailed there too. Unset: messages are only stored. */
@@ -57,6 +65,8 @@ export interface UseCaseContext {
   readonly ipv6Prefix: number;
   readonly resetAddressRule: RateLimitRule;
   readonly resetUrl: URL;
+  readonly verifyUrl: URL;
+  readonly emailLinkRule: RateLimitRule;
   readonly onBackgroundError: (error: unknown) => void;
   readonly contactTo: string | undefined;
   readonly maxSessions: number;
@@ -73,6 +83,8 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
   const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
   const resetUrl = new URL(options.resetUrl ?? 'http://localhost/reset-password');
   if (resetUrl.protocol !== 'https:' && resetUrl.protocol !== 'http:') throw new RangeError('resetUrl must be an http or https URL');
+  const verifyUrl = new URL(options.verifyUrl ?? 'http://localhost/verify-email');
+  if (verifyUrl.protocol !== 'https:' && verifyUrl.protocol !== 'http:') throw new RangeError('verifyUrl must be an http or https URL');
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
   const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
@@ -94,6 +106,8 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
     ipv6Prefix,
     resetAddressRule: options.resetAddressLimit ?? RESET_ADDRESS_LIMIT,
     resetUrl,
+    verifyUrl,
+    emailLinkRule: options.emailLinkLimit ?? EMAIL_LINK_ACCOUNT_LIMIT,
     onBackgroundError: options.onBackgroundError ?? (() => {}),
     contactTo: options.contactTo,
     maxSessions,

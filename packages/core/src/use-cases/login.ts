@@ -67,7 +67,7 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     const notice = device ? null : notices.notice('new-device-sign-in', meta);
     const session = await issueSession(context, record.id, generation, notice);
     if (!session) throw new InvalidCredentials();
-    const user: User = { id: record.id, name: record.name, email: record.email };
+    const user: User = { id: record.id, name: record.name, email: record.email, emailVerified: record.emailVerified };
     return { user, session, device: await devices.issue(user.id) };
   }
 
