@@ -68,6 +68,11 @@ export interface Config {
    * else `undefined` (the server then uses its own listening address). Never a request's Host.
    */
   readonly resetUrl: string | undefined;
+  /**
+   * The page a verification or change-of-address mail links to (`?token=` is added): VERIFY_URL,
+   * else PUBLIC_URL + /verify-email, else `undefined` (the server's own address). Never a request's Host.
+   */
+  readonly verifyUrl: string | undefined;
   /** Reset requests allowed per address (registered or not) and window. */
   readonly resetAddressLimit: RateLimitRule;
   /** The security notices turned off by SECURITY_NOTICES_OFF (`false` for each); the rest are sent. */
@@ -142,6 +147,7 @@ const Env = z
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     RESET_URL: optional(z.url({ protocol: /^https?$/ })),
+    VERIFY_URL: optional(z.url({ protocol: /^https?$/ })),
     RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(1_000)).default(RESET_ADDRESS_LIMIT.limit),
     RESET_REQUEST_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(RESET_ADDRESS_LIMIT.windowMs / 1000),
     // A comma-separated list of events whose notices are not sent; `all` for every one.
@@ -217,6 +223,7 @@ const Env = z
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
       resetUrl: env.RESET_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/reset-password` : undefined),
+      verifyUrl: env.VERIFY_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/verify-email` : undefined),
       resetAddressLimit: { limit: env.RESET_REQUESTS_PER_ADDRESS, windowMs: env.RESET_REQUEST_WINDOW_SECONDS * 1000 },
       securityNotices: env.SECURITY_NOTICES_OFF,
       basePath: normaliseBasePath(env.BASE_PATH),
