@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAccounts, SECURITY_EVENTS, securityNotices } from '@sl-accounts/core';
+import { createAccounts, Pbkdf2PasswordHasher, randomTokens, SECURITY_EVENTS, securityNotices, WrongPassword, type AccountsOptions } from '@sl-accounts/core';
+import { ManualClock } from '@sl-accounts/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const at = new Date('2031-03-01T12:00:00.000Z');
@@ -15,7 +16,7 @@ describe('securityNotices', () => {
       expect(mail!.kind).toBe('security');
       expect(mail!.subject).toMatch(/^\[svc\] /);
       expect(mail!.text).toContain('When:        2031-03-01T12:00:00.000Z\nIP address:  203.0.113.5\nUser agent:  Mozilla/5.0 (X11)\n');
-      if (event !== 'account-deleted') expect(mail!.text).toContain('https://accounts.example.org/reset-password ');
+      if (event !== 'account-deleted') expect(mail!.text.split('\n')).toContain('https://accounts.example.org/reset-password');
       expect(mail!.text).not.toContain('from=mail');
     }
   });
@@ -45,5 +46,53 @@ describe('securityNotices', () => {
 
   it('createAccounts refuses an unknown event with a RangeError', () => {
     expect(() => createAccounts(createMemoryStore(), { securityNotices: { 'password-change': false } as never })).toThrow(/securityNotices: unknown event password-change/);
+  });
+});
+
+describe('the use cases queue each notice with its change', () => {
+  const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
+  let n = 0;
+  const from = (extra: object = {}) => ({ clientIp: `203.0.113.${++n}`, userAgent: `Agent/${n}`, ...extra });
+
+  function setup(options: AccountsOptions = {}) {
+    const store = createMemoryStore();
+    const clock = new ManualClock();
+    const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, options);
+    const queued = async () => (await store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 })).map((m) => [m.to, m.subject]);
+    return { accounts, queued };
+  }
+
+  it('a sign-in without the account’s device proof, a password change and a deletion each queue one notice to the account', async () => {
+    const { accounts, queued } = setup();
+    const signedUp = await accounts.signup(ADA, from());
+    // The signup's client is a known device: no notice; a client without its proof is new.
+    await accounts.login(ADA, from({ deviceProof: signedUp.device.proof }));
+    expect(await queued()).toEqual([]);
+    const fresh = await accounts.login(ADA, from());
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: 'a new passphrase' }, from({ sessionToken: fresh.session.token }));
+    await accounts.deleteAccount({ password: 'a new passphrase' }, from({ sessionToken: fresh.session.token }));
+    expect(await queued()).toEqual([
+      ['ada@example.com', '[sl-accounts] New sign-in to your account'],
+      ['ada@example.com', '[sl-accounts] Your password was changed'],
+      ['ada@example.com', '[sl-accounts] Your account was deleted'],
+    ]);
+  });
+
+  it('a failed check queues nothing; a notice that is off is not queued', async () => {
+    const { accounts, queued } = setup({ securityNotices: { 'new-device-sign-in': false } });
+    await accounts.signup(ADA, from());
+    await expect(accounts.login({ ...ADA, password: 'wrong password' }, from())).rejects.toThrow();
+    const fresh = await accounts.login(ADA, from());
+    await expect(accounts.changePassword({ currentPassword: 'wrong one', newPassword: 'a new passphrase' }, from({ sessionToken: fresh.session.token }))).rejects.toBeInstanceOf(WrongPassword);
+    await expect(accounts.deleteAccount({ password: 'wrong one' }, from({ sessionToken: fresh.session.token }))).rejects.toBeInstanceOf(WrongPassword);
+    expect(await queued()).toEqual([]);
+  });
+
+  it('with the per-account login limit off, a new device is still told', async () => {
+    const { accounts, queued } = setup({ accountLoginLimit: null });
+    const signedUp = await accounts.signup(ADA, from());
+    await accounts.login(ADA, from({ deviceProof: signedUp.device.proof }));
+    await accounts.login(ADA, from());
+    expect(await queued()).toEqual([['ada@example.com', '[sl-accounts] New sign-in to your account']]);
   });
 });

@@ -97,7 +97,7 @@ function advice(event: SecurityEvent, resetUrl: URL): string {
   if (event === 'account-deleted') {
     return 'Whoever did this knew your password: if you use it anywhere else, change it there. The account and its data cannot be restored; you may sign up again with this address.';
   }
-  return `If this was not you, someone may know your password: choose a new one at ${resetUrl.href} (ask there for a reset link; it is mailed to this address), which signs out every session.`;
+  return `If this was not you, someone may know your password. Reset it at once through the site's password reset, which signs out every session:\n\n${resetUrl.href}`;
 }
 
 /**
@@ -138,7 +138,7 @@ export function securityNotices(options: {
           '',
           advice(event, resetPage),
           '',
-          `This is a security notice from ${serviceName}; it is sent whenever this happens.`,
+          `This is an automatic security notice from ${serviceName}.`,
           '',
         ].join('\n'),
       };
