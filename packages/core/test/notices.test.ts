@@ -65,6 +65,8 @@ describe('the use cases queue each notice with its change', () => {
   it('a sign-in without the account’s device proof, a password change and a deletion each queue one notice to the account', async () => {
     const { accounts, queued } = setup();
     const signedUp = await accounts.signup(ADA, from());
+    // The signup's own mail, the verification link, is no notice.
+    expect(await queued()).toEqual([['ada@example.com', 'Confirm your address for sl-accounts']]);
     // The signup's client is a known device: no notice; a client without its proof is new.
     await accounts.login(ADA, from({ deviceProof: signedUp.device.proof }));
     expect(await queued()).toEqual([]);
@@ -81,6 +83,8 @@ describe('the use cases queue each notice with its change', () => {
   it('a failed check queues nothing; a notice that is off is not queued', async () => {
     const { accounts, queued } = setup({ securityNotices: { 'new-device-sign-in': false } });
     await accounts.signup(ADA, from());
+    // The signup's own mail, the verification link, is no notice.
+    expect(await queued()).toEqual([['ada@example.com', 'Confirm your address for sl-accounts']]);
     await expect(accounts.login({ ...ADA, password: 'wrong password' }, from())).rejects.toThrow();
     const fresh = await accounts.login(ADA, from());
     await expect(accounts.changePassword({ currentPassword: 'wrong one', newPassword: 'a new passphrase' }, from({ sessionToken: fresh.session.token }))).rejects.toBeInstanceOf(WrongPassword);
@@ -91,6 +95,8 @@ describe('the use cases queue each notice with its change', () => {
   it('with the per-account login limit off, a new device is still told', async () => {
     const { accounts, queued } = setup({ accountLoginLimit: null });
     const signedUp = await accounts.signup(ADA, from());
+    // The signup's own mail, the verification link, is no notice.
+    expect(await queued()).toEqual([['ada@example.com', 'Confirm your address for sl-accounts']]);
     await accounts.login(ADA, from({ deviceProof: signedUp.device.proof }));
     await accounts.login(ADA, from());
     expect(await queued()).toEqual([['ada@example.com', '[sl-accounts] New sign-in to your account']]);

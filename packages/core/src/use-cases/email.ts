@@ -12,7 +12,7 @@ import type { UseCaseContext } from './context.ts';
 import { addressNotice } from './address-notices.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget, signedIn, type SignedInSession } from './sessions.ts';
+import { forget, forgetUser, signedIn, type SignedInSession } from './sessions.ts';
 
 /** How long a verification or change-of-address link is valid, from its mail. */
 export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
@@ -127,6 +127,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         if (done === 'taken') throw new EmailTaken();
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         forget(context, done.endedSessions);
+        await forgetUser(context, done.user.id);
         return { user: done.user, purpose: done.purpose };
       }),
 
@@ -161,6 +162,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
       const input = parseRequest(UpdateProfileRequest, await readBody(body));
       const user = await users.rename(session.user.id, input.name);
       if (!user) throw new Unauthenticated();
+      await forgetUser(context, user.id);
       return user;
     },
   };

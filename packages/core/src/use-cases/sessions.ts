@@ -57,6 +57,17 @@ export function forget(context: UseCaseContext, digests: readonly string[]): voi
   if (digests.length > 0) context.ports.sessions.forget?.(digests);
 }
 
+/**
+ * The user's row changed (a name, an address, its verification): a cache in front of the store
+ * forgets the user's sessions now, so this process answers the change at once (other processes
+ * hear it through the revocation feed, within its bound).
+ */
+export async function forgetUser(context: UseCaseContext, userId: number): Promise<void> {
+  const { sessions, clock } = context.ports;
+  if (!sessions.forget) return;
+  forget(context, (await sessions.listByUser(userId, clock.now())).map((s) => s.tokenDigest));
+}
+
 /** A signed-in session: its user and its token's digest. */
 export interface SignedInSession {
   readonly user: User;
