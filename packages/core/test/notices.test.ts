@@ -58,8 +58,9 @@ describe('the use cases queue each notice with its change', () => {
     const store = createMemoryStore();
     const clock = new ManualClock();
     const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, options);
-    const queued = async () => (await store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 })).map((m) => [m.to, m.subject]);
-    return { accounts, queued };
+    const claim = () => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 });
+    const queued = async () => (await claim()).map((m) => [m.to, m.subject]);
+    return { accounts, queued, claim };
   }
 
   it('a sign-in without the account’s device proof, a password change and a deletion each queue one notice to the account', async () => {
@@ -76,6 +77,24 @@ describe('the use cases queue each notice with its change', () => {
       ['ada@example.com', '[sl-accounts] Your password was changed'],
       ['ada@example.com', '[sl-accounts] Your account was deleted'],
     ]);
+  });
+
+  it('a completed reset queues its notice to the account; a bad token queues nothing', async () => {
+    const { accounts, queued, claim } = setup();
+    await accounts.signup(ADA, from());
+    await accounts.requestPasswordReset({ email: ADA.email }, from());
+    await accounts.settled();
+    const [resetMail, ...others] = await claim();
+    expect(others).toEqual([]);
+    const token = new URL(/https?:\/\/\S+/.exec(resetMail!.text)![0]).searchParams.get('token')!;
+    await expect(accounts.confirmPasswordReset({ token: `${token}x`, newPassword: 'a new passphrase' }, from())).rejects.toThrow();
+    expect(await queued()).toEqual([]);
+    await accounts.confirmPasswordReset({ token, newPassword: 'a new passphrase' }, from({ userAgent: 'Resetter/1' }));
+    const [notice, ...rest] = await claim();
+    expect(rest).toEqual([]);
+    expect([notice!.to, notice!.subject]).toEqual(['ada@example.com', '[sl-accounts] Your password was reset']);
+    expect(notice!.text).toContain('User agent:  Resetter/1\n');
+    expect(notice!.text).not.toContain(token);
   });
 
   it('a failed check queues nothing; a notice that is off is not queued', async () => {
