@@ -5,7 +5,7 @@ import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const at = new Date('2031-03-01T12:00:00.000Z');
 const notices = (enabled?: Parameters<typeof securityNotices>[0]['enabled']) =>
-  securityNotices({ serviceName: 'svc', resetUrl: new URL('https://accounts.example.org/reset-password?from=mail#top'), now: () => at, enabled });
+  securityNotices({ serviceName: 'svc', resetUrl: new URL('https://accounts.example.org/reset-password?lang=en'), now: () => at, enabled });
 const meta = { clientIp: '::ffff:203.0.113.5', userAgent: 'Mozilla/5.0 (X11)' };
 
 describe('securityNotices', () => {
@@ -16,8 +16,9 @@ describe('securityNotices', () => {
       expect(mail!.kind).toBe('security');
       expect(mail!.subject).toMatch(/^\[svc\] /);
       expect(mail!.text).toContain('When:        2031-03-01T12:00:00.000Z\nIP address:  203.0.113.5\nUser agent:  Mozilla/5.0 (X11)\n');
-      if (event !== 'account-deleted') expect(mail!.text.split('\n')).toContain('https://accounts.example.org/reset-password');
-      expect(mail!.text).not.toContain('from=mail');
+      // The configured page as it is (its query too), and no token.
+      if (event !== 'account-deleted') expect(mail!.text.split('\n')).toContain('https://accounts.example.org/reset-password?lang=en');
+      expect(mail!.text).not.toContain('token');
     }
   });
 
@@ -58,8 +59,9 @@ describe('the use cases queue each notice with its change', () => {
     const store = createMemoryStore();
     const clock = new ManualClock();
     const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, options);
-    const queued = async () => (await store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 })).map((m) => [m.to, m.subject]);
-    return { accounts, queued };
+    const claim = () => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 });
+    const queued = async () => (await claim()).map((m) => [m.to, m.subject]);
+    return { accounts, queued, claim };
   }
 
   it('a sign-in without the account’s device proof, a password change and a deletion each queue one notice to the account', async () => {
@@ -78,6 +80,23 @@ describe('the use cases queue each notice with its change', () => {
       ['ada@example.com', '[sl-accounts] Your password was changed'],
       ['ada@example.com', '[sl-accounts] Your account was deleted'],
     ]);
+  });
+
+  it('a completed reset queues its notice to the account; a bad token queues nothing', async () => {
+    const { accounts, queued, claim } = setup();
+    await accounts.signup(ADA, from());
+    await accounts.requestPasswordReset({ email: ADA.email }, from());
+    await accounts.settled();
+    const resetMail = (await claim()).find((m) => m.subject.startsWith('Reset your'));
+    const token = new URL(/https?:\/\/\S+/.exec(resetMail!.text)![0]).searchParams.get('token')!;
+    await expect(accounts.confirmPasswordReset({ token: `${token}x`, newPassword: 'a new passphrase' }, from())).rejects.toThrow();
+    expect(await queued()).toEqual([]);
+    await accounts.confirmPasswordReset({ token, newPassword: 'a new passphrase' }, from({ userAgent: 'Resetter/1' }));
+    const [notice, ...rest] = (await claim()).filter((m) => m.subject.startsWith('[sl-accounts] '));
+    expect(rest).toEqual([]);
+    expect([notice!.to, notice!.subject]).toEqual(['ada@example.com', '[sl-accounts] Your password was reset']);
+    expect(notice!.text).toContain('User agent:  Resetter/1\n');
+    expect(notice!.text).not.toContain(token);
   });
 
   it('a failed check queues nothing; a notice that is off is not queued', async () => {

@@ -93,11 +93,11 @@ function describe(event: SecurityEvent, serviceName: string, details: NoticeDeta
 }
 
 /** What the owner should do when they did not do it. */
-function advice(event: SecurityEvent, resetUrl: URL): string {
+function advice(event: SecurityEvent, resetPage: string): string {
   if (event === 'account-deleted') {
     return 'Whoever did this knew your password: if you use it anywhere else, change it there. The account and its data cannot be restored; you may sign up again with this address.';
   }
-  return `If this was not you, someone may know your password. Reset it at once through the site's password reset, which signs out every session:\n\n${resetUrl.href}`;
+  return `If this was not you, someone may know your password. Reset it at once through the site's password reset, which signs out every session:\n\n${resetPage}`;
 }
 
 /**
@@ -113,10 +113,8 @@ export function securityNotices(options: {
   const { serviceName, resetUrl, now } = options;
   const settings = options.enabled;
   const enabled = (event: SecurityEvent) => settings !== false && settings?.[event] !== false;
-  // The link without a token or anything else a reset mail's link carries.
-  const resetPage = new URL(resetUrl.href);
-  resetPage.search = '';
-  resetPage.hash = '';
+  // The page as configured (a query it has, such as a language, stays); no token, unlike a reset mail's link.
+  const resetPage = resetUrl.href;
   return {
     enabled,
     notice(event, meta, details = {}) {
