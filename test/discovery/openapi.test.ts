@@ -140,6 +140,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       } as const;
       // Beside the spec's paths, issue 20's (each checked in the test below).
       const added = ['/api/sessions', '/api/sessions/{id}', '/api/password', '/api/password-reset', '/api/password-reset/confirm'];
+      // And issue 28's (the address and the name; PATCH /api/me shares the spec's path).
+      added.push('/api/email', '/api/email-verification', '/api/email-verification/confirm');
       expect(Object.keys(doc.paths).sort()).toEqual([...Object.keys(expected), ...added].sort());
       for (const [path, [method, body]] of Object.entries(expected)) {
         const op = operation(path, method);
@@ -160,6 +162,10 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         ['/api/password-reset', 'post', 'PasswordResetRequest', ['202', '400', '429']],
         ['/api/password-reset/confirm', 'post', 'PasswordResetConfirmRequest', ['200', '400', '429']],
         ['/api/me', 'delete', 'DeleteAccountRequest', ['200', '400', '401', '403']],
+        ['/api/me', 'patch', 'UpdateProfileRequest', ['200', '400', '401', '403']],
+        ['/api/email-verification', 'post', undefined, ['202', '401', '403', '429']],
+        ['/api/email-verification/confirm', 'post', 'EmailVerificationConfirmRequest', ['200', '400', '403', '409', '429']],
+        ['/api/email', 'post', 'EmailChangeRequest', ['202', '400', '401', '403', '409', '429']],
       ] as const;
       for (const [path, method, body, statuses] of expected) {
         const op = operation(path, method);
@@ -241,6 +247,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'ChangePasswordRequest',
         'ContactRequest',
         'DeleteAccountRequest',
+        'EmailChangeRequest',
+        'EmailVerificationConfirmRequest',
         'ErrorResponse',
         'Health',
         'LoginRequest',
@@ -250,9 +258,12 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'Session',
         'SessionsResponse',
         'SignupRequest',
+        'UpdateProfileRequest',
         'User',
         'UserResponse',
       ]);
+      expect(schemas.UpdateProfileRequest!.properties.name!['x-trimmed']).toEqual({ minLength: 2, maxLength: 120 });
+      expect(schemas.EmailChangeRequest!.properties.newEmail!['x-trimmed']).toEqual({ format: 'email', maxLength: 200 });
       expect(schemas.ErrorResponse!.properties.issues).toBeDefined();
     });
 
@@ -329,8 +340,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       }
       // The spec's six operations: 39 responses (logout's 400 and 403 included) and 3 request bodies;
       // the account's six: 45 responses (ending a session by id: a 400 for a body a form could send)
-      // and 4 request bodies. So the loop above cannot pass by checking nothing.
-      expect(examples).toBe(91);
+      // and 4 request bodies; the address's and the name's four: 34 responses and 3 request bodies.
+      // So the loop above cannot pass by checking nothing.
+      expect(examples).toBe(128);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });

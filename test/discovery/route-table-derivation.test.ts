@@ -33,17 +33,17 @@ describe('a route added to the route table', () => {
 
   it('is in the OpenAPI document with its body schema (its own id, or one made from the operation), example and path parameters', () => {
     const operation = (path: string, method: string) => out.openapi.paths[path]![method]!;
-    const change = operation('/api/email-change', 'post').requestBody!.content['application/json']!;
-    expect(change.schema).toEqual({ $ref: '#/components/schemas/EmailChangeRequest' });
+    const change = operation('/api/recovery-email', 'post').requestBody!.content['application/json']!;
+    expect(change.schema).toEqual({ $ref: '#/components/schemas/RecoveryEmailRequest' });
     expect(change.example).toEqual(EXTRA_ROUTES[0]!.requestExample);
-    expect(out.openapi.components.schemas.EmailChangeRequest).toMatchObject({
+    expect(out.openapi.components.schemas.RecoveryEmailRequest).toMatchObject({
       properties: { newEmail: { type: 'string', format: 'email', maxLength: 200 }, password: { type: 'string', minLength: 1, maxLength: 200 } },
       required: ['newEmail', 'password'],
     });
-    const profile = operation('/api/me', 'patch').requestBody!.content['application/json']!;
-    expect(profile.schema).toEqual({ $ref: '#/components/schemas/UpdateProfileRequest' });
-    expect(out.openapi.components.schemas.UpdateProfileRequest).toMatchObject({ properties: { name: { minLength: 2, maxLength: 120 } } });
-    expect(operation('/api/email-verification/{token}', 'post').parameters).toEqual([
+    const profile = operation('/api/me/preferences', 'patch').requestBody!.content['application/json']!;
+    expect(profile.schema).toEqual({ $ref: '#/components/schemas/UpdatePreferencesRequest' });
+    expect(out.openapi.components.schemas.UpdatePreferencesRequest).toMatchObject({ properties: { name: { minLength: 2, maxLength: 120 } } });
+    expect(operation('/api/invitations/{token}', 'post').parameters).toEqual([
       expect.objectContaining({ name: 'token', in: 'path', example: 'q8Vh2mZ0c4W1xYtN5bR7sK3eJ9uA6dL' }),
     ]);
     expect(out.openapi.tags.map((tag) => tag.name)).toEqual(['accounts', 'contact', 'system', 'profile']);
@@ -67,7 +67,7 @@ describe('a route added to the route table', () => {
       }
     }
     // Fields that are not strings, and optional ones, by name.
-    const profile = auth.get(sectionTitle({ method: 'PATCH', path: '/api/me' }, '/accounts'))!;
+    const profile = auth.get(sectionTitle({ method: 'PATCH', path: '/api/me/preferences' }, '/accounts'))!;
     expect(profile).toContain('| `name` | string | yes | 2 to 120 characters |');
     expect(profile).toContain('| `newsletter` | boolean | no | `true` or `false` |');
     expect(profile).toContain('| `locale` | string | no | one of `"en"`, `"fr"` |');

@@ -29,6 +29,7 @@ import * as onNode from '@sl-accounts/http-node';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { request, sessionFrom } from '../support/client.ts';
+import { poll } from '../support/poll.ts';
 
 /** An app of one framework: the service under `/v1`, and the app's own `/me` and `/verified` behind the guard. */
 type AppFactory = (service: HttpService) => Promise<(req: IncomingMessage, res: ServerResponse) => void>;
@@ -116,8 +117,10 @@ const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
 describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework’s own', (name) => {
   let service: Service;
   let server: { url: string; close(): Promise<void> };
+  /** The mails the service sent, as its mailer was handed them. */
+  const sent: { to: string; text: string }[] = [];
   beforeAll(async () => {
-    service = await createService({ store: createMemoryStore(), hasher });
+    service = await createService({ store: createMemoryStore(), hasher, mailer: { send: async (mail) => void sent.push(mail) }, mail: { pollMs: 20 } });
     server = await listen(await APPS[name]!(service));
   });
   afterAll(async () => {
@@ -169,10 +172,20 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     expect(anonymous.headers.getSetCookie().some((c) => /^sl_session=;/.test(c))).toBe(true);
     expect(await anonymous.json()).toEqual({ ok: false, error: expect.any(String) });
 
-    // No account has a verified address yet (the store records none): `verified` refuses every one.
+    // A new account's address is not verified: `verified` refuses it with 403, the session lives on.
     const unverified = await fetch(`${server.url}/verified`, { headers: { cookie } });
     expect(unverified.status).toBe(403);
     expect(await unverified.json()).toEqual({ ok: false, error: 'The e-mail address of this account is not verified' });
+    expect(unverified.headers.getSetCookie()).toEqual([]);
+    expect((await fetch(`${server.url}/me`, { headers: { cookie } })).status).toBe(200);
+    // Its link followed, the same session passes.
+    const mails = await poll(async () => sent.filter((m) => m.to === email), (found) => found.length > 0, 10_000);
+    const token = new URL(/https?:\/\/\S+/.exec(mails[0]!.text)![0]).searchParams.get('token')!;
+    expect((await api('/api/email-verification/confirm', { json: { token } })).status).toBe(200);
+    const verified = await fetch(`${server.url}/verified`, { headers: { cookie } });
+    expect(verified.status).toBe(200);
+    expect(await verified.json()).toEqual({ ok: true, hello: email });
+    expect((await fetch(`${server.url}/verified`)).status).toBe(401);
   });
 
   it('answers the guard’s 503 when the store does not answer', async () => {

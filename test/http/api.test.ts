@@ -40,7 +40,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
       const email = uniqueEmail();
       const res = await api('/api/signup', { json: { name: '  Ada ', email: `  ${email.toUpperCase()} `, password: 'analytical engine' } });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ ok: true, user: { id: expect.any(Number), name: 'Ada', email } });
+      expect(res.body).toEqual({ ok: true, user: { id: expect.any(Number), name: 'Ada', email, emailVerified: false } });
       expect(JSON.stringify(res.body)).not.toContain('analytical');
       // The session cookie, then the device cookie that keeps others' failed logins from locking this browser out.
       expect(res.setCookies).toHaveLength(2);

@@ -111,7 +111,7 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
 
     it.each([
       ['GET', '/api/signup', 'POST'],
-      ['PUT', '/api/me', 'HEAD, GET, DELETE'],
+      ['PUT', '/api/me', 'HEAD, GET, PATCH, DELETE'],
       ['POST', '/api/health', 'HEAD, GET'],
     ])('answers 405 ErrorResponse with Allow for %s %s', async (method, path, allow) => {
       const res = await api(path, { method });

@@ -7,12 +7,14 @@
  * answers, until the change has answered. Each login reads the account before it hashes; those that
  * read it while the change's own hashing and commit were under way hash after the commit. The
  * account's failure count tells them apart: a login whose password matched takes its count back,
- * so the 401s that left no count are exactly the logins refused for a stale credential.
+ * so the 401s that left no count are exactly the logins refused for a stale credential. Each login
+ * that stored a session, and the change, queued exactly one security notice; the stale ones none.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
+import { poll } from '../support/poll.ts';
 import { nextResetToken } from '../support/reset-mail.ts';
 import { HOST_KINDS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
@@ -26,6 +28,12 @@ const FAILURE_LIMIT = 10_000;
  * met; the full cost would add half a minute of hashing to the run. RACE_ITERATIONS overrides it.
  */
 const ITERATIONS = process.env.RACE_ITERATIONS ?? '150000';
+const NEW_DEVICE = '[sl-accounts] New sign-in to your account';
+const CHANGE_NOTICE = {
+  'password change': '[sl-accounts] Your password was changed',
+  reset: '[sl-accounts] Your password was reset',
+  deletion: '[sl-accounts] Your account was deleted',
+} as const;
 /** Logins kept in flight at once. */
 const IN_FLIGHT = 6;
 
@@ -61,6 +69,14 @@ describeEachServer('logins with the old password racing a change of credential',
     return { changed: await changed, logins };
   }
 
+  /** The mails to `email` with this subject that the log mailer wrote so far. */
+  function noticesTo(email: string, subject: string): number {
+    return lines
+      .filter((line) => line.includes('"mail"'))
+      .map((line) => (JSON.parse(line) as { mail?: { to: string; subject: string } }).mail)
+      .filter((mail) => mail?.to === email && mail.subject === subject).length;
+  }
+
   /** Failed password checks the account has counted so far (one more login, itself wrong, asks). */
   async function countedFailures(email: string): Promise<number> {
     const probe = await call('/api/login', { json: { email, password: 'not the password at all' } });
@@ -69,7 +85,7 @@ describeEachServer('logins with the old password racing a change of credential',
   }
 
   for (const change of ['password change', 'reset', 'deletion'] as const) {
-    it(`a ${change} committing while logins with the old password hash: every one answers 401 or its session is dead, none 500`, async () => {
+    it(`a ${change} committing while logins with the old password hash: every one answers 401 or its session is dead, none 500; a notice for each session stored and for the change, none for a stale login`, async () => {
       const email = `${change.replace(' ', '-')}@example.com`;
       const login = (password: string) => call('/api/login', { json: { email, password } });
       const owner = sessionFrom(await call('/api/signup', { json: { name: 'Ada', email, password: PASSWORD } }))!;
@@ -102,6 +118,17 @@ describeEachServer('logins with the old password racing a change of credential',
       // The race was real: some logins read the old password before the change committed and
       // finished hashing after it (the loop sends logins all through the change's own hashing).
       expect(stale).toBeGreaterThan(0);
+
+      // Security notices, queued with what they report: one per login that stored its session (each
+      // came without a device cookie: a new device), none for a login refused as stale, and one for
+      // the change. Another account's notice, queued after all of them, tells when the log has them all.
+      const sentinel = { name: 'Sentinel', email: `sentinel-${change.replace(' ', '-')}@example.com`, password: PASSWORD };
+      expect((await call('/api/signup', { json: sentinel })).status).toBe(201);
+      expect((await call('/api/login', { json: { email: sentinel.email, password: PASSWORD } })).status).toBe(200);
+      await poll(async () => noticesTo(sentinel.email, NEW_DEVICE), (n) => n === 1, 10_000);
+      expect(noticesTo(email, NEW_DEVICE)).toBe(signedIn.length);
+      expect(noticesTo(email, CHANGE_NOTICE[change])).toBe(1);
+
       expect((await login(PASSWORD)).status).toBe(401);
       if (change !== 'deletion') expect((await login(NEW_PASSWORD)).status).toBe(200);
     });

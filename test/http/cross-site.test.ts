@@ -78,6 +78,32 @@ describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
     expect((await request(server.url, '/api/login', { json: LOGIN, headers: { ...forwarded, origin: 'https://accounts.example.org' } })).status).toBe(401);
     expect((await request(server.url, '/api/login', { json: LOGIN, headers: { ...forwarded, origin: server.url } })).status).toBe(403);
   });
+  it('the address’s and the name’s operations refuse them too, before they count, check a password, mail or change anything', async () => {
+    server = await startTestServer({ host });
+    const email = `v${freshIp()}@example.com`;
+    const signed = await request(server.url, '/api/signup', { json: { name: 'Visitor', email, password: 'correct horse' }, ip: freshIp() });
+    const session = sessionFrom(signed)!;
+    const foreign = { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' };
+    for (const [method, path, json] of [
+      ['PATCH', '/api/me', { name: 'Renamed by evil' }],
+      ['POST', '/api/email', { newEmail: 'evil@example.net', password: 'correct horse' }],
+      ['POST', '/api/email-verification', undefined],
+      ['POST', '/api/email-verification/confirm', { token: 'a-token-from-somewhere' }],
+    ] as const) {
+      for (const headers of [foreign, { origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site', origin: 'https://other.example.com' }]) {
+        const res = await request(server.url, path, { method, session, headers, ...(json === undefined ? {} : { json }) });
+        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(403);
+        expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+        expect(res.headers.get('ratelimit')).toBeNull();
+      }
+    }
+    // Nothing changed, and nothing was counted: the account's link limit is whole.
+    expect((await request(server.url, '/api/me', { session })).body).toEqual({ ok: true, user: { id: expect.any(Number), name: 'Visitor', email, emailVerified: false } });
+    const own = await request(server.url, '/api/email-verification', { method: 'POST', session, headers: { 'sec-fetch-site': 'same-origin', origin: server.url } });
+    expect(own.status).toBe(202);
+    expect(own.headers.get('ratelimit')).toContain('"email-link-account";r=2;');
+  });
+
   describe('logout, like every state-changing operation, refuses them before it touches a session or a cookie', () => {
     const signIn = async (url: string) => {
       const res = await request(url, '/api/signup', { json: { name: 'Visitor', email: `v${freshIp()}@example.com`, password: 'correct horse' }, ip: freshIp() });

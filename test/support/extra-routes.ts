@@ -1,7 +1,7 @@
 /**
- * Routes the table does not have, shaped as the ones another change will add (a change of address,
- * a verification link with a token in its path, `PATCH /api/me` under a tag of its own with
- * optional fields that are not strings, a body schema without an id): test/discovery/route-table-derivation.test.ts adds them to the route table
+ * Routes the table does not have, shaped as ones a later change may add (a second address for
+ * recovery, an invitation link with a token in its path, a `PATCH` of preferences under a tag of its
+ * own with optional fields that are not strings, a body schema without an id): test/discovery/route-table-derivation.test.ts adds them to the route table
  * in a process of their own and checks that every document then describes them, with no other edit.
  */
 import { z } from 'zod';
@@ -15,24 +15,24 @@ const notRun = async (): Promise<never> => {
 export const EXTRA_ROUTES = [
   {
     method: 'POST',
-    path: '/api/email-change',
-    operationId: 'requestEmailChange',
-    summary: 'Change the e-mail address',
-    description: 'Mails a link to the new address; `GET /api/me` shows the new one once the link is followed.',
+    path: '/api/recovery-email',
+    operationId: 'setRecoveryEmail',
+    summary: 'Set a recovery address',
+    description: 'Mails a link to the recovery address; it is used once the link is followed.',
     tag: 'accounts',
     changesState: true,
     auth: 'session',
-    requestBody: z.object({ newEmail: z.email().max(200), password: z.string().min(1).max(200) }).meta({ id: 'EmailChangeRequest' }),
+    requestBody: z.object({ newEmail: z.email().max(200), password: z.string().min(1).max(200) }).meta({ id: 'RecoveryEmailRequest' }),
     requestExample: { newEmail: 'ada@example.org', password: "Ada's own passphrase" },
-    responses: { '202': { ...ok, description: 'Accepted: a link is on its way to the new address.' } },
+    responses: { '202': { ...ok, description: 'Accepted: a link is on its way to the recovery address.' } },
     run: notRun,
   },
   {
     method: 'POST',
-    path: '/api/email-verification/{token}',
-    operationId: 'verifyEmail',
-    summary: 'Verify the e-mail address',
-    description: 'Marks the address of the link’s account verified.',
+    path: '/api/invitations/{token}',
+    operationId: 'acceptInvitation',
+    summary: 'Accept an invitation',
+    description: 'Joins the account of the link’s invitation.',
     tag: 'accounts',
     changesState: true,
     auth: 'public',
@@ -42,10 +42,10 @@ export const EXTRA_ROUTES = [
   },
   {
     method: 'PATCH',
-    path: '/api/me',
-    operationId: 'updateProfile',
-    summary: 'Change the name',
-    description: 'Sets the name `GET /api/me` answers.',
+    path: '/api/me/preferences',
+    operationId: 'updatePreferences',
+    summary: 'Change the preferences',
+    description: 'Sets the preferences of the signed-in user.',
     tag: 'profile',
     changesState: true,
     auth: 'session',

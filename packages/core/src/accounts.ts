@@ -4,6 +4,7 @@
  */
 import { accountDeletionUseCases, type AccountDeletionUseCases } from './use-cases/account-deletion.ts';
 import { contactUseCases, type ContactUseCases } from './use-cases/contact.ts';
+import { emailUseCases, type EmailUseCases } from './use-cases/email.ts';
 import { createContext, type AccountsOptions } from './use-cases/context.ts';
 import { loginUseCases, type LoginUseCases } from './use-cases/login.ts';
 import { passwordResetUseCases, type PasswordResetUseCases } from './use-cases/password-reset.ts';
@@ -29,7 +30,8 @@ export interface Accounts
     ServiceUseCases,
     PasswordUseCases,
     PasswordResetUseCases,
-    AccountDeletionUseCases {}
+    AccountDeletionUseCases,
+    EmailUseCases {}
 
 /**
  * What `createAccounts` needs: the store's ports, and optionally the hasher, clock and token source,
@@ -44,13 +46,14 @@ export type AccountsPorts = Omit<Ports, 'hasher' | 'clock' | 'tokens'> & Partial
  */
 export function createAccounts(ports: AccountsPorts, options: AccountsOptions = {}): Accounts {
   // Named one by one rather than spread: a store may be a class whose ports are not own properties.
-  const { users, sessions, contacts, resets, rateLimiter, deviceKeys } = ports;
+  const { users, sessions, contacts, resets, verifications, rateLimiter, deviceKeys } = ports;
   const context = createContext(
     {
       users,
       sessions,
       contacts,
       resets,
+      verifications,
       rateLimiter,
       deviceKeys,
       ping: () => ports.ping(),
@@ -69,5 +72,6 @@ export function createAccounts(ports: AccountsPorts, options: AccountsOptions = 
     ...passwordUseCases(context),
     ...passwordResetUseCases(context),
     ...accountDeletionUseCases(context),
+    ...emailUseCases(context),
   };
 }

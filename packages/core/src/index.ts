@@ -12,6 +12,16 @@ export { type SignedIn } from './use-cases/signup.ts';
 export { type IssuedSession, type ListedSession, SESSION_TTL_MS } from './use-cases/sessions.ts';
 export { type Health } from './use-cases/service.ts';
 export { RESET_TOKEN_TTL_MS } from './use-cases/password-reset.ts';
+export { EMAIL_TOKEN_TTL_MS } from './use-cases/email.ts';
+export {
+  SECURITY_EVENTS,
+  type SecurityEvent,
+  type SecurityNoticeOptions,
+  isSecurityEvent,
+  type SecurityNotices,
+  type NoticeDetails,
+  securityNotices,
+} from './use-cases/notices.ts';
 export { type IssuedDeviceProof, DEVICE_PROOF_TTL_MS, DEVICE_LOGIN_POLICY } from './device-proofs.ts';
 
 // Rate limits.
@@ -25,6 +35,8 @@ export {
   SESSION_PASSWORD_POLICY,
   RESET_ADDRESS_LIMIT,
   RESET_ADDRESS_POLICY,
+  EMAIL_LINK_ACCOUNT_LIMIT,
+  EMAIL_LINK_ACCOUNT_POLICY,
 } from './rate-limits.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
 
@@ -55,6 +67,9 @@ export {
   PasswordResetRequest,
   PasswordResetConfirmRequest,
   DeleteAccountRequest,
+  EmailVerificationConfirmRequest,
+  EmailChangeRequest,
+  UpdateProfileRequest,
   type SignupInput,
   type LoginInput,
   type ContactInput,
@@ -76,6 +91,7 @@ export type {
   ContactMessage,
   ContactStore,
   OutgoingMail,
+  AccountMail,
   Mailer,
   QueuedMail,
   MailOutbox,
@@ -84,6 +100,11 @@ export type {
   NewPasswordReset,
   PasswordReset,
   PasswordResetStore,
+  EmailTokenPurpose,
+  NewEmailToken,
+  EmailLink,
+  EmailConfirmed,
+  EmailVerificationStore,
   RateLimitRule,
   RateLimitHit,
   RateLimiter,

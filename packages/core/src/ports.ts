@@ -6,6 +6,11 @@ export interface User {
   readonly id: number;
   readonly name: string;
   readonly email: string;
+  /**
+   * Whether the account's owner proved they read mail at `email`: by a verification link, by the
+   * link of a change of address, or by a completed password reset. `false` for a new account.
+   */
+  readonly emailVerified: boolean;
 }
 
 /** A user with the stored PHC password hash; never leaves the core. */
@@ -35,10 +40,17 @@ export interface NewUser {
 /** Users. */
 export interface UserStore {
   /**
-   * Inserts a user at `FIRST_CREDENTIAL_GENERATION` under a fresh id (never one a deleted user had);
-   * `null` when the e-mail is already taken (atomically, also under concurrent calls).
+   * Inserts a user at `FIRST_CREDENTIAL_GENERATION`, unverified, under a fresh id (never one a
+   * deleted user had); `null` when the e-mail is already taken (atomically, also under concurrent
+   * calls). With `verification`, stores its token as the new user's (for its address; `purpose`
+   * `verify`) and queues its mails in the same transaction: both or neither.
    */
-  insert(user: NewUser): Promise<User | null>;
+  insert(user: NewUser, verification?: EmailLink): Promise<User | null>;
+  /**
+   * Sets the user's name (already trimmed and checked); returns the user as it is now, or `null`
+   * when there is no such user.
+   */
+  rename(userId: number, name: string): Promise<User | null>;
   /** Looks a user up by normalised e-mail. */
   findByEmail(email: string): Promise<UserRecord | null>;
   /**
@@ -54,18 +66,20 @@ export interface UserStore {
    * Sets a new password, only while the account's credential generation is still `generation`
    * (the one read before the current password was checked), and in the same transaction moves the
    * generation on, voids the reset token and ends every session of the user but the one whose
-   * digest is `keep` (`null`: all of them). Returns the ended sessions' digests, or `null` when
-   * there is no such user or its generation moved on (then nothing changes).
+   * digest is `keep` (`null`: all of them), and queues `notice` (when given) to the account's address
+   * in the outbox. Returns the ended sessions' digests, or `null` when there is no such user or its
+   * generation moved on (then nothing changes and nothing is queued).
    */
-  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null>;
+  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
   /**
    * Deletes the user with their sessions and reset token, in one transaction, so that the e-mail
    * address may sign up again, only while the account's credential generation is still `generation`.
    * A session create waiting on the user either is ended here (and reported) or creates nothing.
-   * Returns the ended sessions' digests, or `null` when there was no such user or its generation
-   * moved on (then nothing changes).
+   * Queues `notice` (when given) to the address the account had, in the same transaction: it goes
+   * although the account is gone. Returns the ended sessions' digests, or `null` when there was no
+   * such user or its generation moved on (then nothing changes and nothing is queued).
    */
-  delete(userId: number, generation: number): Promise<readonly string[] | null>;
+  delete(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null>;
 }
 
 /** A session to store. */
@@ -104,9 +118,10 @@ export interface SessionStore {
    * stored the session (`false` is no failure: the credential the caller checked is stale). With
    * `maxPerUser`, then ends the user's oldest sessions (by `createdAt`) beyond that many, never the
    * new one, and reports them to the revocation feed like any deletion; creates for one user are
-   * serialised, so concurrent logins too leave at most `maxPerUser`.
+   * serialised, so concurrent logins too leave at most `maxPerUser`. With `notice`, queues it to the
+   * user's address in the outbox in the same transaction, only when the session is stored.
    */
-  create(session: NewSession, maxPerUser?: number): Promise<boolean>;
+  create(session: NewSession, maxPerUser?: number, notice?: AccountMail | null): Promise<boolean>;
   /** The user's sessions that have not expired at `now`, oldest first. */
   listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]>;
   /** Deletes the session with this id if it belongs to the user; returns its digest, else `null`. */
@@ -163,6 +178,16 @@ export interface OutgoingMail {
   readonly replyTo?: string;
   /** Absent: `security`. Only mail that is contact mail says so, so a new kind of mail is kept first. */
   readonly kind?: MailKind;
+}
+
+/**
+ * A mail to an account's own address (a security notice), handed to the store method that makes the
+ * change it reports: that method queues it in the same transaction, with `to` set to the address it
+ * reads from the account's row there, or not at all when the change does not happen.
+ */
+export interface AccountMail extends Omit<OutgoingMail, 'to'> {
+  /** When it is queued (the clock's now at the change): it is due from then. */
+  readonly queuedAt: Date;
 }
 
 /** Sends one mail now (SMTP, or the log); rejects when it could not hand it on. */
@@ -260,11 +285,75 @@ export interface PasswordResetStore {
    * Uses the token: when its digest is stored, has not expired at `now` and the user is still at the
    * credential generation it was requested under, deletes it, sets the user's password, moves the
    * generation on and ends every session of the user, all in one transaction (of concurrent calls
-   * exactly one succeeds). Returns the user's id and e-mail address and the ended sessions' digests,
-   * or `null` for an unknown, used, expired or stale token (then nothing changes but that a stale
-   * token may be deleted).
+   * exactly one succeeds), and queues `notice` (when given) to the user's address. Returns the
+   * user's id and e-mail address and the ended sessions' digests, or `null` for an unknown, used,
+   * expired or stale token (then nothing changes, and nothing is queued, but that a stale token may
+   * be deleted).
    */
-  consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null>;
+  consume(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null): Promise<PasswordReset | null>;
+  /** Deletes every token that expired at or before `now`; returns how many. */
+  deleteExpired(now: Date): Promise<number>;
+}
+
+/** What a link mailed to an address does when its token is confirmed. */
+export type EmailTokenPurpose =
+  /** Marks the account's address verified, if it is still the address the token was mailed to. */
+  | 'verify'
+  /** Moves the account to the address the token was mailed to (and marks it verified), if that is still free. */
+  | 'change';
+
+/** A token of a link mailed to an address (a verification, or a change of address). */
+export interface NewEmailToken {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly purpose: EmailTokenPurpose;
+  /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
+  readonly email: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** A token and the mails that go with it, written in one transaction. */
+export interface EmailLink {
+  readonly token: NewEmailToken;
+  readonly mails: readonly OutgoingMail[];
+}
+
+/** What a confirmed e-mail token changed. */
+export interface EmailConfirmed {
+  readonly purpose: EmailTokenPurpose;
+  /** The user as it is now (verified; at the new address after a change). */
+  readonly user: User;
+  /** The address the account had before (the same as `user.email` after a verification). */
+  readonly previousEmail: string;
+  /** The sessions a change of address ended (none for a verification). */
+  readonly endedSessions: readonly string[];
+}
+
+/**
+ * Tokens of the links mailed to prove an address: at most one live token per account (the newest
+ * wins, whatever its purpose), each single-use.
+ */
+export interface EmailVerificationStore {
+  /**
+   * Replaces the user's token with this one and queues the mails, in one transaction. Resolves with
+   * whether the user exists (when not, nothing is written).
+   */
+  request(userId: number, link: EmailLink): Promise<boolean>;
+  /**
+   * Uses the token, when its digest is stored and it has not expired at `now`, in one transaction
+   * (of concurrent calls at most one succeeds):
+   * - `verify`: when the account's address is still the one the token was mailed to, deletes the
+   *   token and marks the address verified;
+   * - `change`: deletes the token, moves the account to the token's address and marks it verified,
+   *   moves the credential generation on (voiding a reset token and any login in flight) and ends
+   *   every session of the user but `keep` (`null`: all); the unique index on the address decides,
+   *   also against a concurrent signup or change: when the address is taken, nothing changes and
+   *   the answer is `'taken'`.
+   * On success, queues `mails(confirmed)` in the same transaction. `null` for an unknown, used,
+   * expired or stale token (then nothing changes but that a stale token may be deleted).
+   */
+  consume(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[]): Promise<EmailConfirmed | 'taken' | null>;
   /** Deletes every token that expired at or before `now`; returns how many. */
   deleteExpired(now: Date): Promise<number>;
 }
@@ -346,6 +435,7 @@ export interface Ports {
   readonly sessions: SessionStore;
   readonly contacts: ContactStore;
   readonly resets: PasswordResetStore;
+  readonly verifications: EmailVerificationStore;
   readonly rateLimiter: RateLimiter;
   readonly deviceKeys: DeviceKeyStore;
   readonly hasher: PasswordHasher;
@@ -382,7 +472,7 @@ export interface SessionRevocations {
 }
 
 /** What a store adapter provides: the store ports, the health probe, its revocation feed and its lifecycle. */
-export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'resets' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
+export interface Store extends Pick<Ports, 'users' | 'sessions' | 'contacts' | 'resets' | 'verifications' | 'rateLimiter' | 'deviceKeys' | 'ping'> {
   /** The mails the store's methods queued, for the mail worker. */
   readonly outbox: MailOutbox;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */

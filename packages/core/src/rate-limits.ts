@@ -3,7 +3,7 @@ import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { RateLimiter, RateLimitRule } from './ports.ts';
 
 /** The operations limited per client address. */
-export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm';
+export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm' | 'emailVerification' | 'emailVerificationConfirm';
 
 /**
  * The limits per client IP: the spec's three, then the password reset's own. A reset request sends
@@ -16,6 +16,10 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
   contact: { limit: 5, windowMs: 60 * 60_000 },
   passwordReset: { limit: 10, windowMs: 60 * 60_000 },
   passwordResetConfirm: { limit: 20, windowMs: 15 * 60_000 },
+  // A new verification link is a mail, as a reset request is; confirming one costs no hash, but
+  // nothing needs more than a few tries.
+  emailVerification: { limit: 10, windowMs: 60 * 60_000 },
+  emailVerificationConfirm: { limit: 20, windowMs: 15 * 60_000 },
 };
 
 /**
@@ -27,6 +31,16 @@ export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_
 
 /** The policy name of RESET_ADDRESS_LIMIT in a request's `Quota`. */
 export const RESET_ADDRESS_POLICY = 'password-reset-address';
+
+/**
+ * Links mailed per account (a new verification link, a change of address), from whatever session
+ * or IP: at most 3 an hour, so a signed-in session cannot make the service mail an inbox (its own,
+ * or any address it names as the new one) without bound.
+ */
+export const EMAIL_LINK_ACCOUNT_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_000 };
+
+/** The policy name of EMAIL_LINK_ACCOUNT_LIMIT in a request's `Quota`. */
+export const EMAIL_LINK_ACCOUNT_POLICY = 'email-link-account';
 
 /**
  * Failed logins per account (normalised e-mail, whether or not it is registered), beside the per-IP

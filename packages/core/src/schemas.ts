@@ -134,6 +134,29 @@ export const DeleteAccountRequest = z
   })
   .meta({ id: 'DeleteAccountRequest' });
 
+/** The body confirming a mailed verification or change-of-address link. */
+export const EmailVerificationConfirmRequest = z
+  .object({
+    // A token is 43 base64url characters; the bound only keeps absurd input away from the digest.
+    token: text({ min: 1, max: 200 }),
+  })
+  .meta({ id: 'EmailVerificationConfirmRequest' });
+
+/** A change of address's body. */
+export const EmailChangeRequest = z
+  .object({
+    newEmail: email({ max: 200 }),
+    password: text({}),
+  })
+  .meta({ id: 'EmailChangeRequest' });
+
+/** A change of name's body. */
+export const UpdateProfileRequest = z
+  .object({
+    name: text({ min: 2, max: 120 }, { trim: true }),
+  })
+  .meta({ id: 'UpdateProfileRequest' });
+
 /** A signup body after parsing. */
 export type SignupInput = z.output<typeof SignupRequest>;
 /** A login body after parsing. */

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { NewSession, SessionRevocations, SessionStore, SessionWithUser } from './ports.ts';
+import type { AccountMail, NewSession, SessionRevocations, SessionStore, SessionWithUser } from './ports.ts';
 
 /** Default bound on the sessions a cache holds. */
 export const DEFAULT_SESSION_CACHE_SIZE = 50_000;
@@ -173,7 +173,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
     },
 
     // The sessions a create ends reach the cache through the feed, as every deletion does.
-    create: (session: NewSession, maxPerUser?: number) => store.create(session, maxPerUser),
+    create: (session: NewSession, maxPerUser?: number, notice?: AccountMail | null) => store.create(session, maxPerUser, notice),
 
     listByUser: (userId, at) => store.listByUser(userId, at),
 

@@ -55,7 +55,7 @@ describe('signup', () => {
   it('creates the user with a normalised e-mail and trimmed name, and signs them in', async () => {
     const { accounts, store } = setup();
     const { user, session } = await accounts.signup({ ...ALICE, name: '  Alice ', email: '  Alice@Example.COM ' }, meta());
-    expect(user).toEqual({ id: 1, name: 'Alice', email: 'alice@example.com' });
+    expect(user).toEqual({ id: 1, name: 'Alice', email: 'alice@example.com', emailVerified: false });
     expect(session.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(session.maxAgeSeconds).toBe(604_800);
     expect(await accounts.me(meta(undefined, session.token))).toEqual(user);
@@ -177,15 +177,16 @@ describe('sessions', () => {
     await expect(accounts.logout(meta(undefined, other.token))).rejects.toBeInstanceOf(Unauthenticated);
   });
 
-  it('the sweep deletes expired sessions and ended limiter windows only', async () => {
+  it('the sweep deletes expired sessions, e-mail tokens and ended limiter windows only', async () => {
     const { accounts, clock, store } = setup();
     await accounts.signup(ALICE, meta());
     clock.advance(SESSION_TTL_MS / 2);
     await accounts.login({ email: ALICE.email, password: ALICE.password }, meta('198.51.100.7'));
-    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, rateLimitWindows: 1 });
+    // The signup's verification link (valid a day) is gone by now.
+    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, rateLimitWindows: 1 });
     clock.advance(SESSION_TTL_MS / 2);
     // The login's per-IP window and its per-account window.
-    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, rateLimitWindows: 2 });
+    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, rateLimitWindows: 2 });
     expect(store.sessions.size).toBe(1);
     expect(store.rateLimiter.size).toBe(0);
   });

@@ -33,7 +33,7 @@ class FakeFeed implements SessionRevocations {
 }
 
 const digest = (n: number) => n.toString(16).padStart(64, '0');
-const session = (id: number): SessionWithUser => ({ user: { id, name: `User ${id}`, email: `u${id}@example.com` }, expiresAt: new Date('2030-01-01T00:00:00Z') });
+const session = (id: number): SessionWithUser => ({ user: { id, name: `User ${id}`, email: `u${id}@example.com`, emailVerified: false }, expiresAt: new Date('2030-01-01T00:00:00Z') });
 
 /** A store whose rows the test sets, counting reads; a read can be held open. */
 function fakeStore() {

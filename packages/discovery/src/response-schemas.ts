@@ -8,6 +8,7 @@ export const User = z.object({
   id: z.int().positive(),
   name: z.string(),
   email: z.email(),
+  emailVerified: z.boolean().meta({ description: 'Whether the owner proved they read mail at `email` (a verification link, a change of address, a completed password reset).' }),
 });
 
 export const UserResponse = z.object({ ok: z.literal(true), user: User });

@@ -10,7 +10,7 @@ export interface AuthorizeOptions {
 /** The user of the request's session, or the answer to send instead (401, 403, 503; never a thrown error). */
 export type Authorization = { readonly user: User; readonly answer?: undefined } | { readonly user?: undefined; readonly answer: HttpAnswer };
 
-/** Whether the user's e-mail address is verified; users whose store says nothing of it are not. */
+/** Whether the user's e-mail address is verified (`User.emailVerified`). */
 export function isVerified(user: User): boolean {
-  return (user as User & { readonly emailVerified?: unknown }).emailVerified === true;
+  return user.emailVerified === true;
 }

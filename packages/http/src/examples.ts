@@ -39,8 +39,15 @@ export const EXAMPLE_DELETE_ACCOUNT = { password: EXAMPLE_CHANGE_PASSWORD.newPas
 /** A contact message from that account's owner. */
 export const EXAMPLE_CONTACT: ContactInput = { name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email, message: 'Hello, I have a question about hosting.' };
 
-/** The user the examples sign up: the first account of a fresh database. */
-export const EXAMPLE_USER_RESPONSE = { ok: true, user: { id: 1, name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email } } as const;
+/** A change of address of that account, confirmed with the password the change example set. */
+export const EXAMPLE_EMAIL_CHANGE = { newEmail: 'ada.lovelace@example.org', password: EXAMPLE_CHANGE_PASSWORD.newPassword } as const;
+/** A confirmation of a mailed link, with a placeholder for its token. */
+export const EXAMPLE_EMAIL_CONFIRM = { token: '<the token from the link in the mail>' } as const;
+/** A change of that account's name. */
+export const EXAMPLE_UPDATE_PROFILE = { name: 'Augusta Ada King' } as const;
+
+/** The user the examples sign up: the first account of a fresh database, its address not yet verified. */
+export const EXAMPLE_USER_RESPONSE = { ok: true, user: { id: 1, name: EXAMPLE_SIGNUP.name, email: EXAMPLE_SIGNUP.email, emailVerified: false } } as const;
 /** The body of an operation that answers nothing more than success. */
 export const EXAMPLE_OK = { ok: true } as const;
 

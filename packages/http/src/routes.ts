@@ -10,6 +10,10 @@ import {
   ChangePasswordRequest,
   ContactRequest,
   DeleteAccountRequest,
+  EMAIL_LINK_ACCOUNT_POLICY,
+  EMAIL_TOKEN_TTL_MS,
+  EmailChangeRequest,
+  EmailVerificationConfirmRequest,
   LoginRequest,
   PasswordResetConfirmRequest,
   PasswordResetRequest,
@@ -17,6 +21,7 @@ import {
   RESET_TOKEN_TTL_MS,
   SESSION_PASSWORD_POLICY,
   SignupRequest,
+  UpdateProfileRequest,
   type Accounts,
   type parseRequest,
   type LimitedOperation,
@@ -29,6 +34,8 @@ import {
   EXAMPLE_CHANGE_PASSWORD,
   EXAMPLE_CONTACT,
   EXAMPLE_DELETE_ACCOUNT,
+  EXAMPLE_EMAIL_CHANGE,
+  EXAMPLE_EMAIL_CONFIRM,
   EXAMPLE_HEALTH,
   EXAMPLE_LOGIN,
   EXAMPLE_OK,
@@ -38,6 +45,7 @@ import {
   EXAMPLE_SESSIONS,
   EXAMPLE_SIGNUP,
   EXAMPLE_UNHEALTHY,
+  EXAMPLE_UPDATE_PROFILE,
   EXAMPLE_USER_RESPONSE,
 } from './examples.ts';
 import { clearedSessionCookie, DEVICE_COOKIE, deviceCookie, sessionCookie } from './session-cookie.ts';
@@ -68,7 +76,7 @@ export interface OperationResult {
 
 /** What every route says, whether or not it takes a body. */
 interface RouteFields {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path; a segment `{name}` matches any one segment, which `request.param(name)` reads. */
   readonly path: string;
   readonly operationId: string;
@@ -125,7 +133,7 @@ export type ApiRoute = RouteFields & RequestBodyFields;
 const userResponse = (status: number, user: User, setCookie?: string | readonly string[], limits?: readonly RateLimitStatus[]): OperationResult => ({
   status,
   ...(limits ? { limits } : {}),
-  body: { ok: true, user: { id: user.id, name: user.name, email: user.email } },
+  body: { ok: true, user: { id: user.id, name: user.name, email: user.email, emailVerified: user.emailVerified } },
   ...(setCookie ? { setCookie } : {}),
 });
 
@@ -177,7 +185,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/login',
     operationId: 'login',
     summary: 'Log in',
-    description: 'Checks the credentials and starts a fresh session; a session cookie sent along is ended first.',
+    description: 'Checks the credentials and starts a fresh session; a session cookie sent along is ended first. A login from a browser without the account’s device cookie mails the account a new-device security notice (unless turned off).',
     tag: 'accounts',
     changesState: true,
     auth: 'public',
@@ -285,7 +293,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password',
     operationId: 'changePassword',
     summary: 'Change the password',
-    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays. A wrong current password counts against this session’s own limit on password checks (the account’s failed logins from elsewhere do not lock it).',
+    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays, and mails the account a security notice (unless turned off). A wrong current password counts against this session’s own limit on password checks (the account’s failed logins from elsewhere do not lock it).',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
@@ -326,7 +334,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password-reset/confirm',
     operationId: 'confirmPasswordReset',
     summary: 'Set a new password with a reset token',
-    description: 'Sets the password (the signup bounds) of the account the token was mailed for, ends every session of that account and clears its failed logins. An unknown, used or expired token is a 400 naming `token`, and so is one that a later password change, reset or deletion voided.',
+    description: 'Sets the password (the signup bounds) of the account the token was mailed for, ends every session of that account, clears its failed logins and mails it a security notice (unless turned off). An unknown, used or expired token is a 400 naming `token`, and so is one that a later password change, reset or deletion voided.',
     tag: 'accounts',
     changesState: true,
     auth: 'public',
@@ -353,11 +361,92 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
   },
   {
+    method: 'PATCH',
+    path: '/api/me',
+    operationId: 'updateProfile',
+    summary: 'Change the name',
+    description: 'Sets the signed-in user’s name (trimmed; the signup bounds) and answers the user as it now is.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    requestBody: UpdateProfileRequest,
+    requestExample: EXAMPLE_UPDATE_PROFILE,
+    responses: {
+      '200': { description: 'The name changed.', body: 'UserResponse', example: { ok: true, user: { ...EXAMPLE_USER_RESPONSE.user, name: EXAMPLE_UPDATE_PROFILE.name } } },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+    },
+    run: async (accounts, request) => userResponse(200, await accounts.updateProfile(request.bodyReader(), request.meta())),
+  },
+  {
+    method: 'POST',
+    path: '/api/email-verification',
+    operationId: 'resendEmailVerification',
+    summary: 'Send a new verification link',
+    description: `Mails a new link that verifies the signed-in user’s address (\`emailVerified\` in the user); it replaces any link mailed before (a pending change of address included) and is valid for ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours and once. An address that is verified already gets no mail (the answer is the same). Limited per client address and per account.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    limited: 'emailVerification',
+    alsoLimited: [EMAIL_LINK_ACCOUNT_POLICY],
+    responses: {
+      '202': { description: 'Accepted: unless the address is verified already, a link is on its way to it.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+    },
+    run: async (accounts, request) => {
+      const { limits } = await accounts.resendVerification(request.meta());
+      return { status: 202, body: { ok: true }, limits };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/email-verification/confirm',
+    operationId: 'confirmEmail',
+    summary: 'Confirm a mailed link',
+    description: 'Uses the token of a link mailed by signup, by `POST /api/email-verification` or by `POST /api/email`: verifies the address of the token’s account, or moves the account to the new address (verified) and ends every other session of it (the session of the cookie sent along stays, when it is the account’s). Answers the account’s user. An unknown, used, expired or superseded token is a 400 naming `token`; no session is needed.',
+    tag: 'accounts',
+    auth: 'public',
+    changesState: true,
+    limited: 'emailVerificationConfirm',
+    requestBody: EmailVerificationConfirmRequest,
+    requestExample: EXAMPLE_EMAIL_CONFIRM,
+    responses: {
+      '200': { description: 'Confirmed: the user of the token’s account, its address verified.', body: 'UserResponse', example: { ok: true, user: { ...EXAMPLE_USER_RESPONSE.user, emailVerified: true } } },
+      '409': { description: 'The new address of a change became another account’s since the link was mailed; nothing changed.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
+    },
+    run: async (accounts, request) => {
+      const { user, limits } = await accounts.confirmEmail(request.bodyReader(), request.meta());
+      return userResponse(200, user, undefined, limits);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/email',
+    operationId: 'requestEmailChange',
+    summary: 'Change the e-mail address',
+    description: `Checks the password, then mails a link to \`newEmail\` (valid ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours, once; it replaces any link mailed before) and a notice to the address the account has. The address changes only when the link is confirmed at \`POST /api/email-verification/confirm\`, if it is still free then. A wrong password counts against this session’s own limit on password checks, as for a password change; links are also limited per account.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    alsoLimited: [SESSION_PASSWORD_POLICY, EMAIL_LINK_ACCOUNT_POLICY],
+    requestBody: EmailChangeRequest,
+    requestExample: EXAMPLE_EMAIL_CHANGE,
+    responses: {
+      '202': { description: 'Accepted: a link is on its way to the new address.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
+      '409': { description: 'The new address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
+    },
+    run: async (accounts, request) => {
+      const { limits } = await accounts.requestEmailChange(request.bodyReader(), request.meta());
+      return { status: 202, body: { ok: true }, limits };
+    },
+  },
+  {
     method: 'DELETE',
     path: '/api/me',
     operationId: 'deleteAccount',
     summary: 'Delete the account',
-    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A wrong password counts against this session’s own limit on password checks.',
+    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A security notice goes to the address it had (unless turned off). A wrong password counts against this session’s own limit on password checks.',
     tag: 'accounts',
     auth: 'session',
     changesState: true,

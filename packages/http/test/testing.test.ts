@@ -22,7 +22,7 @@ describe('request', () => {
     const signup = await request(api, 'POST /api/signup', { json: ADA });
     expect(signup.status).toBe(201);
     expect(signup.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(signup.json).toEqual({ ok: true, user: { id: expect.any(Number), name: 'Ada', email: 'ada@example.com' } });
+    expect(signup.json).toEqual({ ok: true, user: { id: expect.any(Number), name: 'Ada', email: 'ada@example.com', emailVerified: false } });
     expect(JSON.parse(signup.text)).toEqual(signup.json);
     expect(signup.cookies.sl_session).toMatch(/^[\w-]{43}$/);
     expect(signup.headers.getSetCookie().find((c) => c.startsWith('sl_session='))).toMatch(/; HttpOnly; Secure; SameSite=Lax$/);

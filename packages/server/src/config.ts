@@ -14,7 +14,11 @@ import {
   DEFAULT_SESSION_CACHE_SIZE,
   DEFAULT_SESSION_CACHE_STALENESS_MS,
   RESET_ADDRESS_LIMIT,
+  SECURITY_EVENTS,
+  isSecurityEvent,
   type RateLimitRule,
+  type SecurityEvent,
+  type SecurityNoticeOptions,
   type RetrySchedule,
 } from '@sl-accounts/core';
 import { normaliseBasePath } from '@sl-accounts/http';
@@ -66,8 +70,15 @@ export interface Config {
    * else `undefined` (the server then uses its own listening address). Never a request's Host.
    */
   readonly resetUrl: string | undefined;
+  /**
+   * The page a verification or change-of-address mail links to (`?token=` is added): VERIFY_URL,
+   * else PUBLIC_URL + /verify-email, else `undefined` (the server's own address). Never a request's Host.
+   */
+  readonly verifyUrl: string | undefined;
   /** Reset requests allowed per address (registered or not) and window. */
   readonly resetAddressLimit: RateLimitRule;
+  /** The security notices turned off by SECURITY_NOTICES_OFF (`false` for each); the rest are sent. */
+  readonly securityNotices: SecurityNoticeOptions;
   /** The path the service is mounted under (`BASE_PATH`): '' for the root, else e.g. `/accounts`. */
   readonly basePath: string;
   readonly logLevel: (typeof LOG_LEVELS)[number];
@@ -138,8 +149,22 @@ const Env = z
     PBKDF2_ITERATIONS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_PBKDF2_ITERATIONS),
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     RESET_URL: optional(z.url({ protocol: /^https?$/ })),
+    VERIFY_URL: optional(z.url({ protocol: /^https?$/ })),
     RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(1_000)).default(RESET_ADDRESS_LIMIT.limit),
     RESET_REQUEST_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(RESET_ADDRESS_LIMIT.windowMs / 1000),
+    // A comma-separated list of events whose notices are not sent; `all` for every one.
+    SECURITY_NOTICES_OFF: optional(
+      z.string().transform((text, ctx): SecurityNoticeOptions => {
+        const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+        if (names.includes('all')) return false;
+        const off: Partial<Record<SecurityEvent, boolean>> = {};
+        for (const name of names) {
+          if (isSecurityEvent(name)) off[name] = false;
+          else ctx.addIssue({ code: 'custom', message: `unknown event "${name}" (known: ${SECURITY_EVENTS.join(', ')}, or all)` });
+        }
+        return off;
+      }),
+    ).default({}),
     BASE_PATH: optional(
       z.string().superRefine((value, ctx) => {
         try {
@@ -200,7 +225,9 @@ const Env = z
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
       resetUrl: env.RESET_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/reset-password` : undefined),
+      verifyUrl: env.VERIFY_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/verify-email` : undefined),
       resetAddressLimit: { limit: env.RESET_REQUESTS_PER_ADDRESS, windowMs: env.RESET_REQUEST_WINDOW_SECONDS * 1000 },
+      securityNotices: env.SECURITY_NOTICES_OFF,
       basePath: normaliseBasePath(env.BASE_PATH),
       logLevel: env.LOG_LEVEL,
       logFormat: env.LOG_FORMAT,

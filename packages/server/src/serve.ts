@@ -92,7 +92,10 @@ export async function configureService(config: Config, overrides: ServerOverride
   if (metrics && store.poolStats) metrics.observePool(store.poolStats);
   const mail = await configuredMail(config.mail, logger, metrics?.observeMail(store.outbox));
   // The reset link never comes from a request: the configured page, else this server's own address.
-  const resetUrl = config.resetUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}/reset-password`;
+  const ownAddress = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const resetUrl = config.resetUrl ?? `${ownAddress}/reset-password`;
+  // So does the verification link (and a change of address's).
+  const verifyUrl = config.verifyUrl ?? `${ownAddress}/verify-email`;
   const composed = await createService({
     store,
     // openStore migrated it, and said so if it could not.
@@ -104,7 +107,9 @@ export async function configureService(config: Config, overrides: ServerOverride
       accountLoginLimit: config.accountLoginLimit,
       maxSessionsPerUser: config.maxSessionsPerUser,
       resetUrl,
+      verifyUrl,
       resetAddressLimit: config.resetAddressLimit,
+      securityNotices: config.securityNotices,
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
     },

@@ -147,6 +147,19 @@ describe('the embedded database’s settings (PGLITE_SETTINGS)', () => {
   });
 });
 
+describe('verification link settings', () => {
+  it('the verification page is VERIFY_URL, else PUBLIC_URL + /verify-email, else unset (the server’s own address)', () => {
+    expect(loadConfig({}).verifyUrl).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org/' }).verifyUrl).toBe('https://accounts.example.org/verify-email');
+    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org', VERIFY_URL: 'https://www.example.org/account/verify?lang=en' }).verifyUrl).toBe('https://www.example.org/account/verify?lang=en');
+  });
+
+  it('refuses a verification page that is not an http(s) URL', () => {
+    expect(() => loadConfig({ VERIFY_URL: 'javascript:alert(1)' })).toThrow(/VERIFY_URL/);
+    expect(() => loadConfig({ VERIFY_URL: '/verify-email' })).toThrow(/VERIFY_URL/);
+  });
+});
+
 describe('password reset settings', () => {
   it('the reset page is RESET_URL, else PUBLIC_URL + /reset-password, else unset; 3 requests per address an hour', () => {
     expect(loadConfig({}).resetUrl).toBeUndefined();
@@ -160,5 +173,17 @@ describe('password reset settings', () => {
     expect(() => loadConfig({ RESET_URL: 'javascript:alert(1)' })).toThrow(/RESET_URL/);
     expect(() => loadConfig({ RESET_URL: 'not a url' })).toThrow(/RESET_URL/);
     expect(() => loadConfig({ RESET_REQUESTS_PER_ADDRESS: '0' })).toThrow(/RESET_REQUESTS_PER_ADDRESS/);
+  });
+});
+
+describe('security notices', () => {
+  it('are all on by default; SECURITY_NOTICES_OFF turns the named ones off, or all', () => {
+    expect(loadConfig({}).securityNotices).toEqual({});
+    expect(loadConfig({ SECURITY_NOTICES_OFF: 'new-device-sign-in, password-changed' }).securityNotices).toEqual({ 'new-device-sign-in': false, 'password-changed': false });
+    expect(loadConfig({ SECURITY_NOTICES_OFF: 'all' }).securityNotices).toBe(false);
+  });
+
+  it('refuses an unknown event, naming it, the variable and the known ones', () => {
+    expect(() => loadConfig({ SECURITY_NOTICES_OFF: 'password-changed,new-device' })).toThrow(/SECURITY_NOTICES_OFF: unknown event "new-device" \(known: password-changed, password-reset, .*, or all\)/);
   });
 });

@@ -1,5 +1,6 @@
 import type { DeviceKeyStore, Store, UserStore } from '@sl-accounts/core';
 import { MemoryContactStore } from './contact-store.ts';
+import { MemoryEmailVerificationStore } from './email-token-store.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
 import { MemoryPasswordResetStore } from './reset-store.ts';
@@ -41,11 +42,11 @@ export interface MemoryStoreOptions {
 
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  // One table for both: the session store joins on the users the user store writes.
-  const users = new UserTable();
-  const sessions = new MemorySessionStore(users);
   // One outbox for every store that mails: each gets this instance and enqueues in its own write.
   const outbox = new MemoryOutbox(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity });
+  // One table for both: the session store joins on the users the user store writes.
+  const users = new UserTable(outbox);
+  const sessions = new MemorySessionStore(users);
   return {
     users: new MemoryUserStore(users),
     sessions,
@@ -56,6 +57,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
     }),
     resets: new MemoryPasswordResetStore(users, outbox),
+    verifications: new MemoryEmailVerificationStore(users, outbox),
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys),
     deviceKeys: memoryDeviceKeys(),
     ping: async () => {},

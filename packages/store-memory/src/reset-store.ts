@@ -1,4 +1,4 @@
-import type { NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
+import type { AccountMail, NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
 import { deleteWhere } from './delete-where.ts';
 import type { MemoryOutbox } from './outbox.ts';
 import type { StoredReset, UserTable } from './user-store.ts';
@@ -40,7 +40,7 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
     return true;
   }
 
-  async consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null> {
+  async consume(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null): Promise<PasswordReset | null> {
     const table = this.#table;
     for (const [userId, reset] of table.resets) {
       if (reset.tokenDigest !== tokenDigest) continue;
@@ -50,7 +50,9 @@ export class MemoryPasswordResetStore implements PasswordResetStore {
         table.resets.delete(userId);
         return null;
       }
-      return { userId, email: record.email, endedSessions: table.changeCredential(record, passwordHash, null) };
+      table.notify(record, notice);
+      // The reset link was read at the address: that proves it.
+      return { userId, email: record.email, endedSessions: table.changeCredential(record, passwordHash, null, { emailVerified: true }) };
     }
     return null;
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
-import type { UserTable } from './user-store.ts';
+import type { AccountMail, InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
+import { toUser, type UserTable } from './user-store.ts';
 
 /** The memory store's sessions (made by createMemoryStore, on the tables its user store writes). */
 export class MemorySessionStore implements SessionStore {
@@ -16,11 +16,13 @@ export class MemorySessionStore implements SessionStore {
     return this.#table.revocations;
   }
 
-  async create(session: NewSession, maxPerUser?: number): Promise<boolean> {
+  async create(session: NewSession, maxPerUser?: number, notice?: AccountMail | null): Promise<boolean> {
     const table = this.#table;
     const { tokenDigest, userId } = session;
-    // The check and the insert in one synchronous step: no change of credential can come between.
-    if (table.byId.get(userId)?.credentialGeneration !== session.credentialGeneration) return false;
+    const record = table.byId.get(userId);
+    // The check, the insert and the notice in one synchronous step: no change of credential can come between.
+    if (record?.credentialGeneration !== session.credentialGeneration) return false;
+    table.notify(record, notice);
     table.addSession(tokenDigest, { id: randomUUID(), userId, createdAt: session.createdAt, expiresAt: session.expiresAt });
     const digests = table.sessionsByUser.get(userId)!;
     if (maxPerUser === undefined || digests.size <= maxPerUser) return true;
@@ -37,7 +39,7 @@ export class MemorySessionStore implements SessionStore {
     const session = this.#table.sessions.get(tokenDigest);
     const record = session ? this.#table.byId.get(session.userId) : undefined;
     if (!session || !record) return null;
-    return { user: { id: record.id, name: record.name, email: record.email }, expiresAt: session.expiresAt };
+    return { user: toUser(record), expiresAt: session.expiresAt };
   }
 
   async listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]> {

@@ -1,4 +1,5 @@
-import { FIRST_CREDENTIAL_GENERATION, InProcessRevocations, type NewUser, type User, type UserRecord, type UserStore } from '@sl-accounts/core';
+import { FIRST_CREDENTIAL_GENERATION, InProcessRevocations, type AccountMail, type EmailLink, type NewEmailToken, type NewUser, type User, type UserRecord, type UserStore } from '@sl-accounts/core';
+import type { MemoryOutbox } from './outbox.ts';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -14,6 +15,11 @@ export interface StoredReset {
   readonly expiresAt: Date;
   /** The user's credential generation when it was requested: it works only while that is current. */
   readonly credentialGeneration: number;
+}
+
+/** A user as the ports give it out, without what stays inside the core. */
+export function toUser(record: UserRecord): User {
+  return { id: record.id, name: record.name, email: record.email, emailVerified: record.emailVerified };
 }
 
 /**
@@ -32,8 +38,23 @@ export class UserTable {
   readonly sessionsByUser = new Map<number, Set<string>>();
   /** Reset tokens by user id. */
   readonly resets = new Map<number, StoredReset>();
+  /** Verification and change-of-address tokens by user id (at most one per user: the newest). */
+  readonly emailTokens = new Map<number, NewEmailToken>();
   /** Every session deletion, for the session caches in front of this store. */
   readonly revocations = new InProcessRevocations();
+  /** The store's outbox: a change's notice is queued in the change's synchronous step. */
+  readonly outbox: MemoryOutbox;
+
+  constructor(outbox: MemoryOutbox) {
+    this.outbox = outbox;
+  }
+
+  /** Queues `notice`, if any, to the account's address (as `record` has it). */
+  notify(record: UserRecord, notice: AccountMail | null | undefined): void {
+    if (!notice) return;
+    const { queuedAt, ...mail } = notice;
+    this.outbox.enqueue({ ...mail, to: record.email }, queuedAt);
+  }
 
   /** Stores a session under its digest (replacing one there). */
   addSession(digest: string, session: StoredSession): void {
@@ -59,10 +80,19 @@ export class UserTable {
    * A change of credential: the new hash under the next generation, the reset token voided and the
    * user's sessions but `keep` ended; returns their digests (and publishes them). One synchronous step.
    */
-  changeCredential(record: UserRecord, passwordHash: string, keep: string | null): string[] {
-    this.byId.set(record.id, { ...record, passwordHash, credentialGeneration: record.credentialGeneration + 1 });
+  changeCredential(record: UserRecord, passwordHash: string, keep: string | null, changes: Partial<Pick<UserRecord, 'email' | 'emailVerified'>> = {}): string[] {
+    this.byId.set(record.id, { ...record, ...changes, passwordHash, credentialGeneration: record.credentialGeneration + 1 });
     this.resets.delete(record.id);
     return this.endSessions(record.id, keep);
+  }
+
+  /**
+   * Replaces the user's row with `record` (a change a session shows: name, address, verification)
+   * and tells the session caches that the user's sessions changed.
+   */
+  updateUser(record: UserRecord): void {
+    this.byId.set(record.id, record);
+    this.revocations.publish([...(this.sessionsByUser.get(record.id) ?? [])]);
   }
 
   /** Deletes the user's sessions but `keep`; returns their digests (and publishes them). */
@@ -81,14 +111,33 @@ export class MemoryUserStore implements UserStore {
     this.#table = table;
   }
 
-  async insert(user: NewUser): Promise<User | null> {
+  async insert(user: NewUser, verification?: EmailLink): Promise<User | null> {
     const table = this.#table;
     // Check and insert happen in one synchronous step, so concurrent inserts cannot both win.
     if (table.idByEmail.has(user.email)) return null;
-    const record: UserRecord = { id: table.nextId++, name: user.name, email: user.email, passwordHash: user.passwordHash, credentialGeneration: FIRST_CREDENTIAL_GENERATION };
+    const record: UserRecord = {
+      id: table.nextId++,
+      name: user.name,
+      email: user.email,
+      emailVerified: false,
+      passwordHash: user.passwordHash,
+      credentialGeneration: FIRST_CREDENTIAL_GENERATION,
+    };
     table.byId.set(record.id, record);
     table.idByEmail.set(record.email, record.id);
-    return { id: record.id, name: record.name, email: record.email };
+    if (verification) {
+      table.emailTokens.set(record.id, verification.token);
+      for (const mail of verification.mails) table.outbox.enqueue(mail, user.createdAt);
+    }
+    return toUser(record);
+  }
+
+  async rename(userId: number, name: string): Promise<User | null> {
+    const record = this.#table.byId.get(userId);
+    if (!record) return null;
+    const renamed = { ...record, name };
+    this.#table.updateUser(renamed);
+    return toUser(renamed);
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
@@ -107,19 +156,22 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const record = this.#table.byId.get(userId);
     if (record?.credentialGeneration !== generation) return null;
+    this.#table.notify(record, notice);
     return this.#table.changeCredential(record, passwordHash, keep);
   }
 
-  async delete(userId: number, generation: number): Promise<readonly string[] | null> {
+  async delete(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const table = this.#table;
     const record = table.byId.get(userId);
     if (record?.credentialGeneration !== generation) return null;
+    table.notify(record, notice);
     table.byId.delete(userId);
     table.idByEmail.delete(record.email);
     table.resets.delete(userId);
+    table.emailTokens.delete(userId);
     return table.endSessions(userId, null);
   }
 }

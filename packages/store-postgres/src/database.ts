@@ -12,6 +12,20 @@ export interface Database {
   readonly mail_outbox: MailOutboxTable;
   readonly device_keys: DeviceKeysTable;
   readonly password_resets: PasswordResetsTable;
+  readonly email_tokens: EmailTokensTable;
+}
+
+export interface EmailTokensTable {
+  /** The primary key: one live token per account, the newest. */
+  user_id: number;
+  /** SHA-256 of the token, 64 hex digits: the token itself is never stored. */
+  token_digest: string;
+  /** `verify` or `change` (core's EmailTokenPurpose). */
+  purpose: 'verify' | 'change';
+  /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
+  email: string;
+  created_at: Date;
+  expires_at: Date;
 }
 
 export interface PasswordResetsTable {
@@ -34,6 +48,8 @@ export interface UsersTable {
   email: string;
   /** A PHC string; a check constraint refuses anything else. */
   password_hash: string;
+  /** Whether the owner proved they read mail at `email`; false for a new account. */
+  email_verified: Generated<boolean>;
   /** Moved on by every change of credential; 0 for a new account. */
   credential_generation: Generated<number>;
   created_at: Date;

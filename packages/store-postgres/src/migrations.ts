@@ -188,6 +188,29 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await sql`create index mail_outbox_kind_due_at_idx on mail_outbox ((kind = 'contact'), due_at)`.execute(db);
     },
   },
+  '0010_email_verification': {
+    // Whether the account's address is proven, and the tokens of the links that prove one: one row
+    // per account (the primary key: the newest link wins, whatever it is for), single-use, gone with
+    // the account. A `change` token carries the address the account moves to; the unique index on
+    // lower(email) decides, at the move, whether that address is still free.
+    async up(db) {
+      await sql`alter table users add column email_verified boolean not null default false`.execute(db);
+      await db.schema
+        .createTable('email_tokens')
+        .addColumn('user_id', 'integer', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+        .addColumn('token_digest', 'text', (c) => c.notNull().unique().check(sql`token_digest ~ '^[0-9a-f]{64}$'`))
+        .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('verify', 'change')`))
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('email_tokens_expires_at_idx').on('email_tokens').column('expires_at').execute();
+      // A session shows whether its user's address is verified: a change of it makes cached ones
+      // suspect, as a change of name or address does (0003).
+      await sql`drop trigger users_changed_revokes_sessions on users`.execute(db);
+      await sql`create trigger users_changed_revokes_sessions after update of id, name, email, email_verified on users for each statement execute function sl_notify_all_sessions_revoked()`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

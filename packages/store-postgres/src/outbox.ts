@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
+import type { AccountMail, MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 import type { Database } from './database.ts';
 
 /**
@@ -11,6 +11,32 @@ export async function enqueueMail(db: Kysely<Database> | Transaction<Database>, 
   await db
     .insertInto('mail_outbox')
     .values({ id: randomUUID(), recipient: mail.to, subject: mail.subject, body: mail.text, reply_to: mail.replyTo ?? null, kind: mail.kind ?? 'security', created_at: now, due_at: now })
+    .execute();
+}
+
+/**
+ * Queues `notice` to the address of the user `userId` as the transaction `trx` reads it (nothing when
+ * there is no such user): a security notice, written with the change it reports.
+ */
+export async function enqueueNotice(trx: Transaction<Database>, userId: number, notice: AccountMail): Promise<void> {
+  await trx
+    .insertInto('mail_outbox')
+    .columns(['id', 'recipient', 'subject', 'body', 'reply_to', 'kind', 'created_at', 'due_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('users')
+        .select((s) => [
+          s.val(randomUUID()).as('id'),
+          'email',
+          s.val(notice.subject).as('subject'),
+          s.val(notice.text).as('body'),
+          s.val(notice.replyTo ?? null).as('reply_to'),
+          s.val(notice.kind ?? 'security').as('kind'),
+          s.val(notice.queuedAt).as('created_at'),
+          s.val(notice.queuedAt).as('due_at'),
+        ])
+        .where('id', '=', userId),
+    )
     .execute();
 }
 

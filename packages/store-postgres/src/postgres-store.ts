@@ -3,6 +3,7 @@ import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, type Store } from '@sl-accounts/core';
 import { throughKysely, type RunStatement } from './compiled.ts';
 import { PostgresContactStore } from './contact-store.ts';
+import { PostgresEmailVerificationStore } from './email-token-store.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { importPGlite } from './import-pglite.ts';
 import { initDataDir } from './init-data-dir.ts';
@@ -218,6 +219,7 @@ function storeOn(db: Kysely<Database>, run: RunStatement, revocations: SessionRe
     sessions: new PostgresSessionStore(db, run, published),
     contacts: new PostgresContactStore(db),
     resets: new PostgresPasswordResetStore(db, published),
+    verifications: new PostgresEmailVerificationStore(db, published),
     outbox: new PostgresMailOutbox(db),
     rateLimiter: new PostgresRateLimiter(db, run),
     deviceKeys: new PostgresDeviceKeyStore(db),

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { InProcessRevocations, NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
+import type { AccountMail, InProcessRevocations, NewPasswordReset, OutgoingMail, PasswordReset, PasswordResetStore } from '@sl-accounts/core';
 import type { Database } from './database.ts';
-import { endSessions, moveGeneration } from './user-store.ts';
+import { endSessions, enqueueAccountMail, moveGeneration } from './user-store.ts';
 
 export class PostgresPasswordResetStore implements PasswordResetStore {
   readonly #db: Kysely<Database>;
@@ -37,7 +37,7 @@ export class PostgresPasswordResetStore implements PasswordResetStore {
     return rows[0]?.recipient != null;
   }
 
-  async consume(tokenDigest: string, now: Date, passwordHash: string): Promise<PasswordReset | null> {
+  async consume(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null): Promise<PasswordReset | null> {
     const done = await this.#db.transaction().execute(async (trx) => {
       // RETURNING reports the row only to the statement that removed it: of concurrent uses, one wins.
       const reset = await trx
@@ -51,9 +51,14 @@ export class PostgresPasswordResetStore implements PasswordResetStore {
       if (!reset || reset.user_id === null || reset.credential_generation === null) return null;
       const userId = reset.user_id;
       // A token requested under an older generation is void (its deletion above is kept).
-      const email = await moveGeneration(trx, userId, reset.credential_generation, passwordHash);
-      if (email === null) return null;
-      return { userId, email, endedSessions: await endSessions(trx, userId, null) };
+      const moved = await moveGeneration(trx, userId, reset.credential_generation, passwordHash);
+      if (moved === null) return null;
+      if (notice) await enqueueAccountMail(trx, moved.email, notice);
+      // The reset link was read at the address: that proves it. Only when it was not proven yet, so a
+      // reset of a verified account does not make every session cache forget everything (the
+      // users-update trigger fires on the column named, changed or not).
+      if (!moved.emailVerified) await trx.updateTable('users').set({ email_verified: true }).where('id', '=', userId).execute();
+      return { userId, email: moved.email, endedSessions: await endSessions(trx, userId, null) };
     });
     if (done) this.#revocations?.publish(done.endedSessions);
     return done;

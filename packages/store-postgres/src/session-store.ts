@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
+import type { AccountMail, InProcessRevocations, NewSession, SessionInfo, SessionStore, SessionWithUser } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
+import { enqueueNotice } from './outbox.ts';
+import { toUser } from './user-store.ts';
 
 /** U+0000 and unpaired surrogates: what a text column cannot hold as it is. */
 const NOT_STORABLE = /[\0\p{Cs}]/u;
@@ -28,7 +30,7 @@ export class PostgresSessionStore implements SessionStore {
       db
         .selectFrom('sessions')
         .innerJoin('users', 'users.id', 'sessions.user_id')
-        .select(['users.id', 'users.name', 'users.email', 'sessions.expires_at'])
+        .select(['users.id', 'users.name', 'users.email', 'users.email_verified', 'sessions.expires_at'])
         .where('sessions.token_digest', '=', digest),
     );
     this.#create = compileOnce(run, 5, (tokenDigest: string, userId: number, generation: number, createdAt: Date, expiresAt: Date) =>
@@ -37,9 +39,9 @@ export class PostgresSessionStore implements SessionStore {
     this.#delete = compileOnce(run, 1, (digest: string) => db.deleteFrom('sessions').where('token_digest', '=', digest).returning('expires_at'));
   }
 
-  async create(session: NewSession, maxPerUser?: number): Promise<boolean> {
+  async create(session: NewSession, maxPerUser?: number, notice?: AccountMail | null): Promise<boolean> {
     const { tokenDigest, userId, credentialGeneration, createdAt, expiresAt } = session;
-    if (maxPerUser === undefined) {
+    if (maxPerUser === undefined && !notice) {
       // One statement: the user's row is read under FOR SHARE, which a change of credential's
       // update (or a deletion) conflicts with. Either that change waits for this insert to commit
       // and then ends the session with the others, or this statement waits for the change and then
@@ -51,9 +53,14 @@ export class PostgresSessionStore implements SessionStore {
       // The insert under the generation check, as above, with the row lock NO KEY UPDATE held to the
       // commit: it also serialises the creates of one user, so concurrent logins cannot each keep
       // their own extra session, and it does not block the foreign-key checks of other sessions'
-      // inserts. Nothing inserted: nothing to trim.
-      const inserted = await insertUnderGeneration(trx, 'no key update', tokenDigest, userId, credentialGeneration, createdAt, expiresAt).returning('token_digest').execute();
+      // inserts. Nothing inserted: nothing to trim, and no notice. (Without a bound, only a notice
+      // brings a create here: the row lock FOR SHARE suffices, as in the one statement above.)
+      const lock = maxPerUser === undefined ? 'share' : 'no key update';
+      const inserted = await insertUnderGeneration(trx, lock, tokenDigest, userId, credentialGeneration, createdAt, expiresAt).returning('token_digest').execute();
       if (inserted.length === 0) return null;
+      // The user's row is locked: the address read here is the account's at the commit.
+      if (notice) await enqueueNotice(trx, userId, notice);
+      if (maxPerUser === undefined) return [];
       // Oldest first by creation time (the digest breaks ties, as it must be some order); the
       // delete trigger tells every listening process.
       return trx
@@ -78,7 +85,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async findWithUser(tokenDigest: string): Promise<SessionWithUser | null> {
     const [row] = await this.#findWithUser(tokenDigest);
-    return row ? { user: { id: row.id, name: row.name, email: row.email }, expiresAt: row.expires_at } : null;
+    return row ? { user: toUser(row), expiresAt: row.expires_at } : null;
   }
 
   async listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]> {

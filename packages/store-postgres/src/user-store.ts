@@ -1,16 +1,22 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl-accounts/core';
+import type { AccountMail, EmailLink, InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
+import { enqueueMail } from './outbox.ts';
 
-const RECORD = ['id', 'name', 'email', 'password_hash', 'credential_generation'] as const;
+const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation'] as const;
 
-type RecordRow = { id: number; name: string; email: string; password_hash: string; credential_generation: number };
+/** The columns of a `User`. */
+export const USER = ['id', 'name', 'email', 'email_verified'] as const;
+
+type UserRow = { id: number; name: string; email: string; email_verified: boolean };
+type RecordRow = UserRow & { password_hash: string; credential_generation: number };
+
+/** A user row as the ports give it out. */
+export const toUser = (row: UserRow): User => ({ id: row.id, name: row.name, email: row.email, emailVerified: row.email_verified });
 
 const toRecord = (row: RecordRow): UserRecord => ({
-  id: row.id,
-  name: row.name,
-  email: row.email,
+  ...toUser(row),
   passwordHash: row.password_hash,
   credentialGeneration: row.credential_generation,
 });
@@ -34,17 +40,42 @@ export class PostgresUserStore implements UserStore {
     );
   }
 
-  async insert(user: NewUser): Promise<User | null> {
+  async insert(user: NewUser, verification?: EmailLink): Promise<User | null> {
     // ON CONFLICT DO NOTHING without a target covers every unique index, lower(email) included: a
     // taken e-mail (also one inserted concurrently) yields no row instead of error 23505. The id is
-    // an identity column, never reused; the generation starts at the column's default, 0.
-    const row = await this.#db
-      .insertInto('users')
-      .values({ name: user.name, email: user.email, password_hash: user.passwordHash, created_at: user.createdAt })
-      .onConflict((oc) => oc.doNothing())
-      .returning(['id', 'name', 'email'])
-      .executeTakeFirst();
-    return row ? { id: row.id, name: row.name, email: row.email } : null;
+    // an identity column, never reused; the generation starts at the column's default, 0, and the
+    // address unverified.
+    const insert = (db: Kysely<Database> | Transaction<Database>) =>
+      db
+        .insertInto('users')
+        .values({ name: user.name, email: user.email, password_hash: user.passwordHash, created_at: user.createdAt })
+        .onConflict((oc) => oc.doNothing())
+        .returning(USER)
+        .executeTakeFirst();
+    if (!verification) {
+      const row = await insert(this.#db);
+      return row ? toUser(row) : null;
+    }
+    // The account, its verification token and its mail: all or nothing.
+    const row = await this.#db.transaction().execute(async (trx) => {
+      const inserted = await insert(trx);
+      if (!inserted) return undefined;
+      const { token, mails } = verification;
+      await trx
+        .insertInto('email_tokens')
+        .values({ user_id: inserted.id, token_digest: token.tokenDigest, purpose: token.purpose, email: token.email, created_at: token.createdAt, expires_at: token.expiresAt })
+        .execute();
+      for (const mail of mails) await enqueueMail(trx, mail, token.createdAt);
+      return inserted;
+    });
+    return row ? toUser(row) : null;
+  }
+
+  async rename(userId: number, name: string): Promise<User | null> {
+    // The users-update trigger (on name) tells every session cache on a Postgres server.
+    const row = await this.#db.updateTable('users').set({ name }).where('id', '=', userId).returning(USER).executeTakeFirst();
+    if (row) await publishSessionsOf(this.#db, this.#revocations, userId);
+    return row ? toUser(row) : null;
   }
 
   async findByEmail(email: string): Promise<UserRecord | null> {
@@ -69,26 +100,29 @@ export class PostgresUserStore implements UserStore {
     return row ? toRecord(row) : null;
   }
 
-  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null): Promise<readonly string[] | null> {
+  async changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const ended = await this.#db.transaction().execute(async (trx) => {
       // The update takes the user's row lock first: a session create waiting on it then finds the new
       // generation and stores nothing, and one that got the lock first has committed before the
       // sessions are ended below (each statement here sees what committed before it began).
-      const updated = await moveGeneration(trx, userId, generation, passwordHash);
-      if (!updated) return null;
+      const moved = await moveGeneration(trx, userId, generation, passwordHash);
+      if (moved === null) return null;
       await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
+      if (notice) await enqueueAccountMail(trx, moved.email, notice);
       return endSessions(trx, userId, keep);
     });
     if (ended) this.#revocations?.publish(ended);
     return ended;
   }
 
-  async delete(userId: number, generation: number): Promise<readonly string[] | null> {
+  async delete(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null> {
     const ended = await this.#db.transaction().execute(async (trx) => {
       // The row lock first, as in changePassword, so no session is inserted after the sessions are
       // named (a create waiting on the lock finds no user and stores nothing, never an orphan).
-      const locked = await trx.selectFrom('users').select('id').where('id', '=', userId).where('credential_generation', '=', generation).forUpdate().executeTakeFirst();
+      const locked = await trx.selectFrom('users').select('email').where('id', '=', userId).where('credential_generation', '=', generation).forUpdate().executeTakeFirst();
       if (!locked) return null;
+      // To the address the account had: the outbox row does not depend on the user's.
+      if (notice) await enqueueAccountMail(trx, locked.email, notice);
       // Named before the user goes, so they can be reported; the cascade would end them silently.
       const digests = await endSessions(trx, userId, null);
       await trx.deleteFrom('users').where('id', '=', userId).execute();
@@ -100,18 +134,34 @@ export class PostgresUserStore implements UserStore {
 }
 
 /**
+ * Where this process is the database's only writer (PGlite), tells its session caches that the
+ * user's sessions show a changed user (on a Postgres server, the users-update trigger does).
+ */
+export async function publishSessionsOf(db: Kysely<Database> | Transaction<Database>, revocations: InProcessRevocations | undefined, userId: number): Promise<void> {
+  if (!revocations) return;
+  const rows = await db.selectFrom('sessions').select('token_digest').where('user_id', '=', userId).execute();
+  revocations.publish(rows.map((r) => r.token_digest));
+}
+
+/**
  * A change of credential on the user's row, inside `trx`: the new hash under the next generation,
  * only while the generation is still `generation`. Returns the user's e-mail address, or `null`.
  */
-export async function moveGeneration(trx: Transaction<Database>, userId: number, generation: number, passwordHash: string): Promise<string | null> {
+export async function moveGeneration(trx: Transaction<Database>, userId: number, generation: number, passwordHash: string): Promise<{ readonly email: string; readonly emailVerified: boolean } | null> {
   const row = await trx
     .updateTable('users')
     .set((eb) => ({ password_hash: passwordHash, credential_generation: eb('credential_generation', '+', 1) }))
     .where('id', '=', userId)
     .where('credential_generation', '=', generation)
-    .returning('email')
+    .returning(['email', 'email_verified'])
     .executeTakeFirst();
-  return row?.email ?? null;
+  return row ? { email: row.email, emailVerified: row.email_verified } : null;
+}
+
+/** Queues `notice` to `email` (the account's address, read in `trx`) inside `trx`. */
+export async function enqueueAccountMail(trx: Transaction<Database>, email: string, notice: AccountMail): Promise<void> {
+  const { queuedAt, ...mail } = notice;
+  await enqueueMail(trx, { ...mail, to: email }, queuedAt);
 }
 
 /** Deletes the user's sessions but `keep` (`null`: all) inside `trx`; returns their digests. */

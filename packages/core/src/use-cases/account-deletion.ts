@@ -23,7 +23,9 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         const session = await signedIn(context, meta);
         const input = parseRequest(DeleteAccountRequest, await readBody(body));
         const record = await confirmPassword(context, session, input.password, tally);
-        const ended = await users.delete(record.id, record.credentialGeneration);
+        // The notice is queued in the deletion's transaction, to the address the account had: it goes
+        // although the account is gone, and never for a deletion that did not happen.
+        const ended = await users.delete(record.id, record.credentialGeneration, context.notices.notice('account-deleted', meta));
         if (ended === null) throw new Unauthenticated();
         forget(context, ended);
         return {};

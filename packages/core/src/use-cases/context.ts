@@ -1,7 +1,8 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import type { Ports, RateLimitRule } from '../ports.ts';
-import { ACCOUNT_LOGIN_LIMIT, countRequest, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
 
 /** The service's name where nothing else is configured: health answers, documents, logs. */
@@ -28,12 +29,25 @@ export interface AccountsOptions {
    * `http://localhost/reset-password` (the composition root always passes one).
    */
   readonly resetUrl?: string;
+  /**
+   * The page a verification or change-of-address mail links to, absolute; the link adds
+   * `?token=<token>`. Configured, never taken from a request, as `resetUrl`. Default
+   * `http://localhost/verify-email` (the composition root always passes one).
+   */
+  readonly verifyUrl?: string;
+  /** Links mailed per account and window (verification, change of address); default EMAIL_LINK_ACCOUNT_LIMIT. */
+  readonly emailLinkLimit?: RateLimitRule;
   /** Hears failures of work done after the answer (a reset request's store write). Default: none. */
   readonly onBackgroundError?: (error: unknown) => void;
   /** The operator's address: each contact message is mailed there too. Unset: messages are only stored. */
   readonly contactTo?: string;
   /** Sessions one user may hold; a signup or login beyond it ends the oldest. Default DEFAULT_MAX_SESSIONS_PER_USER. */
   readonly maxSessionsPerUser?: number;
+  /**
+   * Which security notices are mailed to an account's owner (see SECURITY_EVENTS): every one by
+   * default; `{ 'new-device-sign-in': false }` turns one off, `false` turns them all off.
+   */
+  readonly securityNotices?: SecurityNoticeOptions;
 }
 
 /** What every group of use cases is built on: the ports, and the options with their defaults filled in. */
@@ -52,9 +66,13 @@ export interface UseCaseContext {
   readonly ipv6Prefix: number;
   readonly resetAddressRule: RateLimitRule;
   readonly resetUrl: URL;
+  readonly verifyUrl: URL;
+  readonly emailLinkRule: RateLimitRule;
   readonly onBackgroundError: (error: unknown) => void;
   readonly contactTo: string | undefined;
   readonly maxSessions: number;
+  /** The security notices, as configured; each use case hands its notice to the store with its change. */
+  readonly notices: SecurityNotices;
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
@@ -66,25 +84,35 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
   const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
   const resetUrl = new URL(options.resetUrl ?? 'http://localhost/reset-password');
   if (resetUrl.protocol !== 'https:' && resetUrl.protocol !== 'http:') throw new RangeError('resetUrl must be an http or https URL');
+  const verifyUrl = new URL(options.verifyUrl ?? 'http://localhost/verify-email');
+  if (verifyUrl.protocol !== 'https:' && verifyUrl.protocol !== 'http:') throw new RangeError('verifyUrl must be an http or https URL');
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
   const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');
 
+  for (const event of Object.keys(options.securityNotices || {})) {
+    if (!isSecurityEvent(event)) throw new RangeError(`securityNotices: unknown event ${event} (known: ${SECURITY_EVENTS.join(', ')})`);
+  }
+
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
 
+  const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   return {
     ports,
     devices: createDeviceProofs(ports.deviceKeys, tokens, clock),
-    serviceName: options.serviceName ?? DEFAULT_SERVICE_NAME,
+    serviceName,
     rules,
     accountRule,
     sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
     ipv6Prefix,
     resetAddressRule: options.resetAddressLimit ?? RESET_ADDRESS_LIMIT,
     resetUrl,
+    verifyUrl,
+    emailLinkRule: options.emailLinkLimit ?? EMAIL_LINK_ACCOUNT_LIMIT,
     onBackgroundError: options.onBackgroundError ?? (() => {}),
     contactTo: options.contactTo,
     maxSessions,
+    notices: securityNotices({ serviceName, resetUrl, now: () => clock.now(), enabled: options.securityNotices }),
     async limit(operation, meta, tally) {
       const address = canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT;
       await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), tally);

@@ -20,7 +20,9 @@ export interface LoginUseCases {
 
 export function loginUseCases(context: UseCaseContext): LoginUseCases {
   const { users, sessions, rateLimiter, hasher, clock } = context.ports;
-  const { accountRule, devices } = context;
+  const { accountRule, devices, notices } = context;
+  /** Whether a login checks the presented device proofs: for its limit, or for the new-device notice. */
+  const checksDevices = accountRule !== null || notices.enabled('new-device-sign-in');
 
   /** Login's steps, inside `withQuota`. */
   async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<SignedIn> {
@@ -35,8 +37,8 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     // cannot lock it out (and its own failures meet the same limit). An unknown address checks the
     // proofs all the same and is counted under its address alike.
     let attempt = null;
+    const device = checksDevices ? await devices.verify(meta.deviceProof, record?.id ?? null) : null;
     if (accountRule) {
-      const device = await devices.verify(meta.deviceProof, record?.id ?? null);
       attempt = device
         ? await countRequest(rateLimiter, DEVICE_LOGIN_POLICY, accountKey(DEVICE_LOGIN_POLICY, device), accountRule, clock.now(), tally)
         : await countRequest(rateLimiter, ACCOUNT_LOGIN_POLICY, accountKey(ACCOUNT_LOGIN_POLICY, input.email), accountRule, clock.now(), tally);
@@ -58,9 +60,14 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     // The password was right when it was read; if it has changed since (a change, a reset, a
     // deletion committed while it was hashed), the store issues nothing and the old password has
     // opened nothing.
-    const session = await issueSession(context, record.id, generation);
+    // A client without a genuine proof for the account is a new device (or one whose proof expired
+    // or was cleared): its owner is told, in the session's own transaction, so only a login that
+    // succeeds queues a notice (a failed one costs nothing more). Signup gives its client a proof,
+    // so the account's first sign-in from the browser that made it is no new device.
+    const notice = device ? null : notices.notice('new-device-sign-in', meta);
+    const session = await issueSession(context, record.id, generation, notice);
     if (!session) throw new InvalidCredentials();
-    const user: User = { id: record.id, name: record.name, email: record.email };
+    const user: User = { id: record.id, name: record.name, email: record.email, emailVerified: record.emailVerified };
     return { user, session, device: await devices.issue(user.id) };
   }
 

@@ -83,7 +83,8 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
         await context.limit('passwordResetConfirm', meta, tally);
         const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.newPassword);
-        const done = await resets.consume(digestToken(input.token), clock.now(), passwordHash);
+        // The notice goes to the account's address only if the token was good: the store queues it with the change.
+        const done = await resets.consume(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta));
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         forget(context, done.endedSessions);
         // The owner proved themselves through the mailbox: the failures others counted against the

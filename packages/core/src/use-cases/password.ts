@@ -43,7 +43,9 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
         const session = await signedIn(context, meta);
         const input = parseRequest(ChangePasswordRequest, await readBody(body));
         const record = await confirmPassword(context, session, input.currentPassword, tally);
-        const ended = await users.changePassword(record.id, record.credentialGeneration, await hasher.hash(input.newPassword), session.digest);
+        const passwordHash = await hasher.hash(input.newPassword);
+        // The notice is queued with the change, or not at all (a change that lost its race sends none).
+        const ended = await users.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, context.notices.notice('password-changed', meta));
         if (ended === null) throw new Unauthenticated();
         forget(context, ended);
         return {};

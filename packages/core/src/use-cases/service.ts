@@ -15,13 +15,13 @@ export interface ServiceUseCases {
    * share one ping of the store.
    */
   health(): Promise<Health>;
-  /** Deletes expired sessions, reset tokens and ended limiter windows; returns how many of each. */
-  sweep(): Promise<{ readonly sessions: number; readonly resetTokens: number; readonly rateLimitWindows: number }>;
+  /** Deletes expired sessions, reset tokens, e-mail tokens and ended limiter windows; returns how many of each. */
+  sweep(): Promise<{ readonly sessions: number; readonly resetTokens: number; readonly emailTokens: number; readonly rateLimitWindows: number }>;
 }
 
 export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
   const { ports, serviceName } = context;
-  const { sessions, resets, rateLimiter, clock } = ports;
+  const { sessions, resets, verifications, rateLimiter, clock } = ports;
 
   // Health checks that overlap share one ping, so a flood of them (or one MCP batch) keeps at most
   // one statement in flight; a check that arrives during a ping gets that ping's answer.
@@ -42,8 +42,8 @@ export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
 
     async sweep() {
       const now = clock.now();
-      const [s, t, r] = await Promise.all([sessions.deleteExpired(now), resets.deleteExpired(now), rateLimiter.deleteExpired(now)]);
-      return { sessions: s, resetTokens: t, rateLimitWindows: r };
+      const [s, t, e, r] = await Promise.all([sessions.deleteExpired(now), resets.deleteExpired(now), verifications.deleteExpired(now), rateLimiter.deleteExpired(now)]);
+      return { sessions: s, resetTokens: t, emailTokens: e, rateLimitWindows: r };
     },
   };
 }

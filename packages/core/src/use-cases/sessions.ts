@@ -1,5 +1,5 @@
 import { NotFound, Unauthenticated } from '../errors.ts';
-import type { User } from '../ports.ts';
+import type { AccountMail, User } from '../ports.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
 import { firstLive, type SessionMeta } from './request.ts';
@@ -42,19 +42,31 @@ export interface SessionUseCases {
 /**
  * Stores a fresh session of the user under the credential generation the caller checked, and answers
  * its token; `null` when the user is no longer at that generation (or gone): then nothing is stored.
+ * `notice` (a new device's sign-in) is queued with the session, or not at all.
  */
-export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number): Promise<IssuedSession | null> {
+export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number, notice: AccountMail | null = null): Promise<IssuedSession | null> {
   const { tokens, clock, sessions } = context.ports;
   const token = tokens.generate();
   const createdAt = clock.now();
   const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-  if (!(await sessions.create({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions))) return null;
+  if (!(await sessions.create({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions, notice))) return null;
   return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 
 /** Sessions a store ended beside a change: a cache in front of it forgets them now, not at the feed's pace. */
 export function forget(context: UseCaseContext, digests: readonly string[]): void {
   if (digests.length > 0) context.ports.sessions.forget?.(digests);
+}
+
+/**
+ * The user's row changed (a name, an address, its verification): a cache in front of the store
+ * forgets the user's sessions now, so this process answers the change at once (other processes
+ * hear it through the revocation feed, within its bound).
+ */
+export async function forgetUser(context: UseCaseContext, userId: number): Promise<void> {
+  const { sessions, clock } = context.ports;
+  if (!sessions.forget) return;
+  forget(context, (await sessions.listByUser(userId, clock.now())).map((s) => s.tokenDigest));
 }
 
 /** A signed-in session: its user and its token's digest. */

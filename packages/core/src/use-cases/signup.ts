@@ -5,6 +5,7 @@ import { withQuota, type Quota } from '../rate-limits.ts';
 import { parseRequest, SignupRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { verificationLink } from './email.ts';
 import { issueSession, type IssuedSession } from './sessions.ts';
 
 /** What signup and login answer: the user, the session and the device proof. */
@@ -16,7 +17,10 @@ export interface SignedIn {
 }
 
 export interface SignupUseCases {
-  /** Creates an account and signs it in. Throws ValidationError, EmailTaken or RateLimited. */
+  /**
+   * Creates an account and signs it in; a link that verifies its address is mailed through the
+   * outbox, written with the account. Throws ValidationError, EmailTaken or RateLimited.
+   */
   signup(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
 }
 
@@ -28,7 +32,7 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
         await context.limit('signup', meta, tally);
         const input = parseRequest(SignupRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.password);
-        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() });
+        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, verificationLink(context, input.email));
         if (!user) throw new EmailTaken();
         // Under the new account's first generation, as a login's: only someone who knows the password
         // (or reads its mailbox) can have moved it on, or deleted the account, since the insert.

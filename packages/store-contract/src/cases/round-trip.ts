@@ -50,12 +50,12 @@ export function roundTripCases(current: CurrentStore): void {
     const ids: number[] = [];
     for (const { label, name, email } of users) {
       const user = await addUser(store, email, name);
-      expect(user, label).toStrictEqual({ id: user.id, name, email });
+      expect(user, label).toStrictEqual({ id: user.id, name, email, emailVerified: false });
       ids.push(user.id);
     }
     // Looked up after every insert, so no user can stand in for another.
     for (const [i, { label, name, email }] of users.entries()) {
-      expect(await store.users.findByEmail(email), label).toStrictEqual({ id: ids[i], name, email, passwordHash: PHC, credentialGeneration: G0 });
+      expect(await store.users.findByEmail(email), label).toStrictEqual({ id: ids[i], name, email, emailVerified: false, passwordHash: PHC, credentialGeneration: G0 });
     }
   });
 
@@ -66,7 +66,7 @@ export function roundTripCases(current: CurrentStore): void {
     for (const [i, { label, name, email }] of pairs.entries()) {
       const user = await addUser(store, email, name);
       await addSession(store, user.id, i + 1, at(7 * DAY + i));
-      expect(await store.sessions.findWithUser(digest(i + 1)), label).toStrictEqual({ user: { id: user.id, name, email }, expiresAt: at(7 * DAY + i) });
+      expect(await store.sessions.findWithUser(digest(i + 1)), label).toStrictEqual({ user: { id: user.id, name, email, emailVerified: false }, expiresAt: at(7 * DAY + i) });
     }
   });
 

@@ -6,7 +6,7 @@ export function userCases(current: CurrentStore): void {
   it('insert returns the user without its hash; findByEmail returns it with the hash', async () => {
     const { store } = current;
     const user = await store.users.insert({ name: 'Ada Lovelace', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
-    expect(user).toEqual({ id: expect.any(Number), name: 'Ada Lovelace', email: 'ada@example.com' });
+    expect(user).toEqual({ id: expect.any(Number), name: 'Ada Lovelace', email: 'ada@example.com', emailVerified: false });
     expect(Number.isSafeInteger(user!.id)).toBe(true);
     expect(await store.users.findByEmail('ada@example.com')).toEqual({ ...user, passwordHash: PHC, credentialGeneration: G0 });
   });

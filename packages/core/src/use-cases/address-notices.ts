@@ -1,0 +1,32 @@
+/**
+ * The security notices of a change of address, through the notices module (notices.ts: its format,
+ * its switches): "address change requested" to the address the account has when the change is asked
+ * for, and "address changed" to both addresses when its link is confirmed. Unlike the other notices,
+ * these name their recipient here: the store does not write them to the address it reads.
+ */
+import type { OutgoingMail } from '../ports.ts';
+import type { UseCaseContext } from './context.ts';
+import type { RequestMeta } from './request.ts';
+
+/** The two events of a change of address. */
+export type AddressEvent = 'email-change-requested' | 'email-changed';
+
+/** Who a notice goes to, and the address the account moves (or moved) to. */
+export interface AddressNoticeDetails {
+  readonly to: string;
+  readonly newEmail: string;
+  /** The `email-changed` notice to the new address (the module's own text is for the address the account had). */
+  readonly toNewAddress?: boolean;
+}
+
+/** The notice of `event` to `details.to`, or `null` when notices of the event are off. */
+export function addressNotice(context: UseCaseContext, event: AddressEvent, meta: Pick<RequestMeta, 'clientIp' | 'userAgent'>, details: AddressNoticeDetails): OutgoingMail | null {
+  const notice = context.notices.notice(event, meta, { newEmail: details.newEmail });
+  if (!notice) return null;
+  const { queuedAt: _queuedAt, ...mail } = notice;
+  if (!details.toNewAddress) return { ...mail, to: details.to };
+  // The same notice, but for the address that is now the account's: what happened, said to it.
+  const rest = mail.text.slice(mail.text.indexOf('\n\n'));
+  const what = `The address of your ${context.serviceName} account is now this one, ${details.newEmail}: the link mailed here was followed. Every other session of the account was signed out.`;
+  return { ...mail, to: details.to, text: what + rest };
+}

@@ -1,0 +1,169 @@
+/**
+ * The account's address and name: the link that proves the address (mailed at signup, again on
+ * request), the change of address (a link to the new address, a notice to the old one; the address
+ * moves only when the link is confirmed), and the change of name.
+ */
+import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
+import type { EmailConfirmed, EmailLink, EmailTokenPurpose, OutgoingMail, User } from '../ports.ts';
+import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { EmailChangeRequest, EmailVerificationConfirmRequest, parseRequest, UpdateProfileRequest } from '../schemas.ts';
+import { digestToken } from '../system.ts';
+import type { UseCaseContext } from './context.ts';
+import { addressNotice } from './address-notices.ts';
+import { confirmPassword } from './password.ts';
+import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { forget, forgetUser, signedIn, type SignedInSession } from './sessions.ts';
+
+/** How long a verification or change-of-address link is valid, from its mail. */
+export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface EmailUseCases {
+  /**
+   * Confirms the token of a mailed link: marks the address of the token's account verified, or,
+   * for a change of address, moves the account to the new address (verified), ends every other
+   * session of it (all of them when the request carries none of the account's) and mails a notice.
+   * Answers the user as it now is. Throws ValidationError (also for an unknown, used, expired or
+   * superseded token, or one mailed to an address the account no longer has), EmailTaken (the new
+   * address became an account's since the link was mailed) or RateLimited.
+   */
+  confirmEmail(body: RequestBody, meta: RequestMeta): Promise<{ readonly user: User; readonly purpose: EmailTokenPurpose } & Quota>;
+  /**
+   * Mails a new verification link to the signed-in user's address (the newest link wins); when the
+   * address is verified already, mails nothing (`sent` false). Throws Unauthenticated or RateLimited
+   * (per client address, and per account).
+   */
+  resendVerification(meta: RequestMeta): Promise<{ readonly sent: boolean } & Quota>;
+  /**
+   * Mails a link to `newEmail` that moves the signed-in user's account there, and a notice to the
+   * address it has now; nothing changes until the link is confirmed. Throws Unauthenticated,
+   * ValidationError (also for the address the account has), WrongPassword, EmailTaken (the address
+   * is an account's now) or RateLimited (the session's password checks, as a password change; and
+   * the account's mailed links).
+   */
+  requestEmailChange(body: RequestBody, meta: RequestMeta): Promise<Quota>;
+  /** Sets the signed-in user's name (the signup bounds, trimmed); answers the user. Throws Unauthenticated or ValidationError. */
+  updateProfile(body: RequestBody, meta: RequestMeta): Promise<User>;
+}
+
+/** A fresh link for `purpose` to `email`: the raw token (for the mail only) and the token as stored. */
+function newToken(context: UseCaseContext, purpose: EmailTokenPurpose, email: string) {
+  const token = context.ports.tokens.generate();
+  const createdAt = context.ports.clock.now();
+  const link = new URL(context.verifyUrl);
+  link.searchParams.set('token', token);
+  return { href: link.href, stored: { tokenDigest: digestToken(token), purpose, email, createdAt, expiresAt: new Date(createdAt.getTime() + EMAIL_TOKEN_TTL_MS) } };
+}
+
+const hours = EMAIL_TOKEN_TTL_MS / 3_600_000;
+
+/** The verification link of an account at `email`, with its mail (signup passes it to the store's insert). */
+export function verificationLink(context: UseCaseContext, email: string): EmailLink {
+  const { href, stored } = newToken(context, 'verify', email);
+  const mail: OutgoingMail = {
+    to: email,
+    subject: `Confirm your address for ${context.serviceName}`,
+    text: [
+      `Please confirm that ${email} is the address of your ${context.serviceName} account.`,
+      '',
+      `Open this link within ${hours} hours:`,
+      '',
+      href,
+      '',
+      'The link works once; a newer link replaces it.',
+      `If you did not sign up for ${context.serviceName}, ignore this mail: nothing is sent to this address again unless someone asks.`,
+    ].join('\n'),
+  };
+  return { token: stored, mails: [mail] };
+}
+
+/** The link that moves an account from `oldEmail` to `newEmail`, with its mail and the notice to the old address. */
+function changeLink(context: UseCaseContext, oldEmail: string, newEmail: string, meta: RequestMeta): EmailLink {
+  const { href, stored } = newToken(context, 'change', newEmail);
+  const link: OutgoingMail = {
+    to: newEmail,
+    subject: `Confirm your new address for ${context.serviceName}`,
+    text: [
+      `Someone (we hope you) asked to move the ${context.serviceName} account of ${oldEmail} to this address, ${newEmail}.`,
+      '',
+      `To make this the account's address, open this link within ${hours} hours:`,
+      '',
+      href,
+      '',
+      'The link works once; a newer link replaces it. Using it signs the account out on every other device.',
+      'If you did not ask for this, ignore this mail: the account keeps its address.',
+    ].join('\n'),
+  };
+  const notice = addressNotice(context, 'email-change-requested', meta, { to: oldEmail, newEmail });
+  return { token: stored, mails: notice ? [link, notice] : [link] };
+}
+
+/** The digest of the first session token the request presented, if any (a change keeps that session, when it is the account's). */
+function presentedDigest(meta: RequestMeta): string | null {
+  const presented = meta.sessionToken;
+  const first = typeof presented === 'string' ? presented : presented?.[0];
+  return first ? digestToken(first) : null;
+}
+
+export function emailUseCases(context: UseCaseContext): EmailUseCases {
+  const { users, verifications, rateLimiter, clock } = context.ports;
+
+  /** Counts a mailed link against the account's limit. */
+  const countLink = (userId: number, tally: Tally) =>
+    countRequest(rateLimiter, EMAIL_LINK_ACCOUNT_POLICY, accountKey(EMAIL_LINK_ACCOUNT_POLICY, String(userId)), context.emailLinkRule, clock.now(), tally);
+
+  return {
+    confirmEmail: (body: RequestBody, meta: RequestMeta) =>
+      withQuota(async (tally) => {
+        await context.limit('emailVerificationConfirm', meta, tally);
+        const input = parseRequest(EmailVerificationConfirmRequest, await readBody(body));
+        const mails = (done: EmailConfirmed): readonly OutgoingMail[] => {
+          if (done.purpose !== 'change') return [];
+          return [
+            addressNotice(context, 'email-changed', meta, { to: done.previousEmail, newEmail: done.user.email }),
+            addressNotice(context, 'email-changed', meta, { to: done.user.email, newEmail: done.user.email, toNewAddress: true }),
+          ].filter((mail) => mail !== null);
+        };
+        const done = await verifications.consume(digestToken(input.token), clock.now(), presentedDigest(meta), mails);
+        if (done === 'taken') throw new EmailTaken();
+        if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
+        forget(context, done.endedSessions);
+        await forgetUser(context, done.user.id);
+        return { user: done.user, purpose: done.purpose };
+      }),
+
+    resendVerification: (meta: RequestMeta) =>
+      withQuota(async (tally) => {
+        await context.limit('emailVerification', meta, tally);
+        const session = await signedIn(context, meta);
+        // The stored row, not the session's (a cache may hold the user as it was before a verification).
+        const record = await users.findById(session.user.id);
+        if (!record) throw new Unauthenticated();
+        if (record.emailVerified) return { sent: false };
+        await countLink(record.id, tally);
+        if (!(await verifications.request(record.id, verificationLink(context, record.email)))) throw new Unauthenticated();
+        return { sent: true };
+      }),
+
+    requestEmailChange: (body: RequestBody, meta: RequestMeta) =>
+      withQuota(async (tally) => {
+        const session: SignedInSession = await signedIn(context, meta);
+        const input = parseRequest(EmailChangeRequest, await readBody(body));
+        const record = await confirmPassword(context, session, input.password, tally);
+        if (input.newEmail === record.email) throw new ValidationError([{ path: 'newEmail', message: 'is the address the account has' }]);
+        // An early answer only: the confirmation decides, by the unique index, whoever took it since.
+        if (await users.findByEmail(input.newEmail)) throw new EmailTaken();
+        await countLink(record.id, tally);
+        if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, meta)))) throw new Unauthenticated();
+        return {};
+      }),
+
+    async updateProfile(body: RequestBody, meta: RequestMeta): Promise<User> {
+      const session = await signedIn(context, meta);
+      const input = parseRequest(UpdateProfileRequest, await readBody(body));
+      const user = await users.rename(session.user.id, input.name);
+      if (!user) throw new Unauthenticated();
+      await forgetUser(context, user.id);
+      return user;
+    },
+  };
+}

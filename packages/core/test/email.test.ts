@@ -1,0 +1,80 @@
+/**
+ * The address and name use cases on the memory store: the mails each writes (to whom, with which
+ * link), their switches, and what each refuses.
+ */
+import { describe, expect, it } from 'vitest';
+import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/core';
+import { createMemoryStore } from '@sl-accounts/store-memory';
+import { ManualClock } from '@sl-accounts/core/testing';
+
+const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
+let ip = 0;
+const meta = (sessionToken: string | null = null) => ({ clientIp: `203.0.113.${++ip % 250}`, userAgent: 'Test/1', sessionToken });
+
+function setup(options: AccountsOptions = {}) {
+  const store = createMemoryStore();
+  const clock = new ManualClock();
+  const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock }, { verifyUrl: 'https://app.example.org/verify', ...options });
+  /** Every mail queued since the last call, claimed from the outbox. */
+  const mails = async (): Promise<readonly QueuedMail[]> => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 3_600_000 });
+  return { store, clock, accounts, mails };
+}
+const tokenOf = (mail: QueuedMail) => new URL(/https?:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token')!;
+
+describe('the address and the name', () => {
+  it('a change of address writes the link to the new address and the notice to the old one; with that notice off, the link only', async () => {
+    for (const securityNotices of [undefined, { 'email-change-requested': false }] as const) {
+      const { accounts, mails } = setup(securityNotices ? { securityNotices } : {});
+      const { session } = await accounts.signup(ADA, meta());
+      await mails();
+      await accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token));
+      const written = await mails();
+      expect(written.map((m) => [m.to, m.kind])).toEqual(
+        securityNotices ? [['new@example.org', 'security']] : [['new@example.org', 'security'], ['ada@example.com', 'security']],
+      );
+      const link = new URL(/https?:\/\/\S+/.exec(written[0]!.text)![0]);
+      expect(link.origin + link.pathname).toBe('https://app.example.org/verify');
+      expect(Buffer.from(tokenOf(written[0]!), 'base64url')).toHaveLength(32);
+    }
+  });
+
+  it('the confirmed change notifies both addresses (each notice can be turned off); every notice says when, from where and with what', async () => {
+    const { accounts, mails } = setup();
+    const { session } = await accounts.signup(ADA, meta());
+    await mails();
+    await accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token));
+    const [link] = await mails();
+    const done = await accounts.confirmEmail({ token: tokenOf(link!) }, { clientIp: '198.51.100.9', userAgent: 'Confirming/2' });
+    expect(done.user).toMatchObject({ email: 'new@example.org', emailVerified: true });
+    expect(done.purpose).toBe('change');
+    const notices = await mails();
+    expect(notices.map((m) => m.to).sort()).toEqual(['ada@example.com', 'new@example.org']);
+    for (const notice of notices) {
+      expect(notice.subject).toBe('[sl-accounts] Your address was changed');
+      expect(notice.text).toContain('IP address:  198.51.100.9');
+      expect(notice.text).toContain('User agent:  Confirming/2');
+      expect(notice.text).toMatch(/When: +\d{4}-\d\d-\d\dT/);
+    }
+    const off = setup({ securityNotices: { 'email-changed': false } });
+    const ada = await off.accounts.signup(ADA, meta());
+    await off.mails();
+    await off.accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(ada.session.token));
+    const [offLink] = await off.mails();
+    await off.accounts.confirmEmail({ token: tokenOf(offLink!) }, meta());
+    expect(await off.mails()).toEqual([]);
+  });
+
+  it('refuses a change to the account’s own address, to a taken one, and with a wrong password (counted per session)', async () => {
+    const { accounts } = setup({ accountLoginLimit: { limit: 2, windowMs: 60_000 } });
+    const { session } = await accounts.signup(ADA, meta());
+    await accounts.signup({ ...ADA, email: 'grace@example.com' }, meta());
+    await expect(accounts.requestEmailChange({ newEmail: ' Ada@Example.com', password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(ValidationError);
+    await expect(accounts.requestEmailChange({ newEmail: 'grace@example.com', password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(EmailTaken);
+    for (let i = 0; i < 2; i++) await expect(accounts.requestEmailChange({ newEmail: 'new@example.org', password: 'wrong' }, meta(session.token))).rejects.toBeInstanceOf(WrongPassword);
+    await expect(accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(RateLimited);
+  });
+
+  it('refuses an http(s)-less verifyUrl at creation', () => {
+    expect(() => setup({ verifyUrl: 'ftp://example.org/verify' })).toThrow(RangeError);
+  });
+});
