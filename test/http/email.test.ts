@@ -201,6 +201,35 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
     await signup(ADA);
   });
 
+  it('a change asked for by someone who knew the password dies when the owner resets or changes it, as the notice advises', async () => {
+    await start();
+    const owner = await signup();
+    const thief = sessionFrom(await login(ADA.email, ADA.password))!;
+    const steal = async (to: string, count: number) => {
+      expect((await call('/api/email', { json: { newEmail: to, password: ADA.password }, session: thief })).status).toBe(202);
+      return tokenOf((await mailsTo(to, CHANGE_LINK, count))[count - 1]!);
+    };
+    // The owner follows the notice's advice: a reset, through the mailbox.
+    const first = await steal('thief@example.net', 1);
+    const [notice] = await mailsTo(ADA.email, /A change of your address was requested/);
+    expect(notice!.text).toContain('cancels the change of address');
+    expect((await call('/api/password-reset', { json: { email: ADA.email } })).status).toBe(202);
+    const [reset] = await mailsTo(ADA.email, /^Reset your/);
+    expect((await call('/api/password-reset/confirm', { json: { token: tokenOf(reset!), newPassword: 'reset by the owner' } })).status).toBe(200);
+    expect((await confirm(first)).status).toBe(400);
+    expect((await login('thief@example.net', 'reset by the owner')).status).toBe(401);
+    // The same with a password change from a session the owner still has.
+    const again = sessionFrom(await login(ADA.email, 'reset by the owner'))!;
+    const thief2 = sessionFrom(await login(ADA.email, 'reset by the owner'))!;
+    expect((await call('/api/email', { json: { newEmail: 'thief@example.net', password: 'reset by the owner' }, session: thief2 })).status).toBe(202);
+    const second = tokenOf((await mailsTo('thief@example.net', CHANGE_LINK, 2))[1]!);
+    expect((await call('/api/password', { json: { currentPassword: 'reset by the owner', newPassword: 'changed by the owner' }, session: again })).status).toBe(200);
+    expect((await confirm(second)).status).toBe(400);
+    expect(userOf(await me(again))).toMatchObject({ email: ADA.email });
+    expect((await login(ADA.email, 'changed by the owner')).status).toBe(200);
+    expect((await me(owner)).status).toBe(401);
+  });
+
   it('a change to an address taken since the link was mailed is 409 and changes nothing', async () => {
     await start();
     const ada = await signup();

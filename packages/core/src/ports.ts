@@ -351,7 +351,9 @@ export interface EmailVerificationStore {
    *   also against a concurrent signup or change: when the address is taken, nothing changes and
    *   the answer is `'taken'`.
    * On success, queues `mails(confirmed)` in the same transaction. `null` for an unknown, used,
-   * expired or stale token (then nothing changes but that a stale token may be deleted).
+   * expired or stale token (then nothing changes but that a stale token may be deleted); a `change`
+   * token is stale once the account's credential generation has moved on since `request` (a
+   * password change, a completed reset, another change of address): a pending move dies with them.
    */
   consume(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[]): Promise<EmailConfirmed | 'taken' | null>;
   /** Deletes every token that expired at or before `now`; returns how many. */

@@ -17,9 +17,20 @@ describe('securityNotices', () => {
       expect(mail!.subject).toMatch(/^\[svc\] /);
       expect(mail!.text).toContain('When:        2031-03-01T12:00:00.000Z\nIP address:  203.0.113.5\nUser agent:  Mozilla/5.0 (X11)\n');
       // The configured page as it is (its query too), and no token.
-      if (event !== 'account-deleted') expect(mail!.text.split('\n')).toContain('https://accounts.example.org/reset-password?lang=en');
+      // Not where a reset cannot help: a deleted account, and the address an account left (a reset from it no longer reaches the account).
+      if (event !== 'account-deleted' && event !== 'email-changed') expect(mail!.text.split('\n')).toContain('https://accounts.example.org/reset-password?lang=en');
       expect(mail!.text).not.toContain('token');
     }
+  });
+
+  it('tells the address an account left to go to the operator, the address it moved to to reset, and the old address that a reset cancels a pending move', () => {
+    const left = notices().notice('email-changed', meta, { newEmail: 'new@example.org' })!.text;
+    expect(left).toContain("Tell the site's operator at once");
+    expect(left).not.toContain('reset-password');
+    const moved = notices().notice('email-changed', meta, { newEmail: 'new@example.org', toNewAddress: true })!.text;
+    expect(moved).toMatch(/^The address of your svc account is now this one, new@example\.org/);
+    expect(moved.split('\n')).toContain('https://accounts.example.org/reset-password?lang=en');
+    expect(notices().notice('email-change-requested', meta, { newEmail: 'new@example.org' })!.text).toContain('cancels the change of address');
   });
 
   it('names the new address of a change of address', () => {

@@ -15,8 +15,9 @@ export class MemoryEmailVerificationStore implements EmailVerificationStore {
   }
 
   async request(userId: number, link: EmailLink): Promise<boolean> {
-    if (!this.#table.byId.has(userId)) return false;
-    this.#table.emailTokens.set(userId, link.token);
+    const record = this.#table.byId.get(userId);
+    if (!record) return false;
+    this.#table.emailTokens.set(userId, { ...link.token, credentialGeneration: record.credentialGeneration });
     for (const mail of link.mails) this.#outbox.enqueue(mail, link.token.createdAt);
     return true;
   }
@@ -36,6 +37,12 @@ export class MemoryEmailVerificationStore implements EmailVerificationStore {
         table.updateUser(verified);
         confirmed = { purpose: 'verify', user: toUser(verified), previousEmail: record.email, endedSessions: [] };
       } else {
+        // Asked for under a credential that has changed since (a password change, a reset, another
+        // move): whoever asked may have been the one the owner locked out.
+        if (record.credentialGeneration !== token.credentialGeneration) {
+          table.emailTokens.delete(userId);
+          return null;
+        }
         // The unique index's part: the check and the move are one synchronous step.
         const holder = table.idByEmail.get(token.email);
         if (holder !== undefined && holder !== userId) return 'taken';

@@ -38,8 +38,11 @@ export class UserTable {
   readonly sessionsByUser = new Map<number, Set<string>>();
   /** Reset tokens by user id. */
   readonly resets = new Map<number, StoredReset>();
-  /** Verification and change-of-address tokens by user id (at most one per user: the newest). */
-  readonly emailTokens = new Map<number, NewEmailToken>();
+  /**
+   * Verification and change-of-address tokens by user id (at most one per user: the newest), each
+   * with the credential generation it was issued under (a change works only while that is current).
+   */
+  readonly emailTokens = new Map<number, NewEmailToken & { readonly credentialGeneration: number }>();
   /** Every session deletion, for the session caches in front of this store. */
   readonly revocations = new InProcessRevocations();
   /** The store's outbox: a change's notice is queued in the change's synchronous step. */
@@ -126,7 +129,7 @@ export class MemoryUserStore implements UserStore {
     table.byId.set(record.id, record);
     table.idByEmail.set(record.email, record.id);
     if (verification) {
-      table.emailTokens.set(record.id, verification.token);
+      table.emailTokens.set(record.id, { ...verification.token, credentialGeneration: record.credentialGeneration });
       for (const mail of verification.mails) table.outbox.enqueue(mail, user.createdAt);
     }
     return toUser(record);

@@ -24,6 +24,8 @@ export interface EmailTokensTable {
   purpose: 'verify' | 'change';
   /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
   email: string;
+  /** The account's credential generation when the link was asked for; a `change` needs it current. */
+  credential_generation: number;
   created_at: Date;
   expires_at: Date;
 }

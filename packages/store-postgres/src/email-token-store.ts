@@ -24,7 +24,7 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
       // account, the newest replacing the one before, whatever it was for.
       const stored = await trx
         .insertInto('email_tokens')
-        .columns(['user_id', 'token_digest', 'purpose', 'email', 'created_at', 'expires_at'])
+        .columns(['user_id', 'token_digest', 'purpose', 'email', 'credential_generation', 'created_at', 'expires_at'])
         .expression((eb) =>
           eb
             .selectFrom('users')
@@ -33,6 +33,7 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
               eb.val(token.tokenDigest).as('token_digest'),
               eb.val(token.purpose).as('purpose'),
               eb.val(token.email).as('email'),
+              'credential_generation',
               eb.val(token.createdAt).as('created_at'),
               eb.val(token.expiresAt).as('expires_at'),
             ])
@@ -43,6 +44,7 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
             token_digest: eb.ref('excluded.token_digest'),
             purpose: eb.ref('excluded.purpose'),
             email: eb.ref('excluded.email'),
+            credential_generation: eb.ref('excluded.credential_generation'),
             created_at: eb.ref('excluded.created_at'),
             expires_at: eb.ref('excluded.expires_at'),
           })),
@@ -64,7 +66,7 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
           .deleteFrom('email_tokens')
           .where('token_digest', '=', tokenDigest)
           .where('expires_at', '>', now)
-          .returning(['user_id', 'purpose', 'email'])
+          .returning(['user_id', 'purpose', 'email', 'credential_generation'])
           .executeTakeFirst();
         if (!token) return null;
         const userId = token.user_id;
@@ -77,7 +79,15 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
         } else {
           // The row lock first (as a change of password takes it), so no session is inserted under
           // the old generation after the sessions below are named.
-          const before = await trx.selectFrom('users').select('email').where('id', '=', userId).forUpdate().executeTakeFirst();
+          // Asked for under a credential that has changed since (a password change, a reset, another
+          // move): whoever asked may have been the one the owner locked out.
+          const before = await trx
+            .selectFrom('users')
+            .select('email')
+            .where('id', '=', userId)
+            .where('credential_generation', '=', token.credential_generation)
+            .forUpdate()
+            .executeTakeFirst();
           if (!before) return null;
           // The unique index on lower(email) decides: a concurrent move or signup to the same address
           // either committed first (this update fails) or waits for this one (and then fails).

@@ -201,6 +201,9 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn('token_digest', 'text', (c) => c.notNull().unique().check(sql`token_digest ~ '^[0-9a-f]{64}$'`))
         .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('verify', 'change')`))
         .addColumn('email', 'text', (c) => c.notNull())
+        // The account's credential generation when the link was asked for: a change of address
+        // works only while it is current (a password change or a reset voids a pending move).
+        .addColumn('credential_generation', 'integer', (c) => c.notNull())
         .addColumn('created_at', 'timestamptz', (c) => c.notNull())
         .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
         .execute();

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AccountMail, EmailLink, InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl-accounts/core';
+import { FIRST_CREDENTIAL_GENERATION } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 import { enqueueMail } from './outbox.ts';
@@ -63,7 +64,15 @@ export class PostgresUserStore implements UserStore {
       const { token, mails } = verification;
       await trx
         .insertInto('email_tokens')
-        .values({ user_id: inserted.id, token_digest: token.tokenDigest, purpose: token.purpose, email: token.email, created_at: token.createdAt, expires_at: token.expiresAt })
+        .values({
+          user_id: inserted.id,
+          token_digest: token.tokenDigest,
+          purpose: token.purpose,
+          email: token.email,
+          credential_generation: FIRST_CREDENTIAL_GENERATION,
+          created_at: token.createdAt,
+          expires_at: token.expiresAt,
+        })
         .execute();
       for (const mail of mails) await enqueueMail(trx, mail, token.createdAt);
       return inserted;

@@ -21,12 +21,8 @@ export interface AddressNoticeDetails {
 
 /** The notice of `event` to `details.to`, or `null` when notices of the event are off. */
 export function addressNotice(context: UseCaseContext, event: AddressEvent, meta: Pick<RequestMeta, 'clientIp' | 'userAgent'>, details: AddressNoticeDetails): OutgoingMail | null {
-  const notice = context.notices.notice(event, meta, { newEmail: details.newEmail });
+  const notice = context.notices.notice(event, meta, { newEmail: details.newEmail, ...(details.toNewAddress ? { toNewAddress: true } : {}) });
   if (!notice) return null;
   const { queuedAt: _queuedAt, ...mail } = notice;
-  if (!details.toNewAddress) return { ...mail, to: details.to };
-  // The same notice, but for the address that is now the account's: what happened, said to it.
-  const rest = mail.text.slice(mail.text.indexOf('\n\n'));
-  const what = `The address of your ${context.serviceName} account is now this one, ${details.newEmail}: the link mailed here was followed. Every other session of the account was signed out.`;
-  return { ...mail, to: details.to, text: what + rest };
+  return { ...mail, to: details.to };
 }

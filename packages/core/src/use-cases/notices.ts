@@ -45,6 +45,8 @@ export function isSecurityEvent(name: string): name is SecurityEvent {
 export interface NoticeDetails {
   /** The address asked for (`email-change-requested`) or now the account's (`email-changed`). */
   readonly newEmail?: string;
+  /** For `email-changed`: the notice goes to the address the account moved to, not the one it left. */
+  readonly toNewAddress?: boolean;
 }
 
 /** The notices as the use cases write them. */
@@ -80,7 +82,9 @@ function describe(event: SecurityEvent, serviceName: string, details: NoticeDeta
     case 'email-changed':
       return {
         subject: 'Your address was changed',
-        what: `The address of your ${serviceName} account was changed to ${details.newEmail ?? '(not given)'}. This address no longer signs in to it, and its mails go to the new address.`,
+        what: details.toNewAddress
+          ? `The address of your ${serviceName} account is now this one, ${details.newEmail ?? '(not given)'}: the link mailed here was followed. Every other session of the account was signed out.`
+          : `The address of your ${serviceName} account was changed to ${details.newEmail ?? '(not given)'}. This address no longer signs in to it, and its mails go to the new address.`,
       };
     case 'account-deleted':
       return { subject: 'Your account was deleted', what: `Your ${serviceName} account was deleted, with all its sessions. This is the last mail it sends you.` };
@@ -93,11 +97,18 @@ function describe(event: SecurityEvent, serviceName: string, details: NoticeDeta
 }
 
 /** What the owner should do when they did not do it. */
-function advice(event: SecurityEvent, resetPage: string): string {
+function advice(event: SecurityEvent, resetPage: string, details: NoticeDetails): string {
   if (event === 'account-deleted') {
     return 'Whoever did this knew your password: if you use it anywhere else, change it there. The account and its data cannot be restored; you may sign up again with this address.';
   }
-  return `If this was not you, someone may know your password. Reset it at once through the site's password reset, which signs out every session:\n\n${resetPage}`;
+  if (event === 'email-changed' && !details.toNewAddress) {
+    // A reset mailed here no longer reaches the account: only the site's operator can help now.
+    return "If this was not you, someone who knew your password took the account: a password reset from this address no longer reaches it. Tell the site's operator at once, quoting this mail.";
+  }
+  const reset = `If this was not you, someone may know your password. Reset it at once through the site's password reset, which signs out every session`;
+  // A reset moves the credential generation on, which the pending link needs unchanged.
+  if (event === 'email-change-requested') return `${reset} and cancels the change of address:\n\n${resetPage}`;
+  return `${reset}:\n\n${resetPage}`;
 }
 
 /**
@@ -134,7 +145,7 @@ export function securityNotices(options: {
           `IP address:  ${canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT}`,
           `User agent:  ${userAgent === '' ? '(none sent)' : userAgent}`,
           '',
-          advice(event, resetPage),
+          advice(event, resetPage, details),
           '',
           `This is an automatic security notice from ${serviceName}.`,
           '',

@@ -171,6 +171,25 @@ export function emailCases(current: CurrentStore): void {
     }
   });
 
+  it('a pending change of address dies with a password change or a completed reset: its link moves nothing afterwards', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    await store.verifications.request(ada.id, { token: token(1, 'change', 'thief@example.com'), mails: [] });
+    expect(await store.users.changePassword(ada.id, G0, OTHER_PHC, null)).not.toBeNull();
+    expect(await store.verifications.consume(digest(2001), at(MINUTE), null, () => [mail('thief@example.com', 'Changed')])).toBeNull();
+    expect(await store.users.findByEmail('ada@example.com')).toMatchObject({ id: ada.id, passwordHash: OTHER_PHC });
+    expect(await store.users.findByEmail('thief@example.com')).toBeNull();
+    expect(await store.outbox.depth()).toBe(0);
+
+    const grace = await addUser(store, 'grace@example.com', 'Grace');
+    await store.verifications.request(grace.id, { token: token(2, 'change', 'thief@example.com'), mails: [] });
+    await store.resets.request('grace@example.com', { tokenDigest: digest(1002), createdAt: T0, expiresAt: at(30 * MINUTE) }, mail('grace@example.com', 'Reset'));
+    expect(await store.resets.consume(digest(1002), at(MINUTE), OTHER_PHC)).not.toBeNull();
+    expect(await store.verifications.consume(digest(2002), at(MINUTE), null, none)).toBeNull();
+    expect((await store.users.findById(grace.id))?.email).toBe('grace@example.com');
+    expect(await store.users.findByEmail('thief@example.com')).toBeNull();
+  });
+
   it('a completed password reset marks the address verified', async () => {
     const { store } = current;
     const ada = await addUser(store, 'ada@example.com');
