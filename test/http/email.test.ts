@@ -166,14 +166,21 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
     const first = await signup();
     const second = sessionFrom(await login(ADA.email, ADA.password))!;
     await signup(GRACE);
-    const change = (json: unknown, session = first) => call('/api/email', { json, session });
+    // The refusals from an account of their own: every request counts against its account's 3 links an hour.
+    const MAX = { name: 'Max', email: 'max@example.com', password: 'refused three times' };
+    const refused = await signup(MAX);
+    const change = (json: unknown) => call('/api/email', { json, session: refused });
     expect((await call('/api/email', { json: { newEmail: 'lovelace@example.org', password: ADA.password } })).status).toBe(401);
+    expect((await change({ newEmail: 'not an address', password: MAX.password })).status).toBe(400);
     expect((await change({ newEmail: 'lovelace@example.org', password: 'wrong password' })).status).toBe(403);
-    const same = await change({ newEmail: ' ADA@example.com ', password: ADA.password });
+    const same = await change({ newEmail: ' MAX@example.com ', password: MAX.password });
     expect(same.status).toBe(400);
     expect((same.body as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['newEmail']);
-    expect((await change({ newEmail: GRACE.email, password: ADA.password })).status).toBe(409);
-    expect((await change({ newEmail: 'not an address', password: ADA.password })).status).toBe(400);
+    const taken = await change({ newEmail: GRACE.email, password: MAX.password });
+    expect(taken.status).toBe(409);
+    expect(taken.headers.get('ratelimit')).toContain('"email-link-account";r=0;');
+    // The fourth in the hour is refused whatever it asks, so no account tests addresses for registration without bound.
+    for (const newEmail of [GRACE.email, 'free@example.org']) expect((await change({ newEmail, password: MAX.password })).status).toBe(429);
     const asked = await call('/api/email', { json: { newEmail: 'Lovelace@Example.org', password: ADA.password }, session: first, headers: { 'user-agent': 'Analytical Engine/1.0' } });
     expect(asked.status).toBe(202);
     expect(asked.body).toEqual({ ok: true });

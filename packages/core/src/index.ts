@@ -37,6 +37,7 @@ export {
   RESET_ADDRESS_POLICY,
   EMAIL_LINK_ACCOUNT_LIMIT,
   EMAIL_LINK_ACCOUNT_POLICY,
+  EMAIL_LINK_ADDRESS_POLICY,
 } from './rate-limits.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
 

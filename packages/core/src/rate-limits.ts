@@ -43,6 +43,13 @@ export const EMAIL_LINK_ACCOUNT_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 
 export const EMAIL_LINK_ACCOUNT_POLICY = 'email-link-account';
 
 /**
+ * The policy name of the change-of-address links mailed to one address, from whatever accounts
+ * (the account rule, `EMAIL_LINK_ACCOUNT_LIMIT` by default): as for reset mail, no number of
+ * accounts can make the service mail a stranger's inbox without bound.
+ */
+export const EMAIL_LINK_ADDRESS_POLICY = 'email-link-address';
+
+/**
  * Failed logins per account (normalised e-mail, whether or not it is registered), beside the per-IP
  * limits: a guess spread over many addresses still meets this one.
  */

@@ -14,10 +14,17 @@ const meta = (sessionToken: string | null = null) => ({ clientIp: `203.0.113.${+
 function setup(options: AccountsOptions = {}) {
   const store = createMemoryStore();
   const clock = new ManualClock();
-  const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock }, { verifyUrl: 'https://app.example.org/verify', ...options });
+  /** The hasher, counting the passwords it checked. */
+  const hasher = Object.assign(new Pbkdf2PasswordHasher({ iterations: 1000 }), { verifications: 0 });
+  const verify = hasher.verify.bind(hasher);
+  hasher.verify = (password, hash) => {
+    hasher.verifications++;
+    return verify(password, hash);
+  };
+  const accounts = createAccounts({ ...store, hasher, clock }, { verifyUrl: 'https://app.example.org/verify', ...options });
   /** Every mail queued since the last call, claimed from the outbox. */
   const mails = async (): Promise<readonly QueuedMail[]> => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 3_600_000 });
-  return { store, clock, accounts, mails };
+  return { store, clock, accounts, mails, hasher };
 }
 const tokenOf = (mail: QueuedMail) => new URL(/https?:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token')!;
 
@@ -65,13 +72,37 @@ describe('the address and the name', () => {
   });
 
   it('refuses a change to the account’s own address, to a taken one, and with a wrong password (counted per session)', async () => {
-    const { accounts } = setup({ accountLoginLimit: { limit: 2, windowMs: 60_000 } });
+    // Room for every request in the account's links, so the session's password checks are what limits.
+    const { accounts } = setup({ accountLoginLimit: { limit: 2, windowMs: 60_000 }, emailLinkLimit: { limit: 10, windowMs: 60_000 } });
     const { session } = await accounts.signup(ADA, meta());
     await accounts.signup({ ...ADA, email: 'grace@example.com' }, meta());
     await expect(accounts.requestEmailChange({ newEmail: ' Ada@Example.com', password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(ValidationError);
     await expect(accounts.requestEmailChange({ newEmail: 'grace@example.com', password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(EmailTaken);
     for (let i = 0; i < 2; i++) await expect(accounts.requestEmailChange({ newEmail: 'new@example.org', password: 'wrong' }, meta(session.token))).rejects.toBeInstanceOf(WrongPassword);
     await expect(accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(RateLimited);
+  });
+
+  it('counts every change request against the account’s links before the password or the address is checked: no more than the limit of addresses tested an hour', async () => {
+    const { accounts, hasher } = setup({ emailLinkLimit: { limit: 3, windowMs: 60_000 } });
+    const { session } = await accounts.signup(ADA, meta());
+    await accounts.signup({ ...ADA, email: 'grace@example.com' }, meta());
+    for (let i = 0; i < 3; i++) await expect(accounts.requestEmailChange({ newEmail: 'grace@example.com', password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(EmailTaken);
+    const verified = hasher.verifications;
+    // Over the limit: refused before the password is hashed, for a taken and a free address alike.
+    for (const newEmail of ['grace@example.com', 'free@example.org']) {
+      await expect(accounts.requestEmailChange({ newEmail, password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(RateLimited);
+    }
+    expect(hasher.verifications).toBe(verified);
+  });
+
+  it('limits the links mailed to one new address, from all accounts together', async () => {
+    const { accounts } = setup({ emailLinkLimit: { limit: 2, windowMs: 60_000 } });
+    const sessions = [];
+    for (const n of [1, 2]) sessions.push((await accounts.signup({ ...ADA, email: `user${n}@example.com` }, meta())).session.token);
+    await accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[0]));
+    await accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[0]));
+    await expect(accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[1]))).rejects.toBeInstanceOf(RateLimited);
+    await accounts.requestEmailChange({ newEmail: 'other@example.org', password: ADA.password }, meta(sessions[1]));
   });
 
   it('refuses an http(s)-less verifyUrl at creation', () => {

@@ -7,6 +7,9 @@ import {
   ACCOUNT_LOGIN_LIMIT,
   ACCOUNT_LOGIN_POLICY,
   DEVICE_LOGIN_POLICY,
+  EMAIL_LINK_ACCOUNT_LIMIT,
+  EMAIL_LINK_ACCOUNT_POLICY,
+  EMAIL_LINK_ADDRESS_POLICY,
   DEVICE_PROOF_TTL_MS,
   RATE_LIMITS,
   RateLimited,
@@ -66,6 +69,9 @@ const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
   // A session's own limit on password checks has the account's rule.
   [SESSION_PASSWORD_POLICY]: ACCOUNT_LOGIN_LIMIT,
   [RESET_ADDRESS_POLICY]: RESET_ADDRESS_LIMIT,
+  // Both of the mailed links' limits have the account's rule (`AccountsOptions.emailLinkLimit`).
+  [EMAIL_LINK_ACCOUNT_POLICY]: EMAIL_LINK_ACCOUNT_LIMIT,
+  [EMAIL_LINK_ADDRESS_POLICY]: EMAIL_LINK_ACCOUNT_LIMIT,
 };
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
@@ -185,6 +191,8 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(DEVICE_LOGIN_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s'] : []),
     ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests'] : []),
     ...(route.alsoLimited?.includes(SESSION_PASSWORD_POLICY) ? ['this session’s own limit on password checks (then even the right password, until the window ends)'] : []),
+    ...(route.alsoLimited?.includes(EMAIL_LINK_ACCOUNT_POLICY) ? ['the account’s limit on mailed links'] : []),
+    ...(route.alsoLimited?.includes(EMAIL_LINK_ADDRESS_POLICY) ? ['the limit on links mailed to one address'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }
@@ -217,8 +225,9 @@ function operationObject(route: ApiRoute) {
       responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, !BODY_STATUSES.has(status)) } };
     }
   } else if (route.alsoLimited) {
-    // Counted only once the password is checked: the answers that follow a check may carry the quota.
-    for (const status of ['200', '403', '429']) {
+    // Counted only once the session is known (the mailed links' limit) or the password checked: the
+    // answers that may follow a count may carry the quota.
+    for (const status of ['200', '202', '403', '409', '429']) {
       const response = responses[status];
       if (response) responses[status] = { ...response, headers: { ...response.headers, ...rateLimitHeaders(route, false) } };
     }

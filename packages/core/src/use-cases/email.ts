@@ -5,7 +5,7 @@
  */
 import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
 import type { EmailConfirmed, EmailLink, EmailTokenPurpose, OutgoingMail, User } from '../ports.ts';
-import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, EMAIL_LINK_ADDRESS_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { EmailChangeRequest, EmailVerificationConfirmRequest, parseRequest, UpdateProfileRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
@@ -37,8 +37,9 @@ export interface EmailUseCases {
    * Mails a link to `newEmail` that moves the signed-in user's account there, and a notice to the
    * address it has now; nothing changes until the link is confirmed. Throws Unauthenticated,
    * ValidationError (also for the address the account has), WrongPassword, EmailTaken (the address
-   * is an account's now) or RateLimited (the session's password checks, as a password change; and
-   * the account's mailed links).
+   * is an account's now) or RateLimited (the account's mailed links, which every request counts,
+   * right password or not; the session's password checks, as a password change; the links mailed to
+   * the new address).
    */
   requestEmailChange(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /** Sets the signed-in user's name (the signup bounds, trimmed); answers the user. Throws Unauthenticated or ValidationError. */
@@ -148,11 +149,15 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
       withQuota(async (tally) => {
         const session: SignedInSession = await signedIn(context, meta);
         const input = parseRequest(EmailChangeRequest, await readBody(body));
+        // Every request counts against the account's links, before the password is hashed or the
+        // address looked up: a taken address answers 409, so an uncounted request would let one
+        // account test addresses (and spend a hash on each) without bound.
+        await countLink(session.user.id, tally);
         const record = await confirmPassword(context, session, input.password, tally);
         if (input.newEmail === record.email) throw new ValidationError([{ path: 'newEmail', message: 'is the address the account has' }]);
         // An early answer only: the confirmation decides, by the unique index, whoever took it since.
         if (await users.findByEmail(input.newEmail)) throw new EmailTaken();
-        await countLink(record.id, tally);
+        await countRequest(rateLimiter, EMAIL_LINK_ADDRESS_POLICY, accountKey(EMAIL_LINK_ADDRESS_POLICY, input.newEmail), context.emailLinkRule, clock.now(), tally);
         if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, meta)))) throw new Unauthenticated();
         return {};
       }),
