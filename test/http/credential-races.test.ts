@@ -46,7 +46,7 @@ describeEachServer('logins with the old password racing a change of credential',
       host,
       store,
       logger,
-      env: { TRUST_PROXY: '1', PBKDF2_ITERATIONS: ITERATIONS, LOGIN_FAILURES_PER_ACCOUNT: String(FAILURE_LIMIT), MAIL_POLL_MS: '20' },
+      env: { TRUST_PROXY: '1', PBKDF2_ITERATIONS: ITERATIONS, LOGIN_FAILURES_PER_ACCOUNT: String(FAILURE_LIMIT), MAIL_POLL_MS: '20', NEW_DEVICE_NOTICES_PER_HOUR: '0' },
     });
   });
   afterAll(async () => {

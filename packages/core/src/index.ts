@@ -38,6 +38,8 @@ export {
   EMAIL_LINK_ACCOUNT_LIMIT,
   EMAIL_LINK_ACCOUNT_POLICY,
   EMAIL_LINK_ADDRESS_POLICY,
+  NEW_DEVICE_NOTICE_LIMIT,
+  NEW_DEVICE_NOTICE_POLICY,
 } from './rate-limits.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
 

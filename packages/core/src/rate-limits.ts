@@ -50,6 +50,17 @@ export const EMAIL_LINK_ACCOUNT_POLICY = 'email-link-account';
 export const EMAIL_LINK_ADDRESS_POLICY = 'email-link-address';
 
 /**
+ * New-device notices mailed per account and window: at most 3 an hour. Whoever knows the password
+ * could otherwise make the service mail the owner at every login from a cookie-less client, and bury
+ * the notice that matters (a change of address asked for) under them. Logins beyond it are not
+ * refused, only not mailed about.
+ */
+export const NEW_DEVICE_NOTICE_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_000 };
+
+/** The limiter's name for NEW_DEVICE_NOTICE_LIMIT (never in a request's `Quota`: nothing is refused). */
+export const NEW_DEVICE_NOTICE_POLICY = 'new-device-notice';
+
+/**
  * Failed logins per account (normalised e-mail, whether or not it is registered), beside the per-IP
  * limits: a guess spread over many addresses still meets this one.
  */

@@ -72,7 +72,7 @@ describe('the use cases queue each notice with its change', () => {
     const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, options);
     const claim = () => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 });
     const queued = async () => (await claim()).map((m) => [m.to, m.subject]);
-    return { accounts, queued, claim };
+    return { accounts, queued, claim, clock };
   }
 
   it('a sign-in without the account’s device proof, a password change and a deletion each queue one notice to the account', async () => {
@@ -120,6 +120,30 @@ describe('the use cases queue each notice with its change', () => {
     await expect(accounts.changePassword({ currentPassword: 'wrong one', newPassword: 'a new passphrase' }, from({ sessionToken: fresh.session.token }))).rejects.toBeInstanceOf(WrongPassword);
     await expect(accounts.deleteAccount({ password: 'wrong one' }, from({ sessionToken: fresh.session.token }))).rejects.toBeInstanceOf(WrongPassword);
     expect(await queued()).toEqual([]);
+  });
+
+  it('mails at most 3 new-device notices per account an hour; the logins beyond are let in, not mailed about; null lifts the bound', async () => {
+    const NEW = ['ada@example.com', '[sl-accounts] New sign-in to your account'];
+    const { accounts, queued, claim, clock } = setup();
+    await accounts.signup(ADA, from());
+    await queued();
+    for (let i = 0; i < 5; i++) await accounts.login(ADA, from());
+    expect(await queued()).toEqual([NEW, NEW, NEW]);
+    // Other accounts have their own bound.
+    await accounts.signup({ ...ADA, email: 'grace@example.com' }, from());
+    await accounts.login({ ...ADA, email: 'grace@example.com' }, from());
+    expect((await queued()).filter(([, subject]) => subject === NEW[1])).toEqual([['grace@example.com', NEW[1]]]);
+    clock.advance(60 * 60_000);
+    const hourLater = clock.now().getTime();
+    await accounts.login(ADA, from());
+    // Only what this hour queued (the mails claimed before are due again: their lease ran out).
+    expect((await claim()).filter((m) => m.createdAt.getTime() >= hourLater).map((m) => [m.to, m.subject])).toEqual([NEW]);
+
+    const unbounded = setup({ newDeviceNoticeLimit: null });
+    await unbounded.accounts.signup(ADA, from());
+    await unbounded.queued();
+    for (let i = 0; i < 5; i++) await unbounded.accounts.login(ADA, from());
+    expect(await unbounded.queued()).toEqual([NEW, NEW, NEW, NEW, NEW]);
   });
 
   it('with the per-account login limit off, a new device is still told', async () => {

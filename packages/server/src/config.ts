@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import {
   ACCOUNT_LOGIN_LIMIT,
+  NEW_DEVICE_NOTICE_LIMIT,
   DEFAULT_IPV6_PREFIX,
   DEFAULT_MAIL_LEASE_MS,
   DEFAULT_MAIL_POLL_MS,
@@ -59,6 +60,8 @@ export interface Config {
   readonly accountLoginLimit: RateLimitRule | null;
   /** Live sessions one user may hold; a login beyond it ends the oldest. */
   readonly maxSessionsPerUser: number;
+  /** New-device notices mailed per account and hour; `null` for one at every such login (`NEW_DEVICE_NOTICES_PER_HOUR=0`). */
+  readonly newDeviceNoticeLimit: RateLimitRule | null;
   /** The session cache in front of the store; `undefined` when turned off (`SESSION_CACHE_SIZE=0`). */
   readonly sessionCache: SessionCacheConfig | undefined;
   /** Work factor of new password hashes. */
@@ -143,6 +146,7 @@ const Env = z
     LOGIN_FAILURES_PER_ACCOUNT: optional(z.coerce.number().int().min(0).max(1_000_000)).default(ACCOUNT_LOGIN_LIMIT.limit),
     LOGIN_FAILURE_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(ACCOUNT_LOGIN_LIMIT.windowMs / 1000),
     MAX_SESSIONS_PER_USER: optional(z.coerce.number().int().min(1).max(1_000_000)).default(DEFAULT_MAX_SESSIONS_PER_USER),
+    NEW_DEVICE_NOTICES_PER_HOUR: optional(z.coerce.number().int().min(0).max(1_000_000)).default(NEW_DEVICE_NOTICE_LIMIT.limit),
     MEMORY_RATE_LIMIT_KEYS: optional(z.coerce.number().int().min(1).max(100_000_000)).default(DEFAULT_RATE_LIMIT_KEYS),
     SESSION_CACHE_SIZE: optional(z.coerce.number().int().min(0).max(10_000_000)).default(DEFAULT_SESSION_CACHE_SIZE),
     SESSION_CACHE_STALENESS_MS: optional(z.coerce.number().int().min(1).max(60_000)).default(DEFAULT_SESSION_CACHE_STALENESS_MS),
@@ -221,6 +225,7 @@ const Env = z
       accountLoginLimit:
         env.LOGIN_FAILURES_PER_ACCOUNT === 0 ? null : { limit: env.LOGIN_FAILURES_PER_ACCOUNT, windowMs: env.LOGIN_FAILURE_WINDOW_SECONDS * 1000 },
       maxSessionsPerUser: env.MAX_SESSIONS_PER_USER,
+      newDeviceNoticeLimit: env.NEW_DEVICE_NOTICES_PER_HOUR === 0 ? null : { limit: env.NEW_DEVICE_NOTICES_PER_HOUR, windowMs: 60 * 60_000 },
       sessionCache: env.SESSION_CACHE_SIZE === 0 ? undefined : { maxEntries: env.SESSION_CACHE_SIZE, stalenessMs: env.SESSION_CACHE_STALENESS_MS },
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,

@@ -106,6 +106,7 @@ export async function configureService(config: Config, overrides: ServerOverride
       ipv6Prefix: config.ipv6Prefix,
       accountLoginLimit: config.accountLoginLimit,
       maxSessionsPerUser: config.maxSessionsPerUser,
+      newDeviceNoticeLimit: config.newDeviceNoticeLimit,
       resetUrl,
       verifyUrl,
       resetAddressLimit: config.resetAddressLimit,

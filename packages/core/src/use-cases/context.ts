@@ -1,7 +1,7 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import type { Ports, RateLimitRule } from '../ports.ts';
-import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
 
@@ -48,6 +48,8 @@ export interface AccountsOptions {
    * default; `{ 'new-device-sign-in': false }` turns one off, `false` turns them all off.
    */
   readonly securityNotices?: SecurityNoticeOptions;
+  /** New-device notices mailed per account and window; default NEW_DEVICE_NOTICE_LIMIT; `null`: one per such login. */
+  readonly newDeviceNoticeLimit?: RateLimitRule | null;
 }
 
 /** What every group of use cases is built on: the ports, and the options with their defaults filled in. */
@@ -68,6 +70,8 @@ export interface UseCaseContext {
   readonly resetUrl: URL;
   readonly verifyUrl: URL;
   readonly emailLinkRule: RateLimitRule;
+  /** New-device notices per account and window; `null`: no bound. */
+  readonly newDeviceNoticeRule: RateLimitRule | null;
   readonly onBackgroundError: (error: unknown) => void;
   readonly contactTo: string | undefined;
   readonly maxSessions: number;
@@ -109,6 +113,7 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
     resetUrl,
     verifyUrl,
     emailLinkRule: options.emailLinkLimit ?? EMAIL_LINK_ACCOUNT_LIMIT,
+    newDeviceNoticeRule: options.newDeviceNoticeLimit === undefined ? NEW_DEVICE_NOTICE_LIMIT : options.newDeviceNoticeLimit,
     onBackgroundError: options.onBackgroundError ?? (() => {}),
     contactTo: options.contactTo,
     maxSessions,

@@ -1,7 +1,7 @@
 import { DEVICE_LOGIN_POLICY } from '../device-proofs.ts';
 import { InvalidCredentials } from '../errors.ts';
 import type { User } from '../ports.ts';
-import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, NEW_DEVICE_NOTICE_POLICY, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { LoginRequest, parseRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
@@ -20,9 +20,24 @@ export interface LoginUseCases {
 
 export function loginUseCases(context: UseCaseContext): LoginUseCases {
   const { users, sessions, rateLimiter, hasher, clock } = context.ports;
-  const { accountRule, devices, notices } = context;
+  const { accountRule, devices, notices, newDeviceNoticeRule } = context;
   /** Whether a login checks the presented device proofs: for its limit, or for the new-device notice. */
   const checksDevices = accountRule !== null || notices.enabled('new-device-sign-in');
+
+  /**
+   * The new-device notice of a login whose password was right, while the account's bound on them
+   * (`newDeviceNoticeRule`) has room: one more limiter step, on a new device's login only. Counted
+   * before the session is stored, so a login that then loses its race with a change of credential
+   * may spend one of the hour's notices without sending it: the bound errs toward fewer mails.
+   */
+  async function newDeviceNotice(userId: number, meta: RequestMeta) {
+    if (!notices.enabled('new-device-sign-in')) return null;
+    if (newDeviceNoticeRule) {
+      const hit = await rateLimiter.consume(accountKey(NEW_DEVICE_NOTICE_POLICY, String(userId)), newDeviceNoticeRule, clock.now());
+      if (!hit.allowed) return null;
+    }
+    return notices.notice('new-device-sign-in', meta);
+  }
 
   /** Login's steps, inside `withQuota`. */
   async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<SignedIn> {
@@ -64,7 +79,7 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     // or was cleared): its owner is told, in the session's own transaction, so only a login that
     // succeeds queues a notice (a failed one costs nothing more). Signup gives its client a proof,
     // so the account's first sign-in from the browser that made it is no new device.
-    const notice = device ? null : notices.notice('new-device-sign-in', meta);
+    const notice = device ? null : await newDeviceNotice(record.id, meta);
     const session = await issueSession(context, record.id, generation, notice);
     if (!session) throw new InvalidCredentials();
     const user: User = { id: record.id, name: record.name, email: record.email, emailVerified: record.emailVerified };
