@@ -10,11 +10,9 @@ import { capturingLogger } from '../support/logger.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { poll } from '../support/poll.ts';
 import { STORES, startTestServer } from '../support/server.ts';
-import { messageIds, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
+import { FAST_MAIL, messageIds, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
 
 const P = 'sl_accounts_';
-/** Fast polls and retries, so a test waits milliseconds where production waits seconds. */
-const FAST = { MAIL_POLL_MS: '20', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', SMTP_TIMEOUT_MS: '2000' };
 
 const contact = (n: number) => ({ name: `Visitor ${n}`, email: `visitor${n}@example.com`, message: `Question number ${n}: is there a student price?` });
 
@@ -31,7 +29,7 @@ for (const store of STORES) {
     const start = async (extra: Record<string, string> = {}) =>
       (server = await startTestServer({
         store: store.kind,
-        env: { SMTP_URL: smtp!.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', METRICS_PORT: '0', ...FAST, ...extra },
+        env: { SMTP_URL: smtp!.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', METRICS_PORT: '0', ...FAST_MAIL, ...extra },
       }));
 
     it('a contact message reaches CONTACT_TO: its name, e-mail as Reply-To, message and time', async () => {
@@ -122,7 +120,7 @@ describe('header tricks in a contact name, through a real SMTP server', () => {
   it('an RFC 2047 encoded-word, a line break or a bidirectional override reaches the Subject as the text typed: no Bcc, no extra header, no other recipient', async () => {
     smtp = await startTestSmtp();
     server = await startTestServer({
-      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', TRUST_PROXY: '1', ...FAST },
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', TRUST_PROXY: '1', ...FAST_MAIL },
     });
     const names: readonly (readonly [sent: string, shown: string])[] = [
       ['=?utf-8?q?=0d=0aBcc:_x@example.org?=', '=?utf-8?q?=0d=0aBcc:_x@example.org?='],
@@ -165,7 +163,7 @@ describe('security mail on the memory store while SMTP is down', () => {
     server = await startTestServer({
       store: 'memory',
       logger,
-      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', METRICS_PORT: '0', TRUST_PROXY: '1', ...FAST },
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', METRICS_PORT: '0', TRUST_PROXY: '1', ...FAST_MAIL },
     });
     const ada = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
     expect((await request(server.url, '/api/signup', { ip: freshIp(), json: ada })).status).toBe(201);

@@ -11,20 +11,12 @@ import { request, sessionFrom } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { poll } from '../support/poll.ts';
 import { STORES, startTestServer } from '../support/server.ts';
-import { messageIds, startTestSmtp, type ReceivedMail, type TestSmtp } from '../support/smtp.ts';
+import { FAST_MAIL, mailField, messageIds, startTestSmtp, type TestSmtp } from '../support/smtp.ts';
 
 const P = 'sl_accounts_';
-/** Fast polls and retries, so a test waits milliseconds where production waits seconds. */
-const FAST = { MAIL_POLL_MS: '20', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', SMTP_TIMEOUT_MS: '2000' };
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
 const NEW = 'ada@lovelace.example';
 
-const field = (mail: ReceivedMail, label: string) =>
-  (mail.parsed.text ?? '')
-    .split('\n')
-    .find((line) => line.startsWith(label))
-    ?.slice(label.length)
-    .trim();
 
 for (const store of STORES) {
   describe.skipIf(store.skip !== undefined)(`the mails of a change of address on the ${store.title} store`, () => {
@@ -40,7 +32,7 @@ for (const store of STORES) {
       smtp = await startTestSmtp({ up: false });
       server = await startTestServer({
         store: store.kind,
-        env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', PUBLIC_URL: 'https://accounts.example.org', TRUST_PROXY: '1', METRICS_PORT: '0', ...FAST },
+        env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', PUBLIC_URL: 'https://accounts.example.org', TRUST_PROXY: '1', METRICS_PORT: '0', ...FAST_MAIL },
       });
       const url = server.url;
       const metrics = () => scrape(server!.metricsUrl!);
@@ -59,8 +51,8 @@ for (const store of STORES) {
       const token = new URL(/https?:\/\/\S+/.exec(link.parsed.text ?? '')![0]).searchParams.get('token')!;
       const requested = smtp.received.find((m) => m.parsed.subject === '[sl-accounts] A change of your address was requested')!;
       expect(requested.rcptTo).toEqual([ADA.email]);
-      expect(field(requested, 'IP address:')).toBe('203.0.113.2');
-      expect(field(requested, 'User agent:')).toBe('Asker/1.0');
+      expect(mailField(requested, 'IP address:')).toBe('203.0.113.2');
+      expect(mailField(requested, 'User agent:')).toBe('Asker/1.0');
 
       await smtp.down();
       const before = Date.now();
@@ -74,9 +66,9 @@ for (const store of STORES) {
       const changed = smtp.received.filter((m) => m.parsed.subject === '[sl-accounts] Your address was changed');
       expect(changed.map((m) => m.rcptTo.join()).sort()).toEqual([ADA.email, NEW].sort());
       for (const mail of changed) {
-        expect(field(mail, 'IP address:')).toBe('203.0.113.3');
-        expect(field(mail, 'User agent:')).toBe('Confirmer/2.0');
-        expect(new Date(field(mail, 'When:')!).getTime()).toBeGreaterThanOrEqual(before - 1);
+        expect(mailField(mail, 'IP address:')).toBe('203.0.113.3');
+        expect(mailField(mail, 'User agent:')).toBe('Confirmer/2.0');
+        expect(new Date(mailField(mail, 'When:')!).getTime()).toBeGreaterThanOrEqual(before - 1);
         expect(mail.parsed.text).toContain(NEW);
         for (const secret of [token, ADA.password, session]) expect(mail.parsed.text).not.toContain(secret);
       }

@@ -12,12 +12,10 @@ import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { poll } from '../support/poll.ts';
 import { STORES, startTestServer } from '../support/server.ts';
-import { messageIds, startTestSmtp, type ReceivedMail, type TestSmtp } from '../support/smtp.ts';
+import { FAST_MAIL, mailField, messageIds, startTestSmtp, type ReceivedMail, type TestSmtp } from '../support/smtp.ts';
 
 const P = 'sl_accounts_';
 const PUBLIC_URL = 'https://accounts.example.org';
-/** Fast polls and retries, so a test waits milliseconds where production waits seconds. */
-const FAST = { MAIL_POLL_MS: '20', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', SMTP_TIMEOUT_MS: '2000' };
 const NEW_PASSWORD = 'a new and longer passphrase';
 const SUBJECTS = {
   changed: '[sl-accounts] Your password was changed',
@@ -29,12 +27,6 @@ const SUBJECTS = {
 const deviceFrom = (res: ApiResponse) => res.setCookies.map((c) => /^sl_device=([^;]+)/.exec(c)?.[1]).find(Boolean);
 const tokenIn = (mail: ReceivedMail) => new URL(/https?:\/\/\S+/.exec(mail.parsed.text ?? '')![0]).searchParams.get('token')!;
 /** The line of a notice's text that starts with `label`, after the label. */
-const field = (mail: ReceivedMail, label: string) =>
-  (mail.parsed.text ?? '')
-    .split('\n')
-    .find((line) => line.startsWith(label))
-    ?.slice(label.length)
-    .trim();
 
 /** The verification link every signup mails: no notice, and left out of what these cases read. */
 const isVerificationLink = (mail: ReceivedMail) => (mail.parsed.subject ?? '').startsWith('Confirm your address');
@@ -56,7 +48,7 @@ for (const store of STORES) {
     const start = async (extra: Record<string, string> = {}) =>
       (server = await startTestServer({
         store: store.kind,
-        env: { SMTP_URL: smtp!.url, MAIL_FROM: 'Accounts <accounts@example.org>', PUBLIC_URL, TRUST_PROXY: '1', METRICS_PORT: '0', ...FAST, ...extra },
+        env: { SMTP_URL: smtp!.url, MAIL_FROM: 'Accounts <accounts@example.org>', PUBLIC_URL, TRUST_PROXY: '1', METRICS_PORT: '0', ...FAST_MAIL, ...extra },
       }));
     /** A request from `from` (X-Forwarded-For) with the user agent `agent`, and the cookies given. */
     const call = (path: string, options: { json?: unknown; method?: string; session?: string; cookie?: string; from?: string; agent?: string } = {}) => {
@@ -127,9 +119,9 @@ for (const store of STORES) {
       for (const [subject, from, agent] of expected) {
         const mail = bySubject(subject);
         expect(mail.rcptTo, subject).toEqual([who.email]);
-        expect(field(mail, 'IP address:'), subject).toBe(from);
-        expect(field(mail, 'User agent:'), subject).toBe(agent);
-        const when = new Date(field(mail, 'When:')!).getTime();
+        expect(mailField(mail, 'IP address:'), subject).toBe(from);
+        expect(mailField(mail, 'User agent:'), subject).toBe(agent);
+        const when = new Date(mailField(mail, 'When:')!).getTime();
         expect(when, subject).toBeGreaterThanOrEqual(started - 1);
         expect(when, subject).toBeLessThanOrEqual(finished);
         const text = mail.parsed.text ?? '';
@@ -180,7 +172,7 @@ describe('security notices that are off, and what counts as a new device', () =>
 
   const start = async (extra: Record<string, string> = {}) => {
     smtp = await startTestSmtp();
-    server = await startTestServer({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'accounts@example.org', PUBLIC_URL, TRUST_PROXY: '1', METRICS_PORT: '0', ...FAST, ...extra } });
+    server = await startTestServer({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'accounts@example.org', PUBLIC_URL, TRUST_PROXY: '1', METRICS_PORT: '0', ...FAST_MAIL, ...extra } });
     return server;
   };
   const call = (path: string, options: { json?: unknown; method?: string; session?: string; cookie?: string } = {}) => {

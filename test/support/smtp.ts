@@ -115,3 +115,15 @@ export async function startTestSmtp(options: { readonly up?: boolean } = {}): Pr
 export function messageIds(received: readonly ReceivedMail[]): string[] {
   return received.map((m) => m.parsed.messageId ?? '(none)');
 }
+
+/** Server settings for mail tests: fast polls and retries, so a test waits milliseconds where production waits seconds. */
+export const FAST_MAIL = { MAIL_POLL_MS: '20', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', SMTP_TIMEOUT_MS: '2000' } as const;
+
+/** What follows `label` on the first line of a received mail's text that starts with it, trimmed. */
+export function mailField(mail: ReceivedMail, label: string): string | undefined {
+  return (mail.parsed.text ?? '')
+    .split('\n')
+    .find((line) => line.startsWith(label))
+    ?.slice(label.length)
+    .trim();
+}
