@@ -173,18 +173,22 @@ describe.skipIf(postgres.skip)(`the revocation feed on ${postgres.title}`, () =>
     expect(heard.events).toEqual([[digest]]);
   });
 
-  it('hears TRUNCATE, and a change to a user’s name or e-mail, as every session; a new password hash as none', async () => {
+  it('hears TRUNCATE as every session; a change to a user’s name, e-mail or verification as that user’s sessions only; a new password hash as none', async () => {
     const heard = await listen(b.revocations);
     await sessions(a, 2);
     await withSql(database.url, (sql) => sql.query('truncate sessions'));
     await caughtUpPastNow(b.revocations);
     expect(heard.events).toEqual(['all']);
 
-    for (const statement of ["update users set name = 'Grace'", "update users set email = 'grace@example.com' where id = (select min(id) from users)"]) {
+    // Ada's two sessions and another user's one: a change of Ada is heard as hers, not as every session.
+    const ada = await sessions(a, 2);
+    await sessions(a, 1);
+    const adaId = await withSql(database.url, async (sql) => (await sql.query<{ user_id: number }>('select user_id from sessions where token_digest = $1', [ada[0]])).rows[0]!.user_id);
+    for (const statement of [`update users set name = 'Augusta' where id = ${adaId}`, `update users set email = 'augusta@example.com' where id = ${adaId}`, `update users set email_verified = true where id = ${adaId}`]) {
       heard.clear();
       await withSql(database.url, (sql) => sql.query(statement));
       await caughtUpPastNow(b.revocations);
-      expect(heard.events, statement).toEqual(['all']);
+      expect(heard.events.map((e) => (e === 'all' ? e : [...e].sort())), statement).toEqual([[...ada].sort()]);
     }
 
     heard.clear();

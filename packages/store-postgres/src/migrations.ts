@@ -208,10 +208,30 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
         .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('email_tokens_expires_at_idx').on('email_tokens').column('expires_at').execute();
-      // A session shows whether its user's address is verified: a change of it makes cached ones
-      // suspect, as a change of name or address does (0003).
+      // A session shows its user's name, address and whether the address is verified: a change of
+      // them makes that user's cached sessions suspect, as 0003 said, but no one else's. Until now
+      // nothing changed a name or an address, so the trigger could say '*'; a change of name is any
+      // user's now (PATCH /api/me), and '*' would let each one empty every process's cache. The
+      // digests go as 0003's do: 100 to a notification, '*' past 12,000. A row trigger (a column
+      // list allows no transition table), and only when one of those columns really changed.
+      await sql`
+        create function sl_notify_user_sessions_revoked() returns trigger language plpgsql as $$
+        begin
+          if (select count(*) from sessions where user_id = old.id) > 12000 then
+            perform pg_notify('sl_session_revocations', '*');
+          else
+            perform pg_notify('sl_session_revocations', string_agg(token_digest, ','))
+              from (select token_digest, (row_number() over () - 1) / 100 as chunk from sessions where user_id = old.id) as numbered
+              group by chunk;
+          end if;
+          return null;
+        end
+        $$`.execute(db);
       await sql`drop trigger users_changed_revokes_sessions on users`.execute(db);
-      await sql`create trigger users_changed_revokes_sessions after update of id, name, email, email_verified on users for each statement execute function sl_notify_all_sessions_revoked()`.execute(db);
+      await sql`
+        create trigger users_changed_revokes_sessions after update of id, name, email, email_verified on users for each row
+        when (old.id is distinct from new.id or old.name is distinct from new.name or old.email is distinct from new.email or old.email_verified is distinct from new.email_verified)
+        execute function sl_notify_user_sessions_revoked()`.execute(db);
     },
   },
 };
