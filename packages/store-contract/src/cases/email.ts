@@ -171,6 +171,23 @@ export function emailCases(current: CurrentStore): void {
     }
   });
 
+  it('a move racing a password change of the same account: exactly one of them happens', async () => {
+    const { store } = current;
+    for (let round = 0; round < 5; round++) {
+      const a = await addUser(store, `racer${round}@example.com`);
+      await store.verifications.request(a.id, { token: token(round, 'change', `moved${round}@example.com`), mails: [] });
+      const [moved, changed] = await Promise.all([
+        store.verifications.consume(digest(2000 + round), T0, null, none),
+        store.users.changePassword(a.id, G0, OTHER_PHC, null),
+      ]);
+      const moverWon = moved !== 'taken' && moved !== null;
+      expect(moverWon !== (changed !== null), `round ${round}`).toBe(true);
+      const now = await store.users.findById(a.id);
+      expect(now?.email, `round ${round}`).toBe(moverWon ? `moved${round}@example.com` : `racer${round}@example.com`);
+      expect(now?.passwordHash, `round ${round}`).toBe(moverWon ? PHC : OTHER_PHC);
+    }
+  });
+
   it('a pending change of address dies with a password change or a completed reset: its link moves nothing afterwards', async () => {
     const { store } = current;
     const ada = await addUser(store, 'ada@example.com');
