@@ -309,6 +309,12 @@ export interface NewEmailToken {
   readonly purpose: EmailTokenPurpose;
   /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
   readonly email: string;
+  /**
+   * The account's credential generation when its password was checked (or its row read) for this
+   * link: the store writes the token only while it is still current, and a `change` confirms only
+   * while it stays so.
+   */
+  readonly credentialGeneration: number;
   readonly createdAt: Date;
   readonly expiresAt: Date;
 }
@@ -336,8 +342,9 @@ export interface EmailConfirmed {
  */
 export interface EmailVerificationStore {
   /**
-   * Replaces the user's token with this one and queues the mails, in one transaction. Resolves with
-   * whether the user exists (when not, nothing is written).
+   * Replaces the user's token with this one and queues the mails, in one transaction, if the user
+   * exists and its credential generation is still the token's. Resolves with whether it wrote (when
+   * not, nothing is written: a password changed while the request checked the old one opens nothing).
    */
   request(userId: number, link: EmailLink): Promise<boolean>;
   /**

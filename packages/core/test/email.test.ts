@@ -3,7 +3,7 @@
  * link), their switches, and what each refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/core';
+import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, Unauthenticated, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { ManualClock } from '@sl-accounts/core/testing';
 
@@ -14,11 +14,14 @@ const meta = (sessionToken: string | null = null) => ({ clientIp: `203.0.113.${+
 function setup(options: AccountsOptions = {}) {
   const store = createMemoryStore();
   const clock = new ManualClock();
-  /** The hasher, counting the passwords it checked. */
-  const hasher = Object.assign(new Pbkdf2PasswordHasher({ iterations: 1000 }), { verifications: 0 });
+  /** The hasher, counting the passwords it checked; the next check waits for `gate` when one is set. */
+  const hasher = Object.assign(new Pbkdf2PasswordHasher({ iterations: 1000 }), { verifications: 0, gate: undefined as Promise<void> | undefined });
   const verify = hasher.verify.bind(hasher);
-  hasher.verify = (password, hash) => {
+  hasher.verify = async (password, hash) => {
     hasher.verifications++;
+    const gate = hasher.gate;
+    hasher.gate = undefined;
+    await gate;
     return verify(password, hash);
   };
   const accounts = createAccounts({ ...store, hasher, clock }, { verifyUrl: 'https://app.example.org/verify', ...options });
@@ -93,6 +96,26 @@ describe('the address and the name', () => {
       await expect(accounts.requestEmailChange({ newEmail, password: ADA.password }, meta(session.token))).rejects.toBeInstanceOf(RateLimited);
     }
     expect(hasher.verifications).toBe(verified);
+  });
+
+  it('a change asked for while the owner changes the password stores no link and mails nothing: the request checked the old password', async () => {
+    const { accounts, hasher, mails } = setup();
+    const { session: thief } = await accounts.signup(ADA, meta());
+    const { session: owner } = await accounts.login(ADA, meta());
+    await mails();
+    let release!: () => void;
+    hasher.gate = new Promise<void>((resolve) => (release = resolve));
+    const checked = hasher.verifications;
+    const asked = accounts.requestEmailChange({ newEmail: 'thief@example.org', password: ADA.password }, meta(thief.token));
+    // The request's check of the old password has begun, and waits.
+    for (let turn = 0; hasher.verifications === checked; turn++) {
+      if (turn > 1_000) throw new Error('the request never checked the password');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: 'the owner took it back' }, meta(owner.token));
+    release();
+    await expect(asked).rejects.toBeInstanceOf(Unauthenticated);
+    expect((await mails()).map((m) => m.subject)).toEqual(['[sl-accounts] Your password was changed']);
   });
 
   it('limits the links mailed to one new address, from all accounts together', async () => {

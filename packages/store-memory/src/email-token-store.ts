@@ -15,9 +15,9 @@ export class MemoryEmailVerificationStore implements EmailVerificationStore {
   }
 
   async request(userId: number, link: EmailLink): Promise<boolean> {
-    const record = this.#table.byId.get(userId);
-    if (!record) return false;
-    this.#table.emailTokens.set(userId, { ...link.token, credentialGeneration: record.credentialGeneration });
+    // Gone, or its password changed since the request checked it: nothing is written.
+    if (this.#table.byId.get(userId)?.credentialGeneration !== link.token.credentialGeneration) return false;
+    this.#table.emailTokens.set(userId, link.token);
     for (const mail of link.mails) this.#outbox.enqueue(mail, link.token.createdAt);
     return true;
   }

@@ -42,7 +42,7 @@ export class UserTable {
    * Verification and change-of-address tokens by user id (at most one per user: the newest), each
    * with the credential generation it was issued under (a change works only while that is current).
    */
-  readonly emailTokens = new Map<number, NewEmailToken & { readonly credentialGeneration: number }>();
+  readonly emailTokens = new Map<number, NewEmailToken>();
   /** Every session deletion, for the session caches in front of this store. */
   readonly revocations = new InProcessRevocations();
   /** The store's outbox: a change's notice is queued in the change's synchronous step. */
@@ -129,7 +129,7 @@ export class MemoryUserStore implements UserStore {
     table.byId.set(record.id, record);
     table.idByEmail.set(record.email, record.id);
     if (verification) {
-      table.emailTokens.set(record.id, { ...verification.token, credentialGeneration: record.credentialGeneration });
+      table.emailTokens.set(record.id, verification.token);
       for (const mail of verification.mails) table.outbox.enqueue(mail, user.createdAt);
     }
     return toUser(record);

@@ -20,8 +20,9 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
   async request(userId: number, link: EmailLink): Promise<boolean> {
     const { token, mails } = link;
     return this.#db.transaction().execute(async (trx) => {
-      // From the user's row, so a user deleted meanwhile gets no token (and no mail): one row per
-      // account, the newest replacing the one before, whatever it was for.
+      // From the user's row, so a user deleted meanwhile, or whose password changed since it was
+      // checked, gets no token (and no mail): one row per account, the newest replacing the one
+      // before, whatever it was for. The row lock FOR SHARE makes a concurrent change wait or win.
       const stored = await trx
         .insertInto('email_tokens')
         .columns(['user_id', 'token_digest', 'purpose', 'email', 'credential_generation', 'created_at', 'expires_at'])
@@ -33,11 +34,14 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
               eb.val(token.tokenDigest).as('token_digest'),
               eb.val(token.purpose).as('purpose'),
               eb.val(token.email).as('email'),
-              'credential_generation',
+              eb.val(token.credentialGeneration).as('credential_generation'),
               eb.val(token.createdAt).as('created_at'),
               eb.val(token.expiresAt).as('expires_at'),
             ])
-            .where('id', '=', userId),
+            .where('id', '=', userId)
+            // The generation the request checked the password against: a change since writes nothing.
+            .where('credential_generation', '=', token.credentialGeneration)
+            .forShare(),
         )
         .onConflict((oc) =>
           oc.column('user_id').doUpdateSet((eb) => ({

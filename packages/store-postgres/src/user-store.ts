@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AccountMail, EmailLink, InProcessRevocations, NewUser, User, UserRecord, UserStore } from '@sl-accounts/core';
-import { FIRST_CREDENTIAL_GENERATION } from '@sl-accounts/core';
 import { compileOnce, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 import { enqueueMail } from './outbox.ts';
@@ -69,7 +68,7 @@ export class PostgresUserStore implements UserStore {
           token_digest: token.tokenDigest,
           purpose: token.purpose,
           email: token.email,
-          credential_generation: FIRST_CREDENTIAL_GENERATION,
+          credential_generation: token.credentialGeneration,
           created_at: token.createdAt,
           expires_at: token.expiresAt,
         })

@@ -47,19 +47,19 @@ export interface EmailUseCases {
 }
 
 /** A fresh link for `purpose` to `email`: the raw token (for the mail only) and the token as stored. */
-function newToken(context: UseCaseContext, purpose: EmailTokenPurpose, email: string) {
+function newToken(context: UseCaseContext, purpose: EmailTokenPurpose, email: string, credentialGeneration: number) {
   const token = context.ports.tokens.generate();
   const createdAt = context.ports.clock.now();
   const link = new URL(context.verifyUrl);
   link.searchParams.set('token', token);
-  return { href: link.href, stored: { tokenDigest: digestToken(token), purpose, email, createdAt, expiresAt: new Date(createdAt.getTime() + EMAIL_TOKEN_TTL_MS) } };
+  return { href: link.href, stored: { tokenDigest: digestToken(token), purpose, email, credentialGeneration, createdAt, expiresAt: new Date(createdAt.getTime() + EMAIL_TOKEN_TTL_MS) } };
 }
 
 const hours = EMAIL_TOKEN_TTL_MS / 3_600_000;
 
 /** The verification link of an account at `email`, with its mail (signup passes it to the store's insert). */
-export function verificationLink(context: UseCaseContext, email: string): EmailLink {
-  const { href, stored } = newToken(context, 'verify', email);
+export function verificationLink(context: UseCaseContext, email: string, credentialGeneration: number): EmailLink {
+  const { href, stored } = newToken(context, 'verify', email, credentialGeneration);
   const mail: OutgoingMail = {
     to: email,
     subject: `Confirm your address for ${context.serviceName}`,
@@ -78,8 +78,8 @@ export function verificationLink(context: UseCaseContext, email: string): EmailL
 }
 
 /** The link that moves an account from `oldEmail` to `newEmail`, with its mail and the notice to the old address. */
-function changeLink(context: UseCaseContext, oldEmail: string, newEmail: string, meta: RequestMeta): EmailLink {
-  const { href, stored } = newToken(context, 'change', newEmail);
+function changeLink(context: UseCaseContext, oldEmail: string, newEmail: string, credentialGeneration: number, meta: RequestMeta): EmailLink {
+  const { href, stored } = newToken(context, 'change', newEmail, credentialGeneration);
   const link: OutgoingMail = {
     to: newEmail,
     subject: `Confirm your new address for ${context.serviceName}`,
@@ -141,7 +141,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         if (!record) throw new Unauthenticated();
         if (record.emailVerified) return { sent: false };
         await countLink(record.id, tally);
-        if (!(await verifications.request(record.id, verificationLink(context, record.email)))) throw new Unauthenticated();
+        if (!(await verifications.request(record.id, verificationLink(context, record.email, record.credentialGeneration)))) throw new Unauthenticated();
         return { sent: true };
       }),
 
@@ -158,7 +158,9 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         // An early answer only: the confirmation decides, by the unique index, whoever took it since.
         if (await users.findByEmail(input.newEmail)) throw new EmailTaken();
         await countRequest(rateLimiter, EMAIL_LINK_ADDRESS_POLICY, accountKey(EMAIL_LINK_ADDRESS_POLICY, input.newEmail), context.emailLinkRule, clock.now(), tally);
-        if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, meta)))) throw new Unauthenticated();
+        // Under the generation the password was checked against: a password changed or reset while
+        // it was hashed (by the owner, locking out whoever asked) stores no link and mails nothing.
+        if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, meta)))) throw new Unauthenticated();
         return {};
       }),
 

@@ -32,7 +32,7 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
         await context.limit('signup', meta, tally);
         const input = parseRequest(SignupRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.password);
-        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, verificationLink(context, input.email));
+        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION));
         if (!user) throw new EmailTaken();
         // Under the new account's first generation, as a login's: only someone who knows the password
         // (or reads its mailbox) can have moved it on, or deleted the account, since the insert.

@@ -3,7 +3,7 @@ import type { EmailConfirmed, EmailTokenPurpose, OutgoingMail } from '@sl-accoun
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, HOUR, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
-const token = (n: number, purpose: EmailTokenPurpose, email: string, expiresAt = at(DAY)) => ({ tokenDigest: digest(2000 + n), purpose, email, createdAt: T0, expiresAt });
+const token = (n: number, purpose: EmailTokenPurpose, email: string, expiresAt = at(DAY), credentialGeneration = G0) => ({ tokenDigest: digest(2000 + n), purpose, email, credentialGeneration, createdAt: T0, expiresAt });
 const mail = (to: string, subject = 'Confirm'): OutgoingMail => ({ to, subject, text: `https://example.com/verify?token=${subject}` });
 /** No mails on confirmation. */
 const none = (): readonly OutgoingMail[] => [];
@@ -186,6 +186,19 @@ export function emailCases(current: CurrentStore): void {
       expect(now?.email, `round ${round}`).toBe(moverWon ? `moved${round}@example.com` : `racer${round}@example.com`);
       expect(now?.passwordHash, `round ${round}`).toBe(moverWon ? PHC : OTHER_PHC);
     }
+  });
+
+  it('request writes nothing under a credential generation that has moved on: no token, no mail', async () => {
+    const { store } = current;
+    const ada = await addUser(store, 'ada@example.com');
+    // The password changed while the request was checking the old one.
+    expect(await store.users.changePassword(ada.id, G0, OTHER_PHC, null)).not.toBeNull();
+    expect(await store.verifications.request(ada.id, { token: token(1, 'change', 'thief@example.com'), mails: [mail('thief@example.com', 'Link')] })).toBe(false);
+    expect(await store.outbox.depth()).toBe(0);
+    expect(await store.verifications.consume(digest(2001), at(MINUTE), null, none)).toBeNull();
+    // Under the current generation it is written.
+    expect(await store.verifications.request(ada.id, { token: token(2, 'change', 'new@example.com', at(DAY), G0 + 1), mails: [mail('new@example.com', 'Link')] })).toBe(true);
+    expect(((await store.verifications.consume(digest(2002), at(MINUTE), null, none)) as EmailConfirmed).user.email).toBe('new@example.com');
   });
 
   it('a pending change of address dies with a password change or a completed reset: its link moves nothing afterwards', async () => {
