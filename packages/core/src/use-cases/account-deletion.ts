@@ -4,7 +4,7 @@ import { DeleteAccountRequest, parseRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget, signedIn } from './sessions.ts';
+import { signedIn } from './sessions.ts';
 
 export interface AccountDeletionUseCases {
   /**
@@ -16,7 +16,6 @@ export interface AccountDeletionUseCases {
 }
 
 export function accountDeletionUseCases(context: UseCaseContext): AccountDeletionUseCases {
-  const { users } = context.ports;
   return {
     deleteAccount: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
       withQuota(async (tally) => {
@@ -25,9 +24,8 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         const record = await confirmPassword(context, session, input.password, tally);
         // The notice is queued in the deletion's transaction, to the address the account had: it goes
         // although the account is gone, and never for a deletion that did not happen.
-        const ended = await users.delete(record.id, record.credentialGeneration, context.notices.notice('account-deleted', meta));
+        const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, context.notices.notice('account-deleted', meta));
         if (ended === null) throw new Unauthenticated();
-        forget(context, ended);
         return {};
       }),
   };

@@ -4,7 +4,9 @@
  * moves only when the link is confirmed), and the change of name.
  */
 import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
-import type { EmailConfirmed, EmailLink, EmailTokenPurpose, OutgoingMail, User } from '../ports.ts';
+import type { EmailConfirmed, EmailLink } from '../account-manager.ts';
+import type { OutgoingMail } from '../ports.ts';
+import type { EmailTokenPurpose, User } from '../store.ts';
 import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, EMAIL_LINK_ADDRESS_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { EmailChangeRequest, EmailVerificationConfirmRequest, parseRequest, UpdateProfileRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
@@ -12,7 +14,7 @@ import type { UseCaseContext } from './context.ts';
 import { addressNotice } from './address-notices.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget, forgetUser, signedIn, type SignedInSession } from './sessions.ts';
+import { signedIn, type SignedInSession } from './sessions.ts';
 
 /** How long a verification or change-of-address link is valid, from its mail. */
 export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
@@ -106,7 +108,9 @@ function presentedDigest(meta: RequestMeta): string | null {
 }
 
 export function emailUseCases(context: UseCaseContext): EmailUseCases {
-  const { users, verifications, rateLimiter, clock } = context.ports;
+  const { store, clock } = context.ports;
+  const { users, rateLimiter } = store;
+  const { manager } = context;
 
   /** Counts a mailed link against the account's limit. */
   const countLink = (userId: number, tally: Tally) =>
@@ -124,11 +128,9 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
             addressNotice(context, 'email-changed', meta, { to: done.user.email, newEmail: done.user.email, toNewAddress: true }),
           ].filter((mail) => mail !== null);
         };
-        const done = await verifications.consume(digestToken(input.token), clock.now(), presentedDigest(meta), mails);
+        const done = await manager.confirmEmailLink(digestToken(input.token), clock.now(), presentedDigest(meta), mails);
         if (done === 'taken') throw new EmailTaken();
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
-        forget(context, done.endedSessions);
-        await forgetUser(context, done.user.id);
         return { user: done.user, purpose: done.purpose };
       }),
 
@@ -141,7 +143,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         if (!record) throw new Unauthenticated();
         if (record.emailVerified) return { sent: false };
         await countLink(record.id, tally);
-        if (!(await verifications.request(record.id, verificationLink(context, record.email, record.credentialGeneration)))) throw new Unauthenticated();
+        if (!(await manager.requestEmailLink(record.id, verificationLink(context, record.email, record.credentialGeneration)))) throw new Unauthenticated();
         return { sent: true };
       }),
 
@@ -160,16 +162,15 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         await countRequest(rateLimiter, EMAIL_LINK_ADDRESS_POLICY, accountKey(EMAIL_LINK_ADDRESS_POLICY, input.newEmail), context.emailLinkRule, clock.now(), tally);
         // Under the generation the password was checked against: a password changed or reset while
         // it was hashed (by the owner, locking out whoever asked) stores no link and mails nothing.
-        if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, meta)))) throw new Unauthenticated();
+        if (!(await manager.requestEmailLink(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, meta)))) throw new Unauthenticated();
         return {};
       }),
 
     async updateProfile(body: RequestBody, meta: RequestMeta): Promise<User> {
       const session = await signedIn(context, meta);
       const input = parseRequest(UpdateProfileRequest, await readBody(body));
-      const user = await users.rename(session.user.id, input.name);
+      const user = await manager.rename(session.user.id, input.name);
       if (!user) throw new Unauthenticated();
-      await forgetUser(context, user.id);
       return user;
     },
   };

@@ -1,6 +1,6 @@
 import type { IssuedDeviceProof } from '../device-proofs.ts';
 import { EmailTaken, InvalidCredentials } from '../errors.ts';
-import { FIRST_CREDENTIAL_GENERATION, type User } from '../ports.ts';
+import { FIRST_CREDENTIAL_GENERATION, type User } from '../store.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
 import { parseRequest, SignupRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
@@ -25,14 +25,14 @@ export interface SignupUseCases {
 }
 
 export function signupUseCases(context: UseCaseContext): SignupUseCases {
-  const { users, hasher, clock } = context.ports;
+  const { hasher, clock } = context.ports;
   return {
     signup: (body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota> =>
       withQuota(async (tally) => {
         await context.limit('signup', meta, tally);
         const input = parseRequest(SignupRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.password);
-        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION));
+        const user = await context.manager.signUp({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION));
         if (!user) throw new EmailTaken();
         // Under the new account's first generation, as a login's: only someone who knows the password
         // (or reads its mailbox) can have moved it on, or deleted the account, since the insert.
