@@ -48,6 +48,7 @@ export interface MailToQueue extends Omit<OutgoingMail, 'to'> {
 
 /** The outbox as a unit of work writes to it: a mail is queued in the transaction of what caused it. */
 export interface OutboxRepository {
+  /** Queues the mail (or, with `to: null`, a stand-in) under a fresh UUID, due from `queuedAt`. */
   add(mail: MailToQueue): Promise<void>;
 }
 
@@ -132,6 +133,10 @@ export interface RateLimitHit {
  * calls can never let more than `limit` through in one window.
  */
 export interface RateLimiter {
+  /**
+   * Counts one request against `key`'s window (opening one of `rule.windowMs` from `now` when there
+   * is none, or the last one ended at or before `now`) and answers whether it is within `rule.limit`.
+   */
   consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit>;
   /**
    * Takes back one request that `consume` counted in the window still open at `now` (an attempt

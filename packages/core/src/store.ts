@@ -87,6 +87,7 @@ export interface UserRepository {
   insert(user: NewUser): Promise<UserRecord | null>;
   /** The user at this (normalised) address. */
   findByEmail(email: string): Promise<UserRecord | null>;
+  /** The user with this id. */
   findById(userId: number): Promise<UserRecord | null>;
   /**
    * Writes `changes` on the user's row only while it holds every value of `expected`, in one atomic
@@ -241,16 +242,23 @@ export interface ContactMessage {
 
 /** Contact messages: written, never read back by the service (the operator reads the table, or the mails). */
 export interface ContactRepository {
+  /** Stores the message, exactly as given (every string the core accepts, the time to the millisecond). */
   add(message: ContactMessage): Promise<void>;
 }
 
 /** What one unit of work, or the store outside any, offers: the repositories. */
 export interface Repositories {
+  /** Users and their credentials. */
   readonly users: UserRepository;
+  /** Sessions, by token digest. */
   readonly sessions: SessionRepository;
+  /** Password reset tokens, by address. */
   readonly resetTokens: ResetTokenRepository;
+  /** The tokens of verification and change-of-address links, one per user. */
   readonly emailTokens: EmailTokenRepository;
+  /** Contact messages. */
   readonly contacts: ContactRepository;
+  /** Mails to send, queued with what caused them. */
   readonly outbox: OutboxRepository;
 }
 
@@ -277,7 +285,9 @@ export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** The outbox: queued to in units of work (and outside them), claimed from by the mail worker. */
   readonly outbox: OutboxRepository & MailOutbox;
+  /** Fast path: the rate limiter's windows, shared by every process on the store. */
   readonly rateLimiter: RateLimiter;
+  /** The key that signs device proofs, shared by every process on the store. */
   readonly deviceKeys: DeviceKeyStore;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */
   readonly revocations: SessionRevocations;

@@ -18,6 +18,7 @@ import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
 import { sessionCases } from './cases/sessions.ts';
+import { unitOfWorkCases } from './cases/units-of-work.ts';
 import { userCases } from './cases/users.ts';
 import type { CurrentStore, StoreInspection } from './current-store.ts';
 import type { TestStore } from './test-stores.ts';
@@ -86,5 +87,6 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('security notices queued with their change', () => noticeCases(current));
     describe('device keys', () => deviceKeyCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
+    describe('units of work and the members the rules build on', () => unitOfWorkCases(current));
   });
 }
