@@ -82,8 +82,8 @@ describe('password reset', () => {
   it('a store failure after the answer reaches onBackgroundError, not the caller', async () => {
     const store = createMemoryStore();
     const errors: unknown[] = [];
-    // The request's unit of work fails (its read before it succeeds).
-    const failing = { ...store, transaction: () => Promise.reject(new Error('store down')) };
+    // The token's write fails (the read before it succeeds).
+    const failing = { ...store, resetTokens: { ...store.resetTokens, put: () => Promise.reject(new Error('store down')) } };
     const accounts = createAccounts(
       { store: failing, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: new ManualClock(), tokens: randomTokens },
       { onBackgroundError: (e) => errors.push(e) },
