@@ -195,7 +195,7 @@ describe('security mail on the memory store while SMTP is down', () => {
     expect(warnings.length).toBeGreaterThanOrEqual(1);
     expect(warnings.length).toBeLessThanOrEqual(3);
     expect(warnings.every((w) => w.level === 40)).toBe(true);
-    expect(warnings.reduce((sum, w) => sum + w.dropped.contact, 0)).toBe(100);
+    expect(warnings.reduce((sum, w) => sum + (w.dropped.contact ?? 0), 0)).toBe(100);
     expect(warnings.at(-1)?.droppedSoFar).toEqual({ security: 0, unverified: 0, contact: 100 });
     // Nothing of a mail's text or recipient in the log.
     expect(lines.join('\n')).not.toMatch(/Question number|operator@example\.net|token=/);
@@ -233,7 +233,7 @@ describe('security mail on the memory store while SMTP is down', () => {
     const warnings = droppedLines(lines);
     expect(warnings.length).toBeGreaterThanOrEqual(1);
     expect(warnings.length).toBeLessThanOrEqual(3);
-    expect(warnings.reduce((sum, w) => sum + w.dropped.unverified, 0)).toBe(101);
+    expect(warnings.reduce((sum, w) => sum + (w.dropped.unverified ?? 0), 0)).toBe(101);
     expect(warnings.at(-1)?.droppedSoFar).toEqual({ security: 0, unverified: 101, contact: 0 });
     expect(lines.join('\n')).not.toMatch(/token=|stranger\d+@/);
   });
