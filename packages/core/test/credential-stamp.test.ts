@@ -69,7 +69,8 @@ function setup(options: AccountsOptions = {}, hasher = new HoldingHasher()) {
   const resetToken = async () => {
     await accounts.settled();
     const mails = await store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 3_600_000 });
-    return new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0]).searchParams.get('token')!;
+    const reset = mails.filter((m) => m.subject.startsWith('Reset')).at(-1)!;
+    return new URL(/https?:\/\/\S+/.exec(reset.text)![0]).searchParams.get('token')!;
   };
   /** Logins with wrong passwords from other addresses until the account's login lock holds. */
   const lockOut = async () => {

@@ -1,7 +1,8 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
+import { INBOX_LIMIT, inboxBudget, type InboxBudget } from '../inbox.ts';
 import type { Ports, RateLimitRule } from '../ports.ts';
-import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
 
@@ -21,8 +22,15 @@ export interface AccountsOptions {
   readonly accountLoginLimit?: RateLimitRule | null;
   /** How many leading bits of an IPv6 address identify one client for the limits (1 to 128); default 56. */
   readonly ipv6Prefix?: number;
-  /** Reset requests per address (registered or not) and window; default RESET_ADDRESS_LIMIT. */
+  /** Reset requests per inbox (registered or not) and window; default RESET_ADDRESS_LIMIT. */
   readonly resetAddressLimit?: RateLimitRule;
+  /**
+   * Mails per inbox and window that anyone can cause besides reset links (verification and
+   * change-of-address links, notices to unverified addresses); default INBOX_LIMIT.
+   */
+  readonly inboxLimit?: RateLimitRule;
+  /** Changes of name per session and window; default PROFILE_SESSION_LIMIT. */
+  readonly profileLimit?: RateLimitRule;
   /**
    * The page a reset mail links to, absolute; the link adds `?token=<token>`. Configured, never
    * taken from a request, so no client can put another site's link into a mail. Default
@@ -67,6 +75,9 @@ export interface UseCaseContext {
   readonly sessionPasswordRule: RateLimitRule;
   readonly ipv6Prefix: number;
   readonly resetAddressRule: RateLimitRule;
+  /** What strangers may make the service mail to one inbox (see inbox.ts). */
+  readonly inbox: InboxBudget;
+  readonly profileRule: RateLimitRule;
   readonly resetUrl: URL;
   readonly verifyUrl: URL;
   readonly emailLinkRule: RateLimitRule;
@@ -110,6 +121,8 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
     sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
     ipv6Prefix,
     resetAddressRule: options.resetAddressLimit ?? RESET_ADDRESS_LIMIT,
+    inbox: inboxBudget(rateLimiter, clock, options.inboxLimit ?? INBOX_LIMIT),
+    profileRule: options.profileLimit ?? PROFILE_SESSION_LIMIT,
     resetUrl,
     verifyUrl,
     emailLinkRule: options.emailLinkLimit ?? EMAIL_LINK_ACCOUNT_LIMIT,

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { inboxOf } from '../inbox.ts';
 import type { IssuedDeviceProof } from '../device-proofs.ts';
 import type { OutgoingMail } from '../ports.ts';
 import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, RESET_ADDRESS_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
@@ -58,8 +59,10 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
   async function requestPasswordReset(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<object> {
     await context.limit('passwordReset', meta, tally);
     const input = parseRequest(PasswordResetRequest, await readBody(body));
-    // Per address, registered or not, so the answer (a refusal included) says nothing about registration.
-    await countRequest(rateLimiter, RESET_ADDRESS_POLICY, accountKey(RESET_ADDRESS_POLICY, input.email), resetAddressRule, clock.now(), tally);
+    // Per inbox, registered or not, so the answer (a refusal included) says nothing about registration,
+    // and `ada+1@` and `ada+2@` cannot double what one inbox receives. Not in the inbox's share of
+    // other mail (INBOX_LIMIT): nothing else strangers can cause stands in the way of a reset.
+    await countRequest(rateLimiter, RESET_ADDRESS_POLICY, accountKey(RESET_ADDRESS_POLICY, inboxOf(input.email)), resetAddressRule, clock.now(), tally);
     const token = tokens.generate();
     const createdAt = clock.now();
     const reset = { tokenDigest: digestToken(token), createdAt, expiresAt: new Date(createdAt.getTime() + RESET_TOKEN_TTL_MS) };
