@@ -42,7 +42,7 @@ export {
   PROFILE_SESSION_LIMIT,
   PROFILE_SESSION_POLICY,
 } from './rate-limits.ts';
-export { INBOX_LIMIT, INBOX_POLICY, inboxOf } from './inbox.ts';
+export { INBOX_LIMIT, INBOX_POLICY, inboxOf, slotBudget, type InboxBudget, type InboxTicket } from './inbox.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
 
 // Failures.

@@ -23,13 +23,16 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
 };
 
 /**
- * Reset requests per inbox (the normalised address as `inboxOf` reads it, registered or not), from
- * whatever IP: at most 3 reset mails an hour reach one inbox, however many clients ask, and however
- * they spell the address (`ada+1@`, `ada+2@` are one inbox). The per-IP limit alone would let a
- * botnet bomb an inbox; this one caps it. Reset links are not counted in INBOX_LIMIT: strangers'
- * other mail never stands in the way of a reset.
+ * Reset links per inbox (the normalised address as `inboxOf` reads it, registered or not), from
+ * whatever IP: at most 2 in any 30 minutes (slots, see `slotBudget`), so at most 4 in any hour,
+ * however many clients ask and however they spell the address (`ada+1@`, `ada+2@` are one inbox).
+ * The per-IP limit alone would let a botnet bomb an inbox; this one caps it. The span is the
+ * token's lifetime (RESET_TOKEN_TTL_MS), so a request refused here always finds a working link in
+ * the inbox: the newest of the ones that filled the slots, asked for less than 30 minutes ago
+ * (whoever asked: strangers' requests cannot leave the owner without one). Not in INBOX_LIMIT:
+ * strangers' other mail never stands in the way of a reset.
  */
-export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_000 };
+export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 2, windowMs: 30 * 60_000 };
 
 /** The policy name of RESET_ADDRESS_LIMIT in a request's `Quota`. */
 export const RESET_ADDRESS_POLICY = 'password-reset-address';

@@ -192,10 +192,10 @@ function tooManyText(route: ApiRoute): string {
     ...(route.limited ? ['the per-client-IP limit'] : []),
     ...(route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ['the per-account limit on failed logins (then even the right password, until the window ends)'] : []),
     ...(route.alsoLimited?.includes(DEVICE_LOGIN_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s'] : []),
-    ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests'] : []),
+    ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests (a link mailed to the address less than 30 minutes ago is then in its inbox, and the newest works)'] : []),
     ...(route.alsoLimited?.includes(SESSION_PASSWORD_POLICY) ? ['this session’s own limit on password checks (then even the right password, until the window ends)'] : []),
     ...(route.alsoLimited?.includes(EMAIL_LINK_ACCOUNT_POLICY) ? ['the account’s limit on mailed links'] : []),
-    ...(route.alsoLimited?.includes(INBOX_POLICY) ? ['the share of mail anyone can cause that the address’s inbox had this hour (the account’s link is then not spent)'] : []),
+    ...(route.alsoLimited?.includes(INBOX_POLICY) ? ['the share of mail anyone can cause that the address’s inbox had in the last hour (the account’s link is then not spent)'] : []),
     ...(route.alsoLimited?.includes(PROFILE_SESSION_POLICY) ? ['this session’s own limit on changes of name'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;

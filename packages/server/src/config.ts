@@ -157,9 +157,9 @@ const Env = z
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     RESET_URL: optional(z.url({ protocol: /^https?$/ })),
     VERIFY_URL: optional(z.url({ protocol: /^https?$/ })),
-    RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(1_000)).default(RESET_ADDRESS_LIMIT.limit),
+    RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(50)).default(RESET_ADDRESS_LIMIT.limit),
     RESET_REQUEST_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(RESET_ADDRESS_LIMIT.windowMs / 1000),
-    MAILS_PER_INBOX_PER_HOUR: optional(z.coerce.number().int().min(1).max(1_000)).default(INBOX_LIMIT.limit),
+    MAILS_PER_INBOX_PER_HOUR: optional(z.coerce.number().int().min(1).max(50)).default(INBOX_LIMIT.limit),
     // A comma-separated list of events whose notices are not sent; `all` for every one.
     SECURITY_NOTICES_OFF: optional(
       z.string().transform((text, ctx): SecurityNoticeOptions => {
