@@ -27,6 +27,11 @@ export interface EmailConfirmed {
   readonly user: User;
   /** The address the account had before (the same as `user.email` after a verification). */
   readonly previousEmail: string;
+  /**
+   * Whether the account's owner had proven `previousEmail` (it was verified before this change): a
+   * notice to an address nobody proved would be mail to whoever typed it.
+   */
+  readonly previousEmailVerified: boolean;
   /** The sessions a change of address ended (none for a verification). */
   readonly endedSessions: readonly string[];
 }
@@ -278,21 +283,26 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             if (!token) return null;
             let done: EmailConfirmed;
             if (token.purpose === 'verify') {
-              // Mailed to an address the account no longer has: it proves nothing about the one it has.
-              const user = await tx.users.update(token.userId, { emailVerified: true }, { email: token.email });
+              // Mailed to an address the account no longer has: it proves nothing about the one it
+              // has. Whether it was proven already is the compare of the first try, so the answer
+              // says what the row held when it changed.
+              const expected = { email: token.email, emailVerified: false };
+              let user = await tx.users.update(token.userId, { emailVerified: true }, expected);
+              const previousEmailVerified = user === null;
+              user ??= await tx.users.update(token.userId, { emailVerified: true }, { ...expected, emailVerified: true });
               if (!user) return null;
-              done = { purpose: 'verify', user: toUser(user), previousEmail: user.email, endedSessions: [] };
+              done = { purpose: 'verify', user: toUser(user), previousEmail: user.email, previousEmailVerified, endedSessions: [] };
             } else {
-              // Read at the token's generation, the address is the account's until the move below,
-              // which is conditional on that generation: a move in between makes it store nothing.
-              const before = await tx.users.findById(token.userId);
-              if (!before || before.credentialGeneration !== token.credentialGeneration) return null;
+              // The generation's move first: the compare-and-set locks the row and answers its address
+              // and verification as they are now, which nothing can change before the unit ends.
               const generation = token.credentialGeneration;
+              const before = await tx.users.update(token.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+              if (!before) return null;
               // The unique index decides (EmailTaken): a concurrent move or signup to the address
               // either committed first or waits for this unit and then finds it taken.
-              const user = await tx.users.update(token.userId, { email: token.email, emailVerified: true, credentialGeneration: generation + 1 }, { credentialGeneration: generation });
-              if (!user) return null;
-              done = { purpose: 'change', user: toUser(user), previousEmail: before.email, endedSessions: await tx.sessions.deleteByUser(user.id, { except: keep }) };
+              const user = (await tx.users.update(token.userId, { email: token.email, emailVerified: true }))!;
+              const endedSessions = await tx.sessions.deleteByUser(user.id, { except: keep });
+              done = { purpose: 'change', user: toUser(user), previousEmail: before.email, previousEmailVerified: before.emailVerified, endedSessions };
             }
             for (const mail of mails(done)) await tx.outbox.add({ ...mail, queuedAt: now });
             return done;

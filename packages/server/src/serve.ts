@@ -110,6 +110,7 @@ export async function configureService(config: Config, overrides: ServerOverride
       resetUrl,
       verifyUrl,
       resetAddressLimit: config.resetAddressLimit,
+      inboxLimit: config.inboxLimit,
       securityNotices: config.securityNotices,
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),

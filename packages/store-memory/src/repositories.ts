@@ -50,6 +50,7 @@ export function userRepository(where: Where): UserRepository {
       if (!record) return null;
       if (expected.credentialGeneration !== undefined && record.credentialGeneration !== expected.credentialGeneration) return null;
       if (expected.email !== undefined && record.email !== expected.email) return null;
+      if (expected.emailVerified !== undefined && record.emailVerified !== expected.emailVerified) return null;
       // The unique index's part: the check and the write are one synchronous step.
       const holder = changes.email === undefined ? undefined : tables.idByEmail.get(changes.email);
       if (holder !== undefined && holder !== userId) throw new EmailTaken();

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { ContactRepository, MailOutbox, OutboxRepository, QueuedMail } from '@sl-accounts/core';
+import type { ContactRepository, MailKind, MailOutbox, OutboxRepository, QueuedMail } from '@sl-accounts/core';
 import { statement } from './compiled.ts';
 import type { Database } from './database.ts';
+import { KIND_RANK } from './migrations.ts';
 import type { Unit } from './unit.ts';
 
 // A stand-in (no recipient) is one row like a mail: the same statement, the same work.
-const addMail = statement(8, (db, id: string, recipient: string | null, subject: string, body: string, replyTo: string | null, kind: 'contact' | 'security', createdAt: Date, dueAt: Date) =>
+const addMail = statement(8, (db, id: string, recipient: string | null, subject: string, body: string, replyTo: string | null, kind: MailKind, createdAt: Date, dueAt: Date) =>
   db.insertInto('mail_outbox').values({ id, recipient, subject, body, reply_to: replyTo, kind, created_at: createdAt, due_at: dueAt }),
 );
 const addContact = statement(6, (db, name: string, email: string, message: string, clientIp: string, userAgent: string | null, receivedAt: Date) =>
@@ -60,9 +61,10 @@ export class PostgresMailOutbox implements MailOutbox {
           .select('id')
           .where('recipient', 'is not', null)
           .where('due_at', '<=', now)
-          // Security mail first (false sorts before true): after an outage it does not wait behind
-          // a backlog of contact mail. The index on (kind = 'contact', due_at) gives this order.
-          .orderBy(sql`kind = 'contact'`)
+          // Security mail first, contact mail last: after an outage the mail of existing accounts
+          // does not wait behind a backlog of other mail. The index on (KIND_RANK, due_at) gives
+          // this order.
+          .orderBy(sql.raw(KIND_RANK))
           .orderBy('due_at')
           .limit(options.limit)
           .forUpdate()

@@ -49,7 +49,7 @@ const updates = new Map<string, Statement<RecordRow, unknown[]>>();
 
 function updateOf(changes: UserChanges, expected: UserExpectation): { readonly run: Statement<RecordRow, unknown[]>; readonly values: unknown[] } {
   const set = FIELDS.filter((f) => changes[f] !== undefined);
-  const where = (['credentialGeneration', 'email'] as const).filter((f) => expected[f] !== undefined);
+  const where = (['credentialGeneration', 'email', 'emailVerified'] as const).filter((f) => expected[f] !== undefined);
   const key = `${set.join(',')}|${where.join(',')}`;
   let run = updates.get(key);
   if (!run) {
