@@ -41,7 +41,7 @@ describe.each(HOST_KINDS)('documents and the request host on the %s host', (host
       for (const path of BASE_DOCUMENTS) {
         const res = await get(server.url, path, { host: badHost });
         expect(res.status, path).toBe(400);
-        expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'The Host header is missing or not a valid host' });
+        expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'The Host header is missing or not a valid host', code: 'invalid_host' });
         expect(res.body).not.toContain('phish');
       }
       // Documents that do not depend on the host are served whatever it is.

@@ -346,7 +346,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });
-      expect(signup['429']!.content!['application/json']!.example).toMatchObject({ ok: false, error: expect.stringMatching(/try again in \d+ seconds/) });
+      expect(signup['429']!.content!['application/json']!.example).toMatchObject({ ok: false, error: expect.stringMatching(/try again in \d+ seconds/), code: 'rate_limited' });
     });
 
     it('the signup and login examples describe one account: sent as they are, they sign it up (201) and in (200), as the docs\' Test Request sends them', async () => {
@@ -426,7 +426,7 @@ describe('the response checks of the end-to-end client', () => {
     expect(check(418, json, {})).toThrow(/status not in the OpenAPI document/);
     expect(check(200, json, { ok: true })).toThrow(/header RateLimit-Policy is missing/);
     expect(check(200, { ...json, ...limits }, { ok: true, extra: 1 })).toThrow(/additional properties/);
-    expect(check(429, { ...json, ...limits, 'retry-after': 'soon' }, { ok: false, error: 'slow down' })).toThrow(/Retry-After/);
+    expect(check(429, { ...json, ...limits, 'retry-after': 'soon' }, { ok: false, error: 'slow down', code: 'rate_limited' })).toThrow(/Retry-After/);
   });
 
   it('leave routing answers (404, 405, 501) to paths and methods the document does not describe alone', () => {

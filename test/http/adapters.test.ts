@@ -140,7 +140,7 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     const index = (await request(server.url, '/v1', { headers: { accept: 'application/json' } })).body as { links: Record<string, string> };
     for (const link of Object.values(index.links)) expect(link.startsWith(`${server.url}/v1/`), link).toBe(true);
     const unknown = await api('/api/no-such-path');
-    expect(unknown).toMatchObject({ status: 404, body: { ok: false, error: 'Not found' } });
+    expect(unknown).toMatchObject({ status: 404, body: { ok: false, error: 'Not found', code: 'unknown_path' } });
     // The prefix is the framework's: the root is not the service's.
     expect((await fetch(`${server.url}/api/health`)).status).toBe(404);
   });
@@ -170,12 +170,12 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/json/);
     expect(anonymous.headers.getSetCookie().some((c) => /^sl_session=;/.test(c))).toBe(true);
-    expect(await anonymous.json()).toEqual({ ok: false, error: expect.any(String) });
+    expect(await anonymous.json()).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
 
     // A new account's address is not verified: `verified` refuses it with 403, the session lives on.
     const unverified = await fetch(`${server.url}/verified`, { headers: { cookie } });
     expect(unverified.status).toBe(403);
-    expect(await unverified.json()).toEqual({ ok: false, error: 'The e-mail address of this account is not verified' });
+    expect(await unverified.json()).toEqual({ ok: false, error: 'The e-mail address of this account is not verified', code: 'email_not_verified' });
     expect(unverified.headers.getSetCookie()).toEqual([]);
     expect((await fetch(`${server.url}/me`, { headers: { cookie } })).status).toBe(200);
     // Its link followed, the same session passes.
@@ -194,7 +194,7 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     try {
       const res = await fetch(`${down.url}/me`, { headers: { cookie: 'sl_session=abc' } });
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ ok: false, error: expect.any(String) });
+      expect(await res.json()).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     } finally {
       await down.close();
     }
@@ -227,7 +227,7 @@ describe('what each framework adds', () => {
     const malformed = await fetch(`${url}/v1/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": "Ada",' });
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get('ratelimit')).toBeNull();
-    expect(await malformed.json()).toEqual({ ok: false, error: expect.any(String) });
+    expect(await malformed.json()).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     const valid = await signup(url, '/v1/api/signup', `parsed.${_name.replace(/\W/g, '')}@example.com`);
     expect(valid.status).toBe(201);
   });
@@ -246,7 +246,7 @@ describe('what each framework adds', () => {
     // The service's own paths: the contract's 405, with its Allow.
     const contract = await fetch(`${url}/v1/api/signup`);
     expect(contract.status).toBe(405);
-    expect(await contract.json()).toEqual({ ok: false, error: 'Method not allowed; use POST' });
+    expect(await contract.json()).toEqual({ ok: false, error: 'Method not allowed; use POST', code: 'method_not_allowed' });
   });
 
   it('koa: under a prefix with a parameter, the documents name the prefix as requested', async () => {
@@ -271,7 +271,7 @@ describe('what each framework adds', () => {
       expect(await (await fetch(`${url}/accounts/extra`)).json()).toEqual({ extra: true });
       const missing = await fetch(`${url}/accounts/nothing-here`);
       expect(missing.status).toBe(404);
-      expect(await missing.json()).toEqual({ ok: false, error: 'Not found' });
+      expect(await missing.json()).toEqual({ ok: false, error: 'Not found', code: 'unknown_path' });
       expect((await fetch(`${url}/.well-known/api-catalog`)).status).toBe(200);
       expect((await fetch(`${url}/accounts/api/health`)).status).toBe(200);
     } finally {
@@ -319,6 +319,6 @@ describe('what each framework adds', () => {
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     const missing = await fetch(`${url}/elsewhere`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ ok: false, error: 'Not found' });
+    expect(await missing.json()).toEqual({ ok: false, error: 'Not found', code: 'unknown_path' });
   });
 });

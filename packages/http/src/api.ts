@@ -200,7 +200,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     try {
       const origin = publicUrl ?? (document.usesBase ? originOf(request, reqId) : 'http://localhost');
       if (origin === null) {
-        answer = errorResponse(400, 'The Host header is missing or not a valid host', varies);
+        answer = errorResponse(400, 'invalid_host', 'The Host header is missing or not a valid host', varies);
       } else {
         const rendered = await document.render(request, origin + base);
         // ETag is not a CORS-safelisted header: without the exposure a page could not revalidate.
@@ -227,7 +227,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   function route(table: PathTable, found: PathEntry | undefined, request: HttpRequest, reqId: string, params: Record<string, string>): Promise<HttpAnswer> | HttpAnswer {
-    if (!found) return finish(errorResponse(404, 'Not found'), NOT_CACHED, reqId);
+    if (!found) return finish(errorResponse(404, 'unknown_path', 'Not found'), NOT_CACHED, reqId);
     if (found.mcp && mcp) return serveMcp(mcp, request, reqId, table.base);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId, table.base);
@@ -235,8 +235,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     if (operation) return runOperation(found, operation, request, reqId, params);
     let answer: HttpAnswer;
     if (request.method === 'OPTIONS') answer = found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
-    else if (!KNOWN_METHODS.has(request.method)) answer = errorResponse(501, 'Method not implemented');
-    else answer = errorResponse(405, `Method not allowed; use ${found.allow}`, { allow: found.allow });
+    else if (!KNOWN_METHODS.has(request.method)) answer = errorResponse(501, 'method_not_implemented', 'Method not implemented');
+    else answer = errorResponse(405, 'method_not_allowed', `Method not allowed; use ${found.allow}`, { allow: found.allow });
     return finish(answer, commonFor(found, answer.status), reqId);
   }
 
@@ -283,7 +283,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         if (sessionToken === null) throw new Unauthenticated();
         const user = await accounts.me({ sessionToken });
         if (authorizeOptions.verified && !isVerified(user)) {
-          return { answer: finish(errorResponse(403, 'The e-mail address of this account is not verified'), NOT_CACHED, requestIdOf(request, trustProxy)) };
+          return { answer: finish(errorResponse(403, 'email_not_verified', 'The e-mail address of this account is not verified'), NOT_CACHED, requestIdOf(request, trustProxy)) };
         }
         return { user };
       } catch (error) {
@@ -297,7 +297,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         return await accounts.me({ sessionToken });
       } catch (error) {
         if (error instanceof Unauthenticated) return null;
-        throw isDomainError(error) ? Object.assign(new HttpError(STATUS_BY_CODE[error.code], error.message), { cause: error }) : error;
+        throw isDomainError(error) ? Object.assign(new HttpError(STATUS_BY_CODE[error.code], error.message, error.code), { cause: error }) : error;
       }
     },
     answerError: answerErrorFor,
