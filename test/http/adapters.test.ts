@@ -29,6 +29,7 @@ import * as onNode from '@sl-accounts/http-node';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { request, sessionFrom } from '../support/client.ts';
+import { CookieJar } from '../support/cookie-jar.ts';
 import { poll } from '../support/poll.ts';
 
 /** An app of one framework: the service under `/v1`, and the app's own `/me` and `/verified` behind the guard. */
@@ -118,9 +119,16 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
   let service: Service;
   let server: { url: string; close(): Promise<void> };
   /** The mails the service sent, as its mailer was handed them. */
-  const sent: { to: string; text: string }[] = [];
+  const sent: { to: string; subject: string; text: string }[] = [];
   beforeAll(async () => {
-    service = await createService({ store: createMemoryStore(), hasher, mailer: { send: async (mail) => void sent.push(mail) }, mail: { pollMs: 20 } });
+    service = await createService({
+      store: createMemoryStore(),
+      hasher,
+      mailer: { send: async (mail) => void sent.push(mail) },
+      mail: { pollMs: 20 },
+      // Three failed logins lock an account (for everyone without its device cookie), well within the per-IP limit.
+      accounts: { accountLoginLimit: { limit: 3, windowMs: 15 * 60_000 } },
+    });
     server = await listen(await APPS[name]!(service));
   });
   afterAll(async () => {
@@ -186,6 +194,32 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     expect(verified.status).toBe(200);
     expect(await verified.json()).toEqual({ ok: true, hello: email });
     expect((await fetch(`${server.url}/verified`)).status).toBe(401);
+  });
+
+  it('sets the device cookie for the login under the prefix: a browser sends it back there, and the owner signs in through a lockout, with no new-device mail', async () => {
+    const email = `device.${name.replace(/\W/g, '').toLowerCase()}@example.com`;
+    const password = 'owner’s password';
+    const jar = new CookieJar();
+    const browser = async (path: string, json: unknown) => {
+      const cookie = jar.header(`/v1${path}`);
+      const res = await api(path, { json, ...(cookie ? { headers: { cookie } } : {}) });
+      jar.store(res.setCookies, `/v1${path}`);
+      return res;
+    };
+    const signup = await browser('/api/signup', { name: 'Owner', email, password });
+    expect(signup.status).toBe(201);
+    expect(signup.setCookies.find((c) => c.startsWith('sl_device='))).toMatch(/; Path=\/v1\/api\/login;/);
+    expect(jar.header('/v1/api/login')).toMatch(/sl_device=/);
+    // The owner's browser signs in again: no notice. Then a browser that never did: one notice, queued after.
+    expect((await browser('/api/login', { email, password })).status).toBe(200);
+    expect((await api('/api/login', { json: { email, password } })).status).toBe(200);
+    const isNotice = (m: { to: string; subject: string }) => m.to === email && m.subject.includes('New sign-in');
+    await poll(async () => sent.filter(isNotice), (found) => found.length > 0, 10_000);
+    expect(sent.filter(isNotice)).toHaveLength(1);
+    // Others' failures lock the account for every client without its device cookie; the owner's browser is let in.
+    for (let i = 0; i < 4; i++) await api('/api/login', { json: { email, password: `guess ${i}` } });
+    expect((await api('/api/login', { json: { email, password } })).status).toBe(429);
+    expect((await browser('/api/login', { email, password })).status).toBe(200);
   });
 
   it('answers the guard’s 503 when the store does not answer', async () => {

@@ -169,8 +169,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   /** An operation's answer, complete: its headers are written once, in the order `finish` gives. */
-  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>): Promise<HttpAnswer> {
-    const operationRequest = new OperationRequest(request, trustProxy, logger, params);
+  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>, base: string): Promise<HttpAnswer> {
+    const operationRequest = new OperationRequest(request, trustProxy, logger, params, base);
     try {
       // Refused before anything is counted, read or set: a foreign page must neither spend its
       // visitors' limits nor act with their session.
@@ -232,7 +232,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId, table.base);
     const operation = found.operations.get(method);
-    if (operation) return runOperation(found, operation, request, reqId, params);
+    if (operation) return runOperation(found, operation, request, reqId, params, table.base);
     let answer: HttpAnswer;
     if (request.method === 'OPTIONS') answer = found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
     else if (!KNOWN_METHODS.has(request.method)) answer = errorResponse(501, 'method_not_implemented', 'Method not implemented');

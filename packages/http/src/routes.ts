@@ -178,7 +178,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
     run: async (accounts, request) => {
       const { user, session, device, limits } = await accounts.signup(request.bodyReader(), request.meta());
-      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
+      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds, request.base)], limits);
     },
   },
   {
@@ -200,7 +200,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
     run: async (accounts, request) => {
       const { user, session, device, limits } = await accounts.login(request.bodyReader(), request.meta());
-      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds, request.base)], limits);
     },
   },
   {
@@ -349,7 +349,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
         example: EXAMPLE_OK,
         headers: {
           'Set-Cookie': {
-            description: `The device cookie of the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\`. No session starts: sign in with the new password.`,
+            description: `The device cookie of the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\` at the root; under a prefix, its \`Path\` is that login's (\`/accounts/api/login\`). No session starts: sign in with the new password.`,
             required: true,
             schema: { type: 'string', pattern: `^${DEVICE_COOKIE}=[^;]+;` },
           },
@@ -358,7 +358,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
     run: async (accounts, request) => {
       const { device, limits } = await accounts.confirmPasswordReset(request.bodyReader(), request.meta());
-      return { status: 200, body: { ok: true }, setCookie: deviceCookie(device.proof, device.maxAgeSeconds), limits };
+      return { status: 200, body: { ok: true }, setCookie: deviceCookie(device.proof, device.maxAgeSeconds, request.base), limits };
     },
   },
   {
