@@ -111,12 +111,12 @@ describe.each(MOUNTS.filter((row) => row.host !== 'koa'))('embedded in the $host
     const page = await (await fetch(`${base}/docs/api`)).text();
     const scripts = [...page.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts).toHaveLength(2);
+    expect(page).toContain(`data-openapi="${basePath}/openapi.json"`);
     for (const src of scripts) {
       expect(src.startsWith(`${basePath}/docs/api/`), src).toBe(true);
       const script = await fetch(`${origin}${src}`, { headers: { 'accept-encoding': 'identity' } });
       expect(script.status, src).toBe(200);
-      if (src.includes('/init.')) expect(await script.text()).toContain(JSON.stringify(`${basePath}/openapi.json`));
-      else await script.body?.cancel();
+      await script.body?.cancel();
     }
   });
 
