@@ -20,7 +20,7 @@ import {
   type Store,
   type TokenGenerator,
 } from '@sl-accounts/core';
-import { discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
+import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
 import { createHttpApi, normaliseBasePath, silentLogger, type HttpApi, type Logger } from '@sl-accounts/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import { logMailer, startMail, type MailOptions } from './mail.ts';
@@ -50,6 +50,14 @@ export interface ServiceOptions {
   readonly basePath?: string;
   /** The service's absolute URL; default each request's own (checked) origin. */
   readonly publicUrl?: string;
+  /**
+   * Where mailed links land when `accounts.verifyUrl` / `accounts.resetUrl` are not given: the
+   * absolute URL under which the service's own pages (`/verify-email`, `/reset-password`) are
+   * reached. Default `publicUrl` + `basePath`, else `http://localhost` + `basePath`. Mounted under a
+   * framework's prefix, give it with the prefix (`https://example.org/accounts`). A function is
+   * asked at each mail (a server that learns its own address once it listens).
+   */
+  readonly linkBase?: string | (() => string);
   /** Trusted proxy hops in front of the host; default 0 (X-Forwarded-* ignored). */
   readonly trustProxy?: number;
   /**
@@ -122,6 +130,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const clock = options.clock ?? systemClock;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = options.sessionCache === false ? undefined : cacheSessions(store.sessions, store.revocations, options.sessionCache);
+  const basePath = normaliseBasePath(options.basePath);
+  // Mailed links: the operator's front end when configured, else the service's own pages, which it then serves.
+  const linkBase = options.linkBase ?? `${options.publicUrl ?? 'http://localhost'}${basePath}`;
+  const ownPage = (path: string) => (typeof linkBase === 'function' ? () => `${linkBase()}${path}` : `${linkBase}${path}`);
+  const resetUrl = options.accounts?.resetUrl ?? ownPage(RESET_PAGE_PATH);
+  const verifyUrl = options.accounts?.verifyUrl ?? ownPage(VERIFY_PAGE_PATH);
+  const linkPages = { reset: options.accounts?.resetUrl === undefined, verify: options.accounts?.verifyUrl === undefined };
   const created = createAccounts(
     {
       ...store,
@@ -130,12 +145,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ...(options.hasher ? { hasher: options.hasher } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
     },
-    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts },
+    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
   const serviceName = options.accounts?.serviceName;
   const docsPage = options.docsPage;
-  const basePath = normaliseBasePath(options.basePath);
   // The card names the page (its `websiteUrl`) only when there is one.
   const websitePath = docsPage?.({ serviceName: serviceName ?? DEFAULT_SERVICE_NAME, basePath }).page.path;
   const mcp =
@@ -149,6 +163,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       basePath: base,
       ...(serviceName === undefined ? {} : { serviceName }),
       docsPage,
+      linkPages,
       extra: mcp?.documents(base),
     });
   const api = createHttpApi({ accounts, logger, trustProxy: options.trustProxy ?? 0, publicUrl: options.publicUrl, basePath, documents, mcp });
