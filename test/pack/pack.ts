@@ -40,6 +40,11 @@ const DOCS = join(ROOT, 'docs/embedding.md');
  * packages beyond its framework's own; a Koa host at most 80 packages in all. (Express 5 alone is 68
  * packages and the pg driver 13, so an Express host's total cannot reach 80; it is reported.)
  */
+/**
+ * The snippets' mailer settings: an SMTP server that refuses connections, so the mails the black-box
+ * run causes wait in the outbox (no real mail leaves, and the run never waits on one).
+ */
+const SNIPPET_MAIL = { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'accounts@example.org' } as const;
 const BOUNDS = { megabytes: 60, added: 40, packages: 80 } as const;
 
 interface Manifest {
@@ -253,7 +258,7 @@ try {
         try {
           const port = String(await freePort());
           const base = `http://localhost:${port}${at === 'prefix' ? PREFIX : ''}`;
-          log.push(`spec-run at ${base}: ${await runSpec(entry, project, { PORT: port, DATABASE_URL: database.url }, base)}`);
+          log.push(`spec-run at ${base}: ${await runSpec(entry, project, { PORT: port, DATABASE_URL: database.url, ...SNIPPET_MAIL }, base)}`);
         } finally {
           await database.drop();
         }
