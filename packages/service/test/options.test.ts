@@ -10,7 +10,16 @@ import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createPostgresStore } from '@sl-accounts/store-postgres';
 import { createSmtpMailer } from '@sl-accounts/mail-smtp';
-import { poll } from '../../../test/support/poll.ts';
+
+/** Asks until `check` passes or `ms` have passed; answers the last value. */
+async function poll<T>(ask: () => Promise<T>, check: (value: T) => boolean, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await ask();
+    if (check(value) || Date.now() >= deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('createService checks its options', () => {
   it.each([
