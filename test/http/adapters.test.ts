@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
+import { bodyParser as koaBodyParser } from '@koa/bodyparser';
 import express5 from 'express';
 import express4 from 'express4';
 import Fastify from 'fastify';
@@ -319,6 +320,41 @@ describe('what each framework adds', () => {
     app.use(onKoa.accounts(service));
     const url = await start(app.callback());
     expect((await signup(url, '/api/signup', 'after.bodyparser@example.com')).status).toBe(201);
+  });
+
+  it.each([
+    ['koa-bodyparser', () => bodyParser({ onerror: onKoa.deferBodyError })],
+    ['@koa/bodyparser', () => koaBodyParser({ onError: onKoa.deferBodyError })],
+  ])('koa: %s mounted first with deferBodyError: the contract’s JSON errors on the service’s paths under a nested router, the parser’s own on the app’s', async (_name, parser) => {
+    // A service of its own: the cases count against its contact limit (5 an hour per address).
+    const own = await createService({ store: createMemoryStore(), hasher, mailer: { send: async () => {} } });
+    servers.push({ close: () => own.close() });
+    const router = new Router();
+    router.use('/v1', onKoa.accounts(own));
+    router.post('/echo', (ctx) => void (ctx.body = { echoed: ctx.request.body }));
+    const app = new Koa().use(parser()).use(router.routes()).use(router.allowedMethods());
+    // Koa's own log of the app route's parse error, which the case provokes.
+    app.silent = true;
+    const url = await start(app.callback());
+    const send = (path: string, body: string) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const cases: [string, number, string][] = [
+      ['{"name": "Ada",', 400, 'malformed_json'],
+      ['null', 400, 'validation'],
+      ['"a string"', 400, 'validation'],
+      [JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: 'x'.repeat(1024 * 1024) }), 413, 'body_too_large'],
+      [JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: 'y'.repeat(2 * 1024 * 1024) }), 413, 'body_too_large'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await send('/v1/api/contact', body);
+      expect([body.slice(0, 20), res.status, res.headers.get('content-type')]).toEqual([body.slice(0, 20), status, 'application/json; charset=utf-8']);
+      expect(await res.json()).toMatchObject({ ok: false, code });
+    }
+    expect((await send('/v1/api/contact', JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: 'Parsed first, then used.' }))).status).toBe(200);
+    // The app's own route: the parser's error, as without the service.
+    const echo = await send('/echo', '{"broken":');
+    expect(echo.status).toBe(400);
+    expect(echo.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await (await send('/echo', '{"a":1}')).json()).toEqual({ echoed: { a: 1 } });
   });
 
   it('fastify: the plugin’s content-type parsing holds for its own routes only', async () => {
