@@ -154,6 +154,27 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       }
     });
 
+    it('says each thing once per description, and its summaries name every group of operations (issue 32)', () => {
+      const sentences = (text: string) => text.split(/(?<=\.)\s+/).map((s) => s.trim().toLowerCase()).filter(Boolean);
+      for (const [path, methods] of Object.entries(doc.paths as unknown as Record<string, Record<string, { description: string }>>)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const said = sentences(op.description);
+          expect(said.length, `${method} ${path}`).toBe(new Set(said).size);
+          expect(op.description.split('own limit on password checks').length, `${method} ${path}: the session's limit on password checks said twice`).toBeLessThanOrEqual(2);
+        }
+      }
+      const accounts = (doc.tags as { name: string; description?: string }[]).find((tag) => tag.name === 'accounts')!;
+      for (const text of [doc.info.summary, accounts.description!]) {
+        for (const word of [/verification/, /e-mail address/, /name/, /sessions/, /deletion/]) expect(text, String(word)).toMatch(word);
+      }
+    });
+
+    it('marks the session cookie optional on the confirmation of a mailed link, which keeps that session', () => {
+      expect(operation('/api/email-verification/confirm', 'post').security).toEqual([{}, { sessionCookie: [] }]);
+      expect(operation('/api/signup', 'post').security).toEqual([]);
+      expect(operation('/api/me', 'get').security).toEqual([{ sessionCookie: [] }]);
+    });
+
     it('describes the account’s life operations with their bodies, path parameter and statuses', () => {
       const expected = [
         ['/api/sessions', 'get', undefined, ['200', '401']],

@@ -92,6 +92,12 @@ interface RouteFields {
   readonly changesState: boolean;
   /** `session`: the operation needs the `sl_session` cookie. */
   readonly auth: 'public' | 'session';
+  /**
+   * For a public operation that a session's cookie changes (it keeps that session): why a client
+   * should send the cookie along when it has one. The documents then show the cookie in the example
+   * and say this, and OpenAPI marks the cookie optional.
+   */
+  readonly cookieAdvice?: string;
   /** The per-client rate limit the operation counts against, if any. */
   readonly limited?: LimitedOperation;
   /** Further limits that may count a request after `limited` (their RateLimit policies follow its own). */
@@ -294,7 +300,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password',
     operationId: 'changePassword',
     summary: 'Change the password',
-    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays, and mails the account a security notice (unless turned off). A wrong current password counts against this session’s own limit on password checks (the account’s failed logins from elsewhere do not lock it).',
+    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays, and mails the account a security notice (unless turned off).',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
@@ -406,6 +412,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     description: 'Uses the token of a link mailed by signup, by `POST /api/email-verification` or by `POST /api/email`: verifies the address of the token’s account, or moves the account to the new address (verified) and ends every other session of it (the session of the cookie sent along stays, when it is the account’s). Answers the account’s user. An unknown, used, expired or superseded token is a 400 naming `token`; no session is needed.',
     tag: 'accounts',
     auth: 'public',
+    cookieAdvice:
+      'Send the session cookie along when you have one: confirming a change of address ends every other session of the account, and without the cookie yours is one of them (the verification after signup keeps every session either way).',
     changesState: true,
     limited: 'emailVerificationConfirm',
     requestBody: EmailVerificationConfirmRequest,
@@ -424,7 +432,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/email',
     operationId: 'requestEmailChange',
     summary: 'Change the e-mail address',
-    description: `Checks the password, then mails a link to \`newEmail\` (valid ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours, once; it replaces any link mailed before) and a notice to the address the account has. The address changes only when the link is confirmed at \`POST /api/email-verification/confirm\`, if it is still free then. Every request counts against the account’s limit on mailed links (3 an hour), right password or not; a wrong password also counts against this session’s own limit on password checks, as for a password change; links to one address are limited too, from all accounts together.`,
+    description: `Checks the password, then mails a link to \`newEmail\` (valid ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours, once; it replaces any link mailed before) and a notice to the address the account has. The address changes only when the link is confirmed at \`POST /api/email-verification/confirm\`, if it is still free then. Every request counts against the account’s limit on mailed links (3 an hour), right password or not; links to one address are limited too, from all accounts together.`,
     tag: 'accounts',
     auth: 'session',
     changesState: true,
@@ -447,7 +455,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/me',
     operationId: 'deleteAccount',
     summary: 'Delete the account',
-    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A security notice goes to the address it had (unless turned off). A wrong password counts against this session’s own limit on password checks.',
+    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A security notice goes to the address it had (unless turned off).',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
