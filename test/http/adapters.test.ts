@@ -281,7 +281,7 @@ describe('what each framework adds', () => {
     // The service's own paths: the contract's 405, with its Allow.
     const contract = await fetch(`${url}/v1/api/signup`);
     expect(contract.status).toBe(405);
-    expect(await contract.json()).toEqual({ ok: false, error: 'Method not allowed; use POST', code: 'method_not_allowed' });
+    expect(await contract.json()).toEqual({ ok: false, error: 'Method not allowed; use POST, OPTIONS', code: 'method_not_allowed' });
   });
 
   it('koa: under a prefix with a parameter, the documents name the prefix as requested', async () => {

@@ -110,9 +110,9 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
     });
 
     it.each([
-      ['GET', '/api/signup', 'POST'],
-      ['PUT', '/api/me', 'HEAD, GET, PATCH, DELETE'],
-      ['POST', '/api/health', 'HEAD, GET'],
+      ['GET', '/api/signup', 'POST, OPTIONS'],
+      ['PUT', '/api/me', 'HEAD, GET, PATCH, DELETE, OPTIONS'],
+      ['POST', '/api/health', 'HEAD, GET, OPTIONS'],
     ])('answers 405 ErrorResponse with Allow for %s %s', async (method, path, allow) => {
       const res = await api(path, { method });
       expect(res.status).toBe(405);

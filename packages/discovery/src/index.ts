@@ -13,3 +13,4 @@ export { API_VERSION } from './openapi.ts';
 export { routeResponses } from './openapi.ts';
 export { authMarkdown } from './auth-md.ts';
 export { Health as HealthSchema } from './response-schemas.ts';
+export { preferredEncoding } from './negotiation.ts';

@@ -8,10 +8,9 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { DocsPage } from '@sl-accounts/discovery';
+import { preferredEncoding, type DocsPage } from '@sl-accounts/discovery';
 import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 import { IMMUTABLE_CACHE_CONTROL, contentHash } from './caching.ts';
-import { preferredEncoding } from './negotiation.ts';
 
 /** Where the page is served, under the service's base path. */
 export const API_REFERENCE_PATH = '/docs/api';

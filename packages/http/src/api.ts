@@ -234,7 +234,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const operation = found.operations.get(method);
     if (operation) return runOperation(found, operation, request, reqId, params, table.base);
     let answer: HttpAnswer;
-    if (request.method === 'OPTIONS') answer = found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
+    // One shape on every path (the MCP endpoint answers its own alike): 204, `Allow`, and for a public document a CORS grant.
+    if (request.method === 'OPTIONS') answer = { status: 204, headers: { allow: found.allow, ...(found.document?.cors ? preflight(request) : {}) }, body: null };
     else if (!KNOWN_METHODS.has(request.method)) answer = errorResponse(501, 'method_not_implemented', 'Method not implemented');
     else answer = errorResponse(405, 'method_not_allowed', `Method not allowed; use ${found.allow}`, { allow: found.allow });
     return finish(answer, commonFor(found, answer.status), reqId);
@@ -332,18 +333,14 @@ function finish(answer: HttpAnswer, common: Record<string, string>, reqId: strin
   return { ...answer, headers };
 }
 
-/** CORS preflight for a public document: any origin, read-only methods. */
-function preflight(request: HttpRequest): HttpAnswer {
+/** The CORS preflight grant of a public document: any origin, read-only methods. */
+function preflight(request: HttpRequest): Record<string, string> {
   const asked = request.headers['access-control-request-headers'];
   return {
-    status: 204,
-    headers: {
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-      'access-control-allow-headers': (typeof asked === 'string' && asked) || 'Accept',
-      'access-control-max-age': '86400',
-    },
-    body: null,
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-allow-headers': (typeof asked === 'string' && asked) || 'Accept',
+    'access-control-max-age': '86400',
   };
 }
 
