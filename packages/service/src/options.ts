@@ -54,6 +54,9 @@ const ServiceOptionsSchema = z.strictObject({
   migrate: z.boolean().optional(),
 });
 
+/** Every option `createService` takes, by name (docs/embedding.md's table is held to it). */
+export const SERVICE_OPTION_NAMES: readonly string[] = Object.keys(ServiceOptionsSchema.shape);
+
 /**
  * Throws a TypeError naming every bad option (`createService: publicUrl: must be …; trustProxy: …`),
  * unknown ones included (a misspelt `mailer` would otherwise silently be the default).
