@@ -14,3 +14,4 @@ export { routeResponses } from './openapi.ts';
 export { authMarkdown } from './auth-md.ts';
 export { Health as HealthSchema } from './response-schemas.ts';
 export { preferredEncoding } from './negotiation.ts';
+export { COMPRESS_FROM_BYTES } from './caching.ts';
