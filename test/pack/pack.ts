@@ -201,7 +201,7 @@ try {
     assert.ok(snippet, `docs/embedding.md has no snippet for ${host.name} (<!-- snippet: ${host.name} --> before its code block)`);
     assert.ok(linesOf(snippet) <= MAX_SNIPPET_LINES, `the ${host.name} snippet has ${linesOf(snippet)} lines of code, more than ${MAX_SNIPPET_LINES}`);
     // The tarballs the docs tell every host to install are what its packages depend on, no more and no less.
-    const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres']);
+    const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres', '@sl-accounts/mail-smtp']);
     assert.deepEqual([...new Set([...documented, host.adapter])].sort(), needed, `docs/embedding.md's tarball set for ${host.name}`);
     console.log(`${host.name}: ${linesOf(snippet)} lines; tarballs ${needed.map((n) => n.replace('@sl-accounts/', '')).join(' ')}`);
   }
@@ -234,7 +234,7 @@ try {
     try {
       mkdirSync(project);
       writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: `sl-pack-${host.name}`, private: true, type: 'module' }, null, 2)}\n`);
-      const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres']);
+      const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres', '@sl-accounts/mail-smtp']);
       const frameworks = host.framework.map((name) => `${name}@${wanted.get(name) ?? 'latest'}`);
       await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...needed.map(tarballOf), ...frameworks], project);
       const size = installSize(project, host.framework);
