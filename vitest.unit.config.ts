@@ -30,6 +30,7 @@ const NEEDS_MORE_THAN_A_PROCESS = [
   'test/http/pglite-footprint.test.ts',
   // A real SMTP server; the examples' own frameworks; Chromium.
   'test/http/mail.test.ts',
+  'test/http/inbox-bound.test.ts',
   'test/http/embedding.test.ts',
   'test/http/adapters.test.ts',
   // A process of its own (a route table with added operations); the real PBKDF2 cost the races need

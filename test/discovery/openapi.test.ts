@@ -300,6 +300,10 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         email(`${local}@${'d'.repeat(120)}.example`), email(`  ${local}@${'d'.repeat(126)}.example  `), email(`${local}@${'d'.repeat(127)}.example`),
         named(' A '), named('A'), named('  Ann  '), named('Al'), named(' é '), named('x'.repeat(120)), named(`  ${'x'.repeat(120)}\n`),
         named('x'.repeat(121)), named(` ${'😀'.repeat(120)} `), named('😀'.repeat(121)), named('A\n\nB'), named(''), named('   '),
+        // Control and bidirectional characters, and names with nothing visible (issue 32).
+        named('\tAnn\n'), named('An\tn'), named('Ann\u001B[0m'), named(' \u0085Ann'), named('Ann\u202E'), named('\u2066Ann\u2069'), named('Ann\u200F'),
+        named('\u200B\u200B'), named(' \u200B '), named('\u3164\uFEFF'), named('\u{E0020}\u{E0021}'), named('A\u200B'), named('\uFEFF\uFEFF'),
+        email('\u212Aelvin@example.com'),
       ];
       let checked = 0;
       for (const [id, schema] of Object.entries({ SignupRequest, LoginRequest, ContactRequest })) {
@@ -361,9 +365,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       }
       // The spec's six operations: 39 responses (logout's 400 and 403 included) and 3 request bodies;
       // the account's six: 45 responses (ending a session by id: a 400 for a body a form could send)
-      // and 4 request bodies; the address's and the name's four: 34 responses and 3 request bodies.
-      // So the loop above cannot pass by checking nothing.
-      expect(examples).toBe(128);
+      // and 4 request bodies; the address's and the name's four: 35 responses (the change of name's
+      // 429 included) and 3 request bodies. So the loop above cannot pass by checking nothing.
+      expect(examples).toBe(129);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });

@@ -117,7 +117,7 @@ describe('header tricks in a contact name, through a real SMTP server', () => {
     server = smtp = undefined;
   });
 
-  it('an RFC 2047 encoded-word, a line break or a bidirectional override reaches the Subject as the text typed: no Bcc, no extra header, no other recipient', async () => {
+  it('an RFC 2047 encoded-word reaches the Subject as the text typed: no Bcc, no extra header, no other recipient; a line break or a bidirectional override is refused (400 naming the name)', async () => {
     smtp = await startTestSmtp();
     server = await startTestServer({
       env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', CONTACT_TO: 'operator@example.net', TRUST_PROXY: '1', ...FAST_MAIL },
@@ -127,9 +127,13 @@ describe('header tricks in a contact name, through a real SMTP server', () => {
       ['=?UTF-8?B?DQpCY2M6IHhAZXhhbXBsZS5vcmc=?=', '=?UTF-8?B?DQpCY2M6IHhAZXhhbXBsZS5vcmc=?='],
       ['Ada =?utf-8?q?=0d=0aBcc:_x@example.org?= Lovelace', 'Ada =?utf-8?q?=0d=0aBcc:_x@example.org?= Lovelace'],
       ['Adá =?iso-8859-1?q?=0aTo:_y@example.org?=', 'Adá =?iso-8859-1?q?=0aTo:_y@example.org?='],
-      ['Ada\r\nBcc: x@example.org', 'Ada Bcc: x@example.org'],
-      ['Ada\u202Egro.elpmaxe@x', 'Adagro.elpmaxe@x'],
     ];
+    // Before issue 32 these were taken and neutralised in the Subject; a name holds neither now.
+    for (const name of ['Ada\r\nBcc: x@example.org', 'Ada\u202Egro.elpmaxe@x']) {
+      const res = await request(server.url, '/api/contact', { ip: freshIp(), json: { name, email: 'refused@example.com', message: 'Is there a student price?' } });
+      expect(res.status).toBe(400);
+      expect((res.body as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['name']);
+    }
     for (const [n, [sent]] of names.entries()) {
       const res = await request(server.url, '/api/contact', { ip: freshIp(), json: { name: sent, email: `visitor${n}@example.com`, message: 'Is there a student price?' } });
       expect(res.status).toBe(200);
@@ -157,7 +161,7 @@ describe('security mail on the memory store while SMTP is down', () => {
     server = smtp = undefined;
   });
 
-  it('1,100 contact messages from 1,100 addresses never push a pending verification or reset mail out; each contact mail dropped is counted and logged at warn', async () => {
+  it('1,100 contact messages from 1,100 addresses never push a pending verification or reset mail out; each contact mail dropped is counted, and summed up in a few warn lines', async () => {
     const { logger, lines } = capturingLogger('warn');
     smtp = await startTestSmtp({ up: false });
     server = await startTestServer({
@@ -180,16 +184,64 @@ describe('security mail on the memory store while SMTP is down', () => {
     expect(sample(full, `${P}mail_outbox_depth`)).toBe(1_002);
     expect(sample(full, `${P}mails_dropped_total`, { kind: 'contact' })).toBe(100);
     expect(sample(full, `${P}mails_dropped_total`, { kind: 'security' })).toBe(0);
-    const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string; kind?: string; droppedOfKind?: number; mailId?: string }).filter((e) => /dropped/.test(e.msg));
-    expect(warnings).toHaveLength(100);
-    expect(warnings.every((w) => w.level === 40 && w.kind === 'contact' && typeof w.mailId === 'string')).toBe(true);
-    expect(warnings.at(-1)?.droppedOfKind).toBe(100);
-    // Nothing of a mail's text or recipient in the log.
-    expect(lines.join('\n')).not.toMatch(/Question number|operator@example\.net|token=/);
 
     await smtp.up();
     const toAda = await poll(async () => smtp!.received.filter((m) => m.rcptTo.includes(ada.email)), (m) => m.length === 2, 20_000);
     expect(toAda.map((m) => m.parsed.subject).sort()).toEqual(['Confirm your address for sl-accounts', 'Reset your sl-accounts password']);
     for (const mail of toAda) expect(mail.parsed.text).toMatch(/token=/);
+    // The first drop at once, the rest summed up at most once a minute: here, by the server's stop.
+    await server.close();
+    const warnings = droppedLines(lines);
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings.length).toBeLessThanOrEqual(3);
+    expect(warnings.every((w) => w.level === 40)).toBe(true);
+    expect(warnings.reduce((sum, w) => sum + (w.dropped.contact ?? 0), 0)).toBe(100);
+    expect(warnings.at(-1)?.droppedSoFar).toEqual({ security: 0, unverified: 0, contact: 100 });
+    // Nothing of a mail's text or recipient in the log.
+    expect(lines.join('\n')).not.toMatch(/Question number|operator@example\.net|token=/);
+  });
+
+  it('1,100 signups from 110 addresses while SMTP is down let go the oldest verification links only: an existing account’s pending reset arrives when SMTP is back; the drops are counted exactly and summed up in a few warn lines', async () => {
+    const { logger, lines } = capturingLogger('warn');
+    smtp = await startTestSmtp({ up: false });
+    server = await startTestServer({
+      store: 'memory',
+      logger,
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', METRICS_PORT: '0', TRUST_PROXY: '1', ...FAST_MAIL },
+    });
+    const ada = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
+    expect((await request(server.url, '/api/signup', { ip: freshIp(), json: ada })).status).toBe(201);
+    expect((await request(server.url, '/api/password-reset', { ip: freshIp(), json: { email: ada.email } })).status).toBe(202);
+    await poll(() => scrape(server!.metricsUrl!), (m) => sample(m, `${P}mail_outbox_depth`) === 2, 10_000);
+    // 110 addresses, 10 signups each (the per-IP limit), 25 at a time.
+    const sources = Array.from({ length: 110 }, () => freshIp());
+    for (let n = 0; n < 1_100; n += 25) {
+      const sent = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => request(server!.url, '/api/signup', { ip: sources[Math.floor((n + i) / 10)]!, json: { name: 'Stranger', email: `stranger${n + i}@example.net`, password: 'stranger passphrase' } })),
+      );
+      expect(sent.map((r) => r.status)).toEqual(Array(25).fill(201));
+    }
+    const full = await scrape(server.metricsUrl!);
+    await smtp.up();
+    const [reset] = await poll(async () => smtp!.received.filter((m) => m.rcptTo.includes(ada.email)), (m) => m.length >= 1, 20_000);
+    expect(reset?.parsed.subject).toBe('Reset your sl-accounts password');
+    // Ada's link and 1,100 others in the lane of 1,000; her reset in the security lane.
+    expect(sample(full, `${P}mail_outbox_depth`)).toBe(1_001);
+    expect(sample(full, `${P}mails_dropped_total`, { kind: 'unverified' })).toBe(101);
+    expect(sample(full, `${P}mails_dropped_total`, { kind: 'security' })).toBe(0);
+    await server.close();
+    const warnings = droppedLines(lines);
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings.length).toBeLessThanOrEqual(3);
+    expect(warnings.reduce((sum, w) => sum + (w.dropped.unverified ?? 0), 0)).toBe(101);
+    expect(warnings.at(-1)?.droppedSoFar).toEqual({ security: 0, unverified: 101, contact: 0 });
+    expect(lines.join('\n')).not.toMatch(/token=|stranger\d+@/);
   });
 });
+
+/** The log's summaries of dropped mails. */
+function droppedLines(lines: readonly string[]) {
+  return lines
+    .map((l) => JSON.parse(l) as { level: number; msg: string; dropped: Record<string, number>; droppedSoFar: Record<string, number> })
+    .filter((e) => /dropped unsent/.test(e.msg));
+}

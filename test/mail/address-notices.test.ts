@@ -29,7 +29,7 @@ for (const store of STORES) {
     });
 
     it('each arrives exactly once with SMTP down then up, to the right address, saying when, from where and with what', async () => {
-      smtp = await startTestSmtp({ up: false });
+      smtp = await startTestSmtp();
       server = await startTestServer({
         store: store.kind,
         env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>', PUBLIC_URL: 'https://accounts.example.org', TRUST_PROXY: '1', METRICS_PORT: '0', ...FAST_MAIL },
@@ -39,11 +39,17 @@ for (const store of STORES) {
       const signup = await request(url, '/api/signup', { ip: '203.0.113.1', json: ADA });
       expect(signup.status).toBe(201);
       const session = sessionFrom(signup)!;
+      // Ada proves her address first: the notices to it are her own mail (ADR 33: the old address of an
+      // account nobody verified is not told of the move).
+      await poll(async () => smtp!.received.length, (n) => n === 1, 10_000);
+      const verification = new URL(/https?:\/\/\S+/.exec(smtp.received[0]!.parsed.text ?? '')![0]).searchParams.get('token')!;
+      expect((await request(url, '/api/email-verification/confirm', { ip: '203.0.113.1', json: { token: verification } })).status).toBe(200);
+      await smtp.down();
       const asked = await request(url, '/api/email', { ip: '203.0.113.2', headers: { 'user-agent': 'Asker/1.0' }, session, json: { newEmail: NEW, password: ADA.password } });
       expect(asked.status).toBe(202);
-      // The verification link, the change's link and its notice wait while SMTP is down.
-      const down = await poll(metrics, (m) => sample(m, `${P}mail_send_failures_total`) >= 1 && sample(m, `${P}mail_outbox_depth`) === 3, 10_000);
-      expect(sample(down, `${P}mail_outbox_depth`)).toBe(3);
+      // The change's link and its notice wait while SMTP is down.
+      const down = await poll(metrics, (m) => sample(m, `${P}mail_send_failures_total`) >= 1 && sample(m, `${P}mail_outbox_depth`) === 2, 10_000);
+      expect(sample(down, `${P}mail_outbox_depth`)).toBe(2);
       await smtp.up();
       await poll(async () => smtp!.received.length, (n) => n === 3, 15_000);
       const link = smtp.received.find((m) => m.rcptTo.includes(NEW))!;

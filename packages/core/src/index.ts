@@ -37,10 +37,12 @@ export {
   RESET_ADDRESS_POLICY,
   EMAIL_LINK_ACCOUNT_LIMIT,
   EMAIL_LINK_ACCOUNT_POLICY,
-  EMAIL_LINK_ADDRESS_POLICY,
   NEW_DEVICE_NOTICE_LIMIT,
   NEW_DEVICE_NOTICE_POLICY,
+  PROFILE_SESSION_LIMIT,
+  PROFILE_SESSION_POLICY,
 } from './rate-limits.ts';
+export { INBOX_LIMIT, INBOX_POLICY, inboxOf, slotBudget, type InboxBudget, type InboxTicket } from './inbox.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
 
 // Failures.
@@ -119,7 +121,7 @@ export type {
   SessionRevocations,
 } from './ports.ts';
 
-export { FIRST_CREDENTIAL_GENERATION } from './ports.ts';
+export { FIRST_CREDENTIAL_GENERATION, MAIL_KINDS } from './ports.ts';
 
 // Adapters that need nothing but Node, and the background work.
 export { Pbkdf2PasswordHasher, type Pbkdf2, DEFAULT_PBKDF2_ITERATIONS } from './password-hasher.ts';

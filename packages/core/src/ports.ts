@@ -159,11 +159,18 @@ export interface ContactStore {
 }
 
 /**
- * What a mail is for, so a store that must bound its outbox knows what to keep: `contact` (a contact
- * message for the operator, which any visitor can cause) or `security` (every other mail: a reset
- * link, a notice to the account's owner). Contact mail never pushes security mail out.
+ * What a mail is for, so a store that must bound its outbox knows what to keep, and what to send
+ * first: `contact` (a contact message for the operator, which any visitor can cause), `unverified`
+ * (mail to an address nobody has proven to be its account's, which anyone who names the address can
+ * cause: a new account's verification link, a resend of it, a change-of-address link, a notice about
+ * an account whose address is not verified) or `security` (the mail of existing accounts: a reset
+ * link, a notice to a verified address). Under pressure contact mail gives way first, then
+ * `unverified` mail; neither ever pushes security mail out, and security mail is sent first.
  */
-export type MailKind = 'contact' | 'security';
+export type MailKind = 'contact' | 'unverified' | 'security';
+
+/** The kinds, in the order a claim sends them (and the reverse of the order a full outbox lets them go). */
+export const MAIL_KINDS = ['security', 'unverified', 'contact'] as const satisfies readonly MailKind[];
 
 /** A mail to send, as the use cases write it; the outbox adds the id and the sender. */
 export interface OutgoingMail {
@@ -332,6 +339,11 @@ export interface EmailConfirmed {
   readonly user: User;
   /** The address the account had before (the same as `user.email` after a verification). */
   readonly previousEmail: string;
+  /**
+   * Whether the account's owner had proven `previousEmail` (it was verified before this change): a
+   * notice to an address nobody proved would be mail to whoever typed it.
+   */
+  readonly previousEmailVerified: boolean;
   /** The sessions a change of address ended (none for a verification). */
   readonly endedSessions: readonly string[];
 }

@@ -23,19 +23,24 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
 };
 
 /**
- * Reset requests per address (normalised e-mail, registered or not), from whatever IP: at most 3
- * reset mails an hour reach one inbox, however many clients ask. The per-IP limit alone would let a
- * botnet bomb an inbox; this one caps it.
+ * Reset links per inbox (the normalised address as `inboxOf` reads it, registered or not), from
+ * whatever IP: at most 2 in any 30 minutes (slots, see `slotBudget`), so at most 4 in any hour,
+ * however many clients ask and however they spell the address (`ada+1@`, `ada+2@` are one inbox).
+ * The per-IP limit alone would let a botnet bomb an inbox; this one caps it. The span is the
+ * token's lifetime (RESET_TOKEN_TTL_MS), so a request refused here always finds a working link in
+ * the inbox: the newest of the ones that filled the slots, asked for less than 30 minutes ago
+ * (whoever asked: strangers' requests cannot leave the owner without one). Not in INBOX_LIMIT:
+ * strangers' other mail never stands in the way of a reset.
  */
-export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_000 };
+export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 2, windowMs: 30 * 60_000 };
 
 /** The policy name of RESET_ADDRESS_LIMIT in a request's `Quota`. */
 export const RESET_ADDRESS_POLICY = 'password-reset-address';
 
 /**
  * Links mailed per account (a new verification link, a change of address), from whatever session
- * or IP: at most 3 an hour, so a signed-in session cannot make the service mail an inbox (its own,
- * or any address it names as the new one) without bound.
+ * or IP: at most 3 an hour, so one account cannot spend an inbox's share (INBOX_LIMIT) alone: an
+ * account that asked 3 links to an address leaves room for its owner's.
  */
 export const EMAIL_LINK_ACCOUNT_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 * 60_000 };
 
@@ -43,11 +48,14 @@ export const EMAIL_LINK_ACCOUNT_LIMIT: RateLimitRule = { limit: 3, windowMs: 60 
 export const EMAIL_LINK_ACCOUNT_POLICY = 'email-link-account';
 
 /**
- * The policy name of the change-of-address links mailed to one address, from whatever accounts
- * (the account rule, `EMAIL_LINK_ACCOUNT_LIMIT` by default): as for reset mail, no number of
- * accounts can make the service mail a stranger's inbox without bound.
+ * Changes of name per session: at most 20 an hour. Each one is a write that every session cache of
+ * the user hears about (on Postgres, a notification per change), so a loop of them costs every
+ * process; nobody renames themselves more than a few times.
  */
-export const EMAIL_LINK_ADDRESS_POLICY = 'email-link-address';
+export const PROFILE_SESSION_LIMIT: RateLimitRule = { limit: 20, windowMs: 60 * 60_000 };
+
+/** The policy name of PROFILE_SESSION_LIMIT in a request's `Quota`. */
+export const PROFILE_SESSION_POLICY = 'profile-session';
 
 /**
  * New-device notices mailed per account and window: at most 3 an hour. Whoever knows the password

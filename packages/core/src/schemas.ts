@@ -62,16 +62,83 @@ function text(bounds: { readonly min?: number; readonly max?: number }, options:
 }
 
 
-/** E-mail: trimmed and lower-cased before it is validated, stored or looked up. */
+/**
+ * Refuses an address that Unicode's compatibility normalisation (NFKC) would rewrite, such as one
+ * typed with U+212A KELVIN SIGN, which lower-casing turns into `k`: the address stored, looked up and
+ * mailed would not be the one typed (and one inbox could be named in two spellings). Checked on the
+ * trimmed text, before lower-casing hides it.
+ */
+function inNormalForm(ctx: { value: string; issues: unknown[] }): void {
+  if (ctx.value.normalize('NFKC') !== ctx.value) {
+    ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must be written as it is delivered: it contains characters that Unicode normalisation (NFKC) rewrites' });
+  }
+}
+
+/** E-mail: trimmed and lower-cased before it is validated, stored or looked up; refused when NFKC would change it. */
 function email(bounds: { readonly max?: number } = {}) {
   const format = z.email({ message: 'must be a valid e-mail address' });
   return z
     .string()
     .check(wellFormed)
     .trim()
+    .check(inNormalForm)
     .toLowerCase()
     .pipe(bounds.max === undefined ? format : format.max(bounds.max, { message: `must be at most ${bounds.max} characters` }))
     .meta(TRIMMED);
+}
+
+/** Control characters (C0, DEL, C1): a line break, an escape sequence. Nothing printable. The class `\p{Cc}`. */
+export const CONTROL_CHARACTERS = '[\\u0000-\\u001F\\u007F-\\u009F]';
+/** Bidirectional embeddings, overrides and isolates, which reorder the text around them on screen (marks stay: they only set a direction). */
+export const BIDI_CONTROLS = '[\\u202A-\\u202E\\u2066-\\u2069]';
+/**
+ * Characters with nothing to see: white space and default-ignorable characters (zero-width spaces
+ * and joiners, fillers, format marks), `[\p{White_Space}\p{Default_Ignorable_Code_Point}]` written
+ * out (for Unicode 16), so the published schema says the same as the check; a test holds it to
+ * the properties. A pattern for the `u` flag, as JSON Schema's and ajv's.
+ */
+export const INVISIBLE_CHARACTERS =
+  '[\\u0009-\\u000D\\u0020\\u0085\\u00A0\\u00AD\\u034F\\u061C\\u115F-\\u1160\\u1680\\u17B4-\\u17B5\\u180B-\\u180F\\u2000-\\u200F\\u2028-\\u202F\\u205F-\\u206F\\u3000\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E0FFF}]';
+
+const CONTROL = new RegExp(CONTROL_CHARACTERS, 'u');
+const BIDI_CONTROL = new RegExp(BIDI_CONTROLS, 'u');
+// The class holds combining marks on purpose (U+034F, the variation selectors): each is matched alone.
+// eslint-disable-next-line no-misleading-character-class
+const INVISIBLE = new RegExp(`^${INVISIBLE_CHARACTERS}+$`, 'u');
+
+/**
+ * The name rules as JSON Schema says them of the text a client sends, before trimming (the checks
+ * below see it trimmed): no control character that trimming keeps (one that is no white space, or
+ * one between two characters that are not), no bidirectional control, and not only invisible
+ * characters with at least one that trimming keeps.
+ */
+const NAME_REFUSES = {
+  anyOf: [
+    { pattern: `(?!\\s)${CONTROL_CHARACTERS}|\\S[\\s\\S]*${CONTROL_CHARACTERS}[\\s\\S]*\\S` },
+    { pattern: BIDI_CONTROLS },
+    { pattern: `^${INVISIBLE_CHARACTERS}*(?!\\s)${INVISIBLE_CHARACTERS}+$` },
+  ],
+};
+
+/**
+ * What a name may be (a user's, a contact form's): it is shown to others and written into mails, so
+ * it holds no control characters, no bidirectional controls, and something visible when it is not
+ * empty. Checked after trimming.
+ */
+function displayable(ctx: { value: string; issues: unknown[] }): void {
+  const problem = CONTROL.test(ctx.value)
+    ? 'must not contain control characters'
+    : BIDI_CONTROL.test(ctx.value)
+      ? 'must not contain bidirectional embedding, override or isolate characters'
+      : ctx.value !== '' && INVISIBLE.test(ctx.value)
+        ? 'must contain a visible character'
+        : null;
+  if (problem) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
+}
+
+/** A name: trimmed, bounded, displayable. */
+function name(bounds: { readonly min?: number; readonly max: number }) {
+  return text(bounds, { trim: true }).check(displayable).meta({ not: NAME_REFUSES });
 }
 
 /** The signup bounds of a password, for every new one. */
@@ -80,7 +147,7 @@ const newPassword = () => text({ min: 8, max: 200 });
 /** Signup's body. */
 export const SignupRequest = z
   .object({
-    name: text({ min: 2, max: 120 }, { trim: true }),
+    name: name({ min: 2, max: 120 }),
     email: email({ max: 200 }),
     password: newPassword(),
   })
@@ -97,7 +164,7 @@ export const LoginRequest = z
 /** The contact form's body. */
 export const ContactRequest = z
   .object({
-    name: text({ max: 120 }, { trim: true }),
+    name: name({ max: 120 }),
     email: email({ max: 200 }),
     message: text({ min: 10, max: 5000 }),
   })
@@ -153,7 +220,7 @@ export const EmailChangeRequest = z
 /** A change of name's body. */
 export const UpdateProfileRequest = z
   .object({
-    name: text({ min: 2, max: 120 }, { trim: true }),
+    name: name({ min: 2, max: 120 }),
   })
   .meta({ id: 'UpdateProfileRequest' });
 

@@ -27,33 +27,39 @@ function setup(options: AccountsOptions = {}) {
   const accounts = createAccounts({ ...store, hasher, clock }, { verifyUrl: 'https://app.example.org/verify', ...options });
   /** Every mail queued since the last call, claimed from the outbox. */
   const mails = async (): Promise<readonly QueuedMail[]> => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 3_600_000 });
-  return { store, clock, accounts, mails, hasher };
+  /** Signs `user` up and, when `verified`, follows the verification link: the owner proved the address. */
+  const signUp = async (user: typeof ADA, verified: boolean) => {
+    const signedUp = await accounts.signup(user, meta());
+    const [link] = await mails();
+    if (verified) await accounts.confirmEmail({ token: tokenOf(link!) }, meta());
+    return signedUp;
+  };
+  return { store, clock, accounts, mails, hasher, signUp };
 }
 const tokenOf = (mail: QueuedMail) => new URL(/https?:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token')!;
 
 describe('the address and the name', () => {
-  it('a change of address writes the link to the new address and the notice to the old one; with that notice off, the link only', async () => {
-    for (const securityNotices of [undefined, { 'email-change-requested': false }] as const) {
-      const { accounts, mails } = setup(securityNotices ? { securityNotices } : {});
-      const { session } = await accounts.signup(ADA, meta());
-      await mails();
+  it('a change of address writes the link to the new address and the notice to the old one (the owner’s mail once the owner verified it); with that notice off, the link only', async () => {
+    for (const [securityNotices, verified] of [[undefined, true], [undefined, false], [{ 'email-change-requested': false }, true]] as const) {
+      const { accounts, mails, signUp } = setup(securityNotices ? { securityNotices } : {});
+      const { session } = await signUp(ADA, verified);
       await accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token));
       const written = await mails();
-      expect(written.map((m) => [m.to, m.kind])).toEqual(
-        securityNotices ? [['new@example.org', 'security']] : [['new@example.org', 'security'], ['ada@example.com', 'security']],
+      expect(written.map((m) => [m.to, m.kind]).sort(), `verified: ${verified}`).toEqual(
+        securityNotices ? [['new@example.org', 'unverified']] : [['ada@example.com', verified ? 'security' : 'unverified'], ['new@example.org', 'unverified']],
       );
-      const link = new URL(/https?:\/\/\S+/.exec(written[0]!.text)![0]);
+      const toNew = written.find((m) => m.to === 'new@example.org')!;
+      const link = new URL(/https?:\/\/\S+/.exec(toNew.text)![0]);
       expect(link.origin + link.pathname).toBe('https://app.example.org/verify');
-      expect(Buffer.from(tokenOf(written[0]!), 'base64url')).toHaveLength(32);
+      expect(Buffer.from(tokenOf(toNew), 'base64url')).toHaveLength(32);
     }
   });
 
   it('the confirmed change notifies both addresses (each notice can be turned off); every notice says when, from where and with what', async () => {
-    const { accounts, mails } = setup();
-    const { session } = await accounts.signup(ADA, meta());
-    await mails();
+    const { accounts, mails, signUp } = setup();
+    const { session } = await signUp(ADA, true);
     await accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token));
-    const [link] = await mails();
+    const link = (await mails()).find((m) => m.to === 'new@example.org');
     const done = await accounts.confirmEmail({ token: tokenOf(link!) }, { clientIp: '198.51.100.9', userAgent: 'Confirming/2' });
     expect(done.user).toMatchObject({ email: 'new@example.org', emailVerified: true });
     expect(done.purpose).toBe('change');
@@ -66,12 +72,20 @@ describe('the address and the name', () => {
       expect(notice.text).toMatch(/When: +\d{4}-\d\d-\d\dT/);
     }
     const off = setup({ securityNotices: { 'email-changed': false } });
-    const ada = await off.accounts.signup(ADA, meta());
-    await off.mails();
+    const ada = await off.signUp(ADA, true);
     await off.accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(ada.session.token));
-    const [offLink] = await off.mails();
+    const offLink = (await off.mails()).find((m) => m.to === 'new@example.org');
     await off.accounts.confirmEmail({ token: tokenOf(offLink!) }, meta());
     expect(await off.mails()).toEqual([]);
+  });
+
+  it('a confirmed change of an account whose address nobody verified tells the new address only: the old one may be whoever’s a signup or a typo named', async () => {
+    const { accounts, mails, signUp } = setup();
+    const { session } = await signUp(ADA, false);
+    await accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token));
+    const link = (await mails()).find((m) => m.to === 'new@example.org');
+    await accounts.confirmEmail({ token: tokenOf(link!) }, meta());
+    expect((await mails()).map((m) => [m.to, m.subject, m.kind])).toEqual([['new@example.org', '[sl-accounts] Your address was changed', 'security']]);
   });
 
   it('refuses a change to the account’s own address, to a taken one, and with a wrong password (counted per session)', async () => {
@@ -118,14 +132,17 @@ describe('the address and the name', () => {
     expect((await mails()).map((m) => m.subject)).toEqual(['[sl-accounts] Your password was changed']);
   });
 
-  it('limits the links mailed to one new address, from all accounts together', async () => {
-    const { accounts } = setup({ emailLinkLimit: { limit: 2, windowMs: 60_000 } });
+  it('links to one new address from all accounts together stop at the inbox’s share; one account’s links leave room for another’s', async () => {
+    const { accounts, mails } = setup({ emailLinkLimit: { limit: 2, windowMs: 60_000 }, inboxLimit: { limit: 3, windowMs: 60_000 } });
     const sessions = [];
-    for (const n of [1, 2]) sessions.push((await accounts.signup({ ...ADA, email: `user${n}@example.com` }, meta())).session.token);
+    for (const n of [1, 2, 3]) sessions.push((await accounts.signup({ ...ADA, email: `user${n}@example.com` }, meta())).session.token);
+    await mails();
     await accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[0]));
     await accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[0]));
-    await expect(accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[1]))).rejects.toBeInstanceOf(RateLimited);
-    await accounts.requestEmailChange({ newEmail: 'other@example.org', password: ADA.password }, meta(sessions[1]));
+    await accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[1]));
+    await expect(accounts.requestEmailChange({ newEmail: 'victim@example.org', password: ADA.password }, meta(sessions[2]))).rejects.toBeInstanceOf(RateLimited);
+    expect((await mails()).filter((m) => m.to === 'victim@example.org')).toHaveLength(3);
+    await accounts.requestEmailChange({ newEmail: 'other@example.org', password: ADA.password }, meta(sessions[2]));
   });
 
   it('refuses an http(s)-less verifyUrl at creation', () => {

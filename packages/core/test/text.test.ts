@@ -65,13 +65,14 @@ describe('strings the core refuses', () => {
 });
 
 describe('strings the core accepts', () => {
-  it('control characters, noncharacters, U+FFFD, bidirectional marks and astral characters, exactly as sent', async () => {
+  it('control characters, noncharacters, U+FFFD, bidirectional controls and astral characters in a message and a password, exactly as sent; in a name all but the controls', async () => {
     const { accounts, store } = setup();
     const text = 'bell\u0007 esc\u001B[0m del\u007F c1\u0085 \uFFFE\uFFFF \uFDD0 \uFFFD \u202Eabc\u202C \u{10FFFF}\u{1F600} ';
-    await accounts.contact({ name: text.slice(0, 20), email: 'zoe@example.com', message: text }, { ...meta, userAgent: 'ua' });
-    expect(store.contacts.messages[0]).toMatchObject({ name: text.slice(0, 20).trim(), message: text, email: 'zoe@example.com' });
-    const { user } = await accounts.signup({ ...SIGNUP, name: 'Zoë \u0007\uFFFD\u{10FFFF}', password: '\u0001\uFFFF\u{1F600}\u202E-pass' }, meta);
-    expect(user.name).toBe('Zoë \u0007\uFFFD\u{10FFFF}');
+    const name = ' Zoë \uFFFE\uFDD0\uFFFD \u200F\u{10FFFF}\u{1F600} ';
+    await accounts.contact({ name, email: 'zoe@example.com', message: text }, { ...meta, userAgent: 'ua' });
+    expect(store.contacts.messages[0]).toMatchObject({ name: name.trim(), message: text, email: 'zoe@example.com' });
+    const { user } = await accounts.signup({ ...SIGNUP, name, password: '\u0001\uFFFF\u{1F600}\u202E-pass' }, meta);
+    expect(user.name).toBe(name.trim());
     await expect(accounts.login({ email: SIGNUP.email, password: '\u0001\uFFFF\u{1F600}\u202E-pass' }, meta)).resolves.toBeTruthy();
   });
 
@@ -79,5 +80,62 @@ describe('strings the core accepts', () => {
     const { accounts, store } = setup();
     await accounts.contact(CONTACT, { ...meta, userAgent: 'agent\u0000/1 \ud800' });
     expect(store.contacts.messages[0]!.userAgent).toBe('agent\uFFFD/1 \uFFFD');
+  });
+});
+
+describe('names', () => {
+  const REFUSED = {
+    'a line break (a header of its own in a mail)': ['Ada\r\nBcc: x@example.org', 'must not contain control characters'],
+    'an escape sequence (a terminal that shows the log)': ['Ada\u001B[31mLovelace', 'must not contain control characters'],
+    'a C1 control': ['Ada\u0085Lovelace', 'must not contain control characters'],
+    'a tab': ['Ada\tLovelace', 'must not contain control characters'],
+    'a right-to-left override': ['Ada\u202Egro.elpmaxe', 'must not contain bidirectional embedding, override or isolate characters'],
+    'a left-to-right embedding': ['Ada\u202ALovelace\u202C', 'must not contain bidirectional embedding, override or isolate characters'],
+    'an isolate': ['Ada\u2067Lovelace\u2069', 'must not contain bidirectional embedding, override or isolate characters'],
+    'only zero-width characters': ['\u200B\u200C\u200D\u2060', 'must contain a visible character'],
+    'only fillers and a byte order mark, between spaces': [' \u3164\uFEFF\u115F\u00AD ', 'must contain a visible character'],
+  } as const;
+
+  for (const [label, [name, message]] of Object.entries(REFUSED)) {
+    it(`refuses ${label} in a signup, a rename and the contact form, naming the name`, async () => {
+      const { accounts, store } = setup();
+      const signup = (await accounts.signup({ ...SIGNUP, name }, meta).catch((e: unknown) => e)) as ValidationError;
+      expect(signup).toBeInstanceOf(ValidationError);
+      expect(signup.issues).toContainEqual({ path: 'name', message });
+      const contact = (await accounts.contact({ ...CONTACT, name }, meta).catch((e: unknown) => e)) as ValidationError;
+      expect(contact.issues).toContainEqual({ path: 'name', message });
+      const { session } = await accounts.signup(SIGNUP, meta);
+      const rename = (await accounts.updateProfile({ name }, { ...meta, sessionToken: session.token }).catch((e: unknown) => e)) as ValidationError;
+      expect(rename.issues).toContainEqual({ path: 'name', message });
+      expect((await accounts.me({ sessionToken: session.token })).name).toBe(SIGNUP.name);
+      expect(store.contacts.messages).toEqual([]);
+    });
+  }
+
+  it('keeps a bidirectional mark, a name in a right-to-left script, a zero-width joiner inside an emoji and an empty contact name', async () => {
+    const { accounts, store } = setup();
+    for (const [n, name] of ['\u05D3\u05D5\u05D3 \u200FAda', '\u0639\u0644\u064A', 'Ada \u{1F469}\u200D\u{1F4BB}'].entries()) {
+      const { user } = await accounts.signup({ ...SIGNUP, email: `user${n}@example.com`, name }, meta);
+      expect(user.name).toBe(name);
+    }
+    await accounts.contact({ ...CONTACT, name: '  ' }, meta);
+    expect(store.contacts.messages[0]?.name).toBe('');
+  });
+});
+
+describe('e-mail addresses', () => {
+  it('refuses an address that NFKC would rewrite, such as one with U+212A KELVIN SIGN (lower-cased, it is a k): 400 naming email, nothing stored', async () => {
+    const { accounts, store } = setup();
+    for (const email of ['\u212Aelvin@example.com', 'ada@\uFF45xample.com', '\uFB00@example.com']) {
+      const error = (await accounts.signup({ ...SIGNUP, email }, meta).catch((e: unknown) => e)) as ValidationError;
+      expect(error, email).toBeInstanceOf(ValidationError);
+      expect(error.issues.map((i) => i.path)).toEqual(['email']);
+      expect(error.issues[0]!.message).toMatch(/NFKC/);
+      await expect(accounts.requestPasswordReset({ email }, meta)).rejects.toBeInstanceOf(ValidationError);
+    }
+    expect(await store.users.findByEmail('kelvin@example.com')).toBeNull();
+    // As before: trimmed and lower-cased.
+    const { user } = await accounts.signup({ ...SIGNUP, email: '  Kelvin@Example.COM ' }, meta);
+    expect(user.email).toBe('kelvin@example.com');
   });
 });

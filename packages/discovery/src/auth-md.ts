@@ -95,7 +95,7 @@ ${section('5. Sessions, password and account', `${account}\n\nThe examples follo
 
 ${resetRequest}
 
-It always answers \`202\`, registered address or not; only a registered address gets a mail. The mail links to a reset page (the operator's, or the service's own) with \`?token=<token>\`. At most ${describeLimit(RESET_ADDRESS_LIMIT)} per address, from any client.
+It always answers \`202\`, registered address or not; only a registered address gets a mail. The mail links to a reset page (the operator's, or the service's own) with \`?token=<token>\`. At most ${describeLimit(RESET_ADDRESS_LIMIT)} per address (in any span of that length, wherever it starts, from any client); a \`429\` then means that a link mailed in the last ${describeDuration(RESET_TOKEN_TTL_MS)} is in the inbox, and the newest works.
 
 ${resetConfirm}
 

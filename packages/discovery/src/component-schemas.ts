@@ -80,7 +80,9 @@ function describeTrimmed(schema: JsonSchema): void {
   for (const key of ['minLength', 'maxLength', 'format', 'pattern', 'x-trimmed']) delete schema[key];
   Object.assign(schema, {
     pattern: `^\\s*${core}\\s*$`,
-    description: `Surrounding white space is trimmed first${format === 'email' ? ' and the address lower-cased' : ''}; the bounds apply to what remains: ${describeBounds(bounds)}.`,
+    description: `Surrounding white space is trimmed first${format === 'email' ? ' and the address lower-cased' : ''}; the bounds apply to what remains: ${describeBounds(bounds)}.${
+      format === 'email' ? ' An address that Unicode normalisation (NFKC) would rewrite is refused.' : ''
+    }${schema.not ? ' What remains holds no control characters and no bidirectional embeddings, overrides or isolates, and, when not empty, a visible character.' : ''}`,
     'x-trimmed': bounds,
   });
 }

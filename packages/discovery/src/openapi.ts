@@ -9,8 +9,11 @@ import {
   DEVICE_LOGIN_POLICY,
   EMAIL_LINK_ACCOUNT_LIMIT,
   EMAIL_LINK_ACCOUNT_POLICY,
-  EMAIL_LINK_ADDRESS_POLICY,
   DEVICE_PROOF_TTL_MS,
+  INBOX_LIMIT,
+  INBOX_POLICY,
+  PROFILE_SESSION_LIMIT,
+  PROFILE_SESSION_POLICY,
   RATE_LIMITS,
   RateLimited,
   RESET_ADDRESS_LIMIT,
@@ -69,9 +72,9 @@ const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
   // A session's own limit on password checks has the account's rule.
   [SESSION_PASSWORD_POLICY]: ACCOUNT_LOGIN_LIMIT,
   [RESET_ADDRESS_POLICY]: RESET_ADDRESS_LIMIT,
-  // Both of the mailed links' limits have the account's rule (`AccountsOptions.emailLinkLimit`).
   [EMAIL_LINK_ACCOUNT_POLICY]: EMAIL_LINK_ACCOUNT_LIMIT,
-  [EMAIL_LINK_ADDRESS_POLICY]: EMAIL_LINK_ACCOUNT_LIMIT,
+  [INBOX_POLICY]: INBOX_LIMIT,
+  [PROFILE_SESSION_POLICY]: PROFILE_SESSION_LIMIT,
 };
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
@@ -189,10 +192,11 @@ function tooManyText(route: ApiRoute): string {
     ...(route.limited ? ['the per-client-IP limit'] : []),
     ...(route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ['the per-account limit on failed logins (then even the right password, until the window ends)'] : []),
     ...(route.alsoLimited?.includes(DEVICE_LOGIN_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on failed logins instead of the account’s'] : []),
-    ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests'] : []),
+    ...(route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ['the per-address limit on reset requests (a link mailed to the address less than 30 minutes ago is then in its inbox, and the newest works)'] : []),
     ...(route.alsoLimited?.includes(SESSION_PASSWORD_POLICY) ? ['this session’s own limit on password checks (then even the right password, until the window ends)'] : []),
     ...(route.alsoLimited?.includes(EMAIL_LINK_ACCOUNT_POLICY) ? ['the account’s limit on mailed links'] : []),
-    ...(route.alsoLimited?.includes(EMAIL_LINK_ADDRESS_POLICY) ? ['the limit on links mailed to one address'] : []),
+    ...(route.alsoLimited?.includes(INBOX_POLICY) ? ['the share of mail anyone can cause that the address’s inbox had in the last hour (the account’s link is then not spent)'] : []),
+    ...(route.alsoLimited?.includes(PROFILE_SESSION_POLICY) ? ['this session’s own limit on changes of name'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }

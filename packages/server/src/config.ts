@@ -14,6 +14,7 @@ import {
   DEFAULT_RETRY_SCHEDULE,
   DEFAULT_SESSION_CACHE_SIZE,
   DEFAULT_SESSION_CACHE_STALENESS_MS,
+  INBOX_LIMIT,
   RESET_ADDRESS_LIMIT,
   SECURITY_EVENTS,
   isSecurityEvent,
@@ -78,8 +79,10 @@ export interface Config {
    * else `undefined`: the service's own page at `/verify-email`, as `resetUrl`. Never a request's Host.
    */
   readonly verifyUrl: string | undefined;
-  /** Reset requests allowed per address (registered or not) and window. */
+  /** Reset requests allowed per inbox (registered or not) and window. */
   readonly resetAddressLimit: RateLimitRule;
+  /** Mails per inbox and hour that anyone can cause besides reset links (links, notices to unverified addresses). */
+  readonly inboxLimit: RateLimitRule;
   /** The security notices turned off by SECURITY_NOTICES_OFF (`false` for each); the rest are sent. */
   readonly securityNotices: SecurityNoticeOptions;
   /** The path the service is mounted under (`BASE_PATH`): '' for the root, else e.g. `/accounts`. */
@@ -154,8 +157,9 @@ const Env = z
     PUBLIC_URL: optional(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
     RESET_URL: optional(z.url({ protocol: /^https?$/ })),
     VERIFY_URL: optional(z.url({ protocol: /^https?$/ })),
-    RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(1_000)).default(RESET_ADDRESS_LIMIT.limit),
+    RESET_REQUESTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(50)).default(RESET_ADDRESS_LIMIT.limit),
     RESET_REQUEST_WINDOW_SECONDS: optional(z.coerce.number().int().min(1).max(86_400 * 30)).default(RESET_ADDRESS_LIMIT.windowMs / 1000),
+    MAILS_PER_INBOX_PER_HOUR: optional(z.coerce.number().int().min(1).max(50)).default(INBOX_LIMIT.limit),
     // A comma-separated list of events whose notices are not sent; `all` for every one.
     SECURITY_NOTICES_OFF: optional(
       z.string().transform((text, ctx): SecurityNoticeOptions => {
@@ -232,6 +236,7 @@ const Env = z
       resetUrl: env.RESET_URL,
       verifyUrl: env.VERIFY_URL,
       resetAddressLimit: { limit: env.RESET_REQUESTS_PER_ADDRESS, windowMs: env.RESET_REQUEST_WINDOW_SECONDS * 1000 },
+      inboxLimit: { limit: env.MAILS_PER_INBOX_PER_HOUR, windowMs: INBOX_LIMIT.windowMs },
       securityNotices: env.SECURITY_NOTICES_OFF,
       basePath: normaliseBasePath(env.BASE_PATH),
       logLevel: env.LOG_LEVEL,

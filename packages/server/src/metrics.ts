@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, SESSION_PASSWORD_POLICY, isDomainError, type Accounts, type DroppedMail, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, INBOX_POLICY, MAIL_KINDS, PROFILE_SESSION_POLICY, SESSION_PASSWORD_POLICY, isDomainError, type Accounts, type DroppedMail, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
 import { pathPattern, requestPath } from '@sl-accounts/http';
 import type { PoolStats } from '@sl-accounts/store-postgres';
 import type { MetricsConfig } from './config.ts';
@@ -62,7 +62,7 @@ export function createServiceMetrics(): ServiceMetrics {
   });
   const rateLimited = new Counter({
     name: `${METRICS_PREFIX}rate_limited_total`,
-    help: 'Requests refused by a rate limit (429, or an MCP tool error), by operation and by limit: "ip" (per client), "account" (failed logins per e-mail address), "device" (a device cookie\'s own failed logins) or "session" (a session\'s own password checks).',
+    help: 'Requests refused by a rate limit (429, or an MCP tool error), by operation and by limit: "ip" (per client), "account" (failed logins per e-mail address), "device" (a device cookie\'s own failed logins), "session" (a session\'s own password checks or changes of name) or "inbox" (the mail an address\'s inbox may still be sent this hour).',
     labelNames: ['operation', 'limit'],
     registers,
   });
@@ -83,7 +83,16 @@ export function createServiceMetrics(): ServiceMetrics {
     switch (error.code) {
       case 'rate_limited': {
         const { policy } = error.rateLimit;
-        const limit = policy === ACCOUNT_LOGIN_POLICY ? 'account' : policy === DEVICE_LOGIN_POLICY ? 'device' : policy === SESSION_PASSWORD_POLICY ? 'session' : 'ip';
+        const limit =
+          policy === ACCOUNT_LOGIN_POLICY
+            ? 'account'
+            : policy === DEVICE_LOGIN_POLICY
+              ? 'device'
+              : policy === SESSION_PASSWORD_POLICY || policy === PROFILE_SESSION_POLICY
+                ? 'session'
+                : policy === INBOX_POLICY
+                  ? 'inbox'
+                  : 'ip';
         rateLimited.inc({ operation: useCase, limit });
         return;
       }
@@ -224,13 +233,12 @@ export function createServiceMetrics(): ServiceMetrics {
       });
       const dropped = new Counter({
         name: `${METRICS_PREFIX}mails_dropped_total`,
-        help: 'Mails the outbox let go unsent because it was full, by kind ("contact" or "security"); only a bounded outbox (the memory store) drops any. Should stay 0.',
+        help: 'Mails the outbox let go unsent because it was full, by kind ("contact", "unverified" or "security"); only a bounded outbox (the memory store) drops any. Should stay 0.',
         labelNames: ['kind'],
         registers,
       });
-      // Both kinds from the start, so a scrape shows 0 before anything was dropped.
-      dropped.inc({ kind: 'contact' }, 0);
-      dropped.inc({ kind: 'security' }, 0);
+      // Every kind from the start, so a scrape shows 0 before anything was dropped.
+      for (const kind of MAIL_KINDS) dropped.inc({ kind }, 0);
       return { onSent: () => sent.inc(), onAttemptFailed: () => failed.inc(), onDropped: (mail) => dropped.inc({ kind: mail.kind }) };
     },
 

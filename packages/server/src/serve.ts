@@ -111,6 +111,7 @@ export async function configureService(config: Config, overrides: ServerOverride
       ...(config.resetUrl === undefined ? {} : { resetUrl: config.resetUrl }),
       ...(config.verifyUrl === undefined ? {} : { verifyUrl: config.verifyUrl }),
       resetAddressLimit: config.resetAddressLimit,
+      inboxLimit: config.inboxLimit,
       securityNotices: config.securityNotices,
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),

@@ -161,11 +161,11 @@ describe('verification link settings', () => {
 });
 
 describe('password reset settings', () => {
-  it('the reset page is RESET_URL, else unset (the service’s own page); 3 requests per address an hour', () => {
+  it('the reset page is RESET_URL, else unset (the service’s own page); 2 reset links per address in any 30 minutes', () => {
     expect(loadConfig({}).resetUrl).toBeUndefined();
     expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org/' }).resetUrl).toBeUndefined();
     expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org', RESET_URL: 'https://www.example.org/account/reset' }).resetUrl).toBe('https://www.example.org/account/reset');
-    expect(loadConfig({}).resetAddressLimit).toEqual({ limit: 3, windowMs: 3_600_000 });
+    expect(loadConfig({}).resetAddressLimit).toEqual({ limit: 2, windowMs: 1_800_000 });
     expect(loadConfig({ RESET_REQUESTS_PER_ADDRESS: '5', RESET_REQUEST_WINDOW_SECONDS: '600' }).resetAddressLimit).toEqual({ limit: 5, windowMs: 600_000 });
   });
 

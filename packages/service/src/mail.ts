@@ -3,9 +3,11 @@
  * operator, reset links) are claimed and handed to a `Mailer`, with retries, exactly once per id.
  */
 import {
+  MAIL_KINDS,
   startMailWorker,
   type Clock,
   type DroppedMail,
+  type MailKind,
   type Mailer,
   type MailOutbox,
   type MailWorkerOptions,
@@ -21,8 +23,13 @@ export interface MailOptions extends Partial<Pick<MailWorkerOptions, 'pollMs' | 
   readonly onSent?: () => void;
   /** An attempt failed and the mail waits for its retry (a metric). */
   readonly onAttemptFailed?: () => void;
-  /** The outbox let a mail go unsent (a bounded outbox: the memory store's; a metric). It is logged at warn too. */
+  /**
+   * The outbox let a mail go unsent (a bounded outbox: the memory store's; a metric), once per mail.
+   * The log has a summary at warn: at most one line per `droppedLogIntervalMs`.
+   */
   readonly onDropped?: (mail: DroppedMail) => void;
+  /** At most one warn line per this many milliseconds sums up the mails dropped meanwhile; default DROPPED_MAIL_LOG_INTERVAL_MS. */
+  readonly droppedLogIntervalMs?: number;
   /** Whether each sent mail gets an info line (`mail sent`); default false (the log mailer logs the mail itself). */
   readonly logSent?: boolean;
 }
@@ -61,16 +68,56 @@ export function defaultMailer(logger: Logger | undefined): Mailer {
   };
 }
 
+/**
+ * How often, at most, the log sums up the mails a full outbox dropped. A flood drops one mail per
+ * request it makes; a line each was ~300 bytes of log per request (found on 2026-11-28).
+ */
+export const DROPPED_MAIL_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Logs the mails `outbox` drops: the first at once, then at most one line per `intervalMs`, each with
+ * the count per kind since the line before and so far. Never a mail's text or recipient: a reset
+ * link is a secret, an address personal. `flush` writes what is pending (at stop).
+ */
+function droppedMailLog(logger: Logger, intervalMs: number): { add(mail: DroppedMail): void; flush(): void } {
+  const zero = (): Record<MailKind, number> => Object.fromEntries(MAIL_KINDS.map((kind) => [kind, 0])) as Record<MailKind, number>;
+  let dropped = zero();
+  const soFar = zero();
+  let pending = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastLine = -Infinity;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending === 0) return;
+    lastLine = performance.now();
+    logger.warn(
+      { dropped, droppedSoFar: { ...soFar } },
+      `${pending} mail${pending === 1 ? '' : 's'} dropped unsent: the outbox is full (the memory store keeps at most its capacity of each kind); at most one such line per ${Math.ceil(intervalMs / 1000)} s`,
+    );
+    dropped = zero();
+    pending = 0;
+  };
+  return {
+    add(mail) {
+      dropped[mail.kind]++;
+      soFar[mail.kind] = mail.droppedOfKind;
+      pending++;
+      if (timer) return;
+      timer = setTimeout(flush, Math.max(0, lastLine + intervalMs - performance.now()));
+      timer.unref();
+    },
+    flush,
+  };
+}
+
 /** The worker on `outbox`, feeding `mailer`, with its log lines; `stop` ends it within `boundMs`. */
 export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logger: Logger, options: MailOptions = {}): { stop(boundMs: number): Promise<void> } {
   const about = (mail: QueuedMail) => ({ mailId: mail.id, attempts: mail.attempts });
-  // Never the mail's text or recipient: a reset link is a secret, an address personal.
+  const droppedLog = droppedMailLog(logger, options.droppedLogIntervalMs ?? DROPPED_MAIL_LOG_INTERVAL_MS);
   const unsubscribe = outbox.onDropped?.((mail) => {
     options.onDropped?.(mail);
-    logger.warn(
-      { mailId: mail.id, kind: mail.kind, queuedAt: mail.createdAt.toISOString(), droppedOfKind: mail.droppedOfKind },
-      `${mail.kind} mail dropped unsent: the outbox is full (the memory store keeps at most its capacity of each kind)`,
-    );
+    droppedLog.add(mail);
   });
   const worker = startMailWorker({
     outbox,
@@ -96,6 +143,7 @@ export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logg
     async stop(boundMs) {
       await worker.stop(boundMs);
       unsubscribe?.();
+      droppedLog.flush();
     },
   };
 }

@@ -95,4 +95,39 @@ describe('createService', () => {
     }
     expect(closed).toBe(true);
   });
+
+  it('sums up the mails a full outbox drops: the first at once, then at most one warn line per interval, each with the counts per kind; the hook hears every one', async () => {
+    const warnings: { fields: Record<string, unknown>; message: string }[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (fields: object, message: string) => void warnings.push({ fields: fields as Record<string, unknown>, message }) };
+    const down: Mailer = { send: async () => Promise.reject(new Error('ECONNREFUSED')) };
+    const heard: string[] = [];
+    const service = await createService({
+      store: createMemoryStore({ outboxCapacity: 2 }),
+      logger,
+      mailer: down,
+      mail: { pollMs: 3_600_000, droppedLogIntervalMs: 3_600_000, onDropped: (mail) => void heard.push(mail.kind) },
+      hasher: new Pbkdf2PasswordHasher({ iterations: 1 }),
+      accounts: { contactTo: 'operator@example.org', rateLimits: { contact: { limit: 1_000, windowMs: 3_600_000 } } },
+    });
+    const dropped = () => warnings.filter((w) => /dropped unsent/.test(w.message));
+    try {
+      const contact = (n: number) => call(service.api, 'POST', '/api/contact', { json: { name: 'Bo', email: `bo${n}@example.org`, message: 'Hello there, operator.' } });
+      for (let n = 0; n < 3; n++) expect((await contact(n)).status).toBe(200);
+      // The first drop is told at once (in a turn of the event loop), not an interval later.
+      const deadline = Date.now() + 10_000;
+      while (dropped().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(dropped().map((w) => w.fields)).toEqual([{ dropped: { security: 0, unverified: 0, contact: 1 }, droppedSoFar: { security: 0, unverified: 0, contact: 1 } }]);
+      for (let n = 3; n < 50; n++) expect((await contact(n)).status).toBe(200);
+      expect(dropped()).toHaveLength(1);
+    } finally {
+      await service.close();
+    }
+    // The rest in one line, at the stop; the hook heard each one.
+    expect(dropped().map((w) => w.fields)).toEqual([
+      { dropped: { security: 0, unverified: 0, contact: 1 }, droppedSoFar: { security: 0, unverified: 0, contact: 1 } },
+      { dropped: { security: 0, unverified: 0, contact: 47 }, droppedSoFar: { security: 0, unverified: 0, contact: 48 } },
+    ]);
+    expect(dropped()[1]!.message).toMatch(/^47 mails dropped unsent: the outbox is full/);
+    expect(heard).toEqual(Array(48).fill('contact'));
+  });
 });

@@ -35,7 +35,7 @@ export class MemoryEmailVerificationStore implements EmailVerificationStore {
         if (record.email !== token.email) return null;
         const verified = { ...record, emailVerified: true };
         table.updateUser(verified);
-        confirmed = { purpose: 'verify', user: toUser(verified), previousEmail: record.email, endedSessions: [] };
+        confirmed = { purpose: 'verify', user: toUser(verified), previousEmail: record.email, previousEmailVerified: record.emailVerified, endedSessions: [] };
       } else {
         // Asked for under a credential that has changed since (a password change, a reset, another
         // move): whoever asked may have been the one the owner locked out.
@@ -52,7 +52,7 @@ export class MemoryEmailVerificationStore implements EmailVerificationStore {
         const endedSessions = table.changeCredential(record, record.passwordHash, keep, { email: token.email, emailVerified: true });
         // The kept session shows the new address: caches forget it too.
         table.revocations.publish([...(table.sessionsByUser.get(userId) ?? [])]);
-        confirmed = { purpose: 'change', user: toUser(table.byId.get(userId)!), previousEmail: record.email, endedSessions };
+        confirmed = { purpose: 'change', user: toUser(table.byId.get(userId)!), previousEmail: record.email, previousEmailVerified: record.emailVerified, endedSessions };
       }
       for (const mail of mails(confirmed)) this.#outbox.enqueue(mail, now);
       return confirmed;

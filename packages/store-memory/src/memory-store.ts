@@ -31,7 +31,7 @@ export interface MemoryStoreOptions {
   readonly contactCapacity?: number;
   /** Bytes of contact messages kept (their text as UTF-8, plus 256 each); default 32 MiB. */
   readonly contactByteCapacity?: number;
-  /** Mails of each kind (contact, security) the outbox keeps unsent (the kind's oldest go first past it); default 1000. */
+  /** Mails of each kind (contact, unverified, security) the outbox keeps unsent (the kind's oldest go first past it); default 1000. */
   readonly outboxCapacity?: number;
   /**
    * Rate-limit windows kept, least recently used dropped first, never one that refuses until it

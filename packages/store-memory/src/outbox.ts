@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DroppedMail, MailKind, MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
+import { MAIL_KINDS, type DroppedMail, type MailKind, type MailOutbox, type OutgoingMail, type QueuedMail } from '@sl-accounts/core';
 
 interface Entry {
   readonly mail: OutgoingMail & { readonly kind: MailKind };
@@ -10,28 +10,32 @@ interface Entry {
 }
 
 /**
- * Default most mails kept of each kind (contact mail, security mail). The largest contact mail the
+ * Default most mails kept of each kind (contact, unverified, security). The largest contact mail the
  * API lets through is ~21 KB in memory (5,000 astral characters are 10,000 UTF-16 units, plus the
  * name and the frame), so a flood of the public form while SMTP is down holds ~21 MB at most; a
- * security mail (a reset link) is under 1 KB (computed from the bounds, not measured).
+ * link or a notice is under 1 KB (computed from the bounds, not measured).
  */
 export const DEFAULT_OUTBOX_CAPACITY = 1_000;
 
-/** The order in which kinds are sent. */
-const rank = (entry: Entry) => (entry.mail.kind === 'security' ? 0 : 1);
+/** The order in which kinds are sent: security mail first, contact mail last (MAIL_KINDS). */
+const rank = (entry: Entry) => MAIL_KINDS.indexOf(entry.mail.kind);
+
+const emptyLanes = (): Record<MailKind, Map<string, Entry>> => ({ security: new Map(), unverified: new Map(), contact: new Map() });
 
 /**
  * The memory store's outbox. Store methods that cause a mail (a contact message, a reset request)
  * hold this same instance and call `enqueue` in the synchronous step that writes their own data, so
  * both happen or neither. Lost with the process, like everything in the memory store.
  *
- * Each kind of mail has its own bound: contact mail, which any visitor can cause, never pushes
- * security mail (a reset link) out. What a bound lets go is counted and told to `onDropped`'s
- * listeners (the server logs a warning and counts it in its metrics).
+ * Each kind of mail has its own lane and bound, so a flood of one kind lets go only the oldest of
+ * that kind: contact mail (any visitor's) and `unverified` mail (a signup's verification link, which
+ * any stranger can cause for a new address) never push out the security mail of existing accounts
+ * (a reset link, a notice to a verified address). What a bound lets go is counted and told to
+ * `onDropped`'s listeners (the server logs a summary and counts each in its metrics).
  */
 export class MemoryOutbox implements MailOutbox {
   /** Per kind, in insertion order: the first key is the kind's oldest mail. */
-  readonly #lanes: Record<MailKind, Map<string, Entry>> = { contact: new Map(), security: new Map() };
+  readonly #lanes = emptyLanes();
   /**
    * Stand-ins a reset request for an unknown address queues instead of a mail (see
    * `PasswordResetStore.request`): their due times, under the same bound, removed by the next claim.
@@ -43,7 +47,7 @@ export class MemoryOutbox implements MailOutbox {
   /** Mails let go, unsent, to stay within the capacity, in all. */
   dropped = 0;
   /** The same, per kind. */
-  readonly droppedByKind: Record<MailKind, number> = { contact: 0, security: 0 };
+  readonly droppedByKind: Record<MailKind, number> = { security: 0, unverified: 0, contact: 0 };
 
   constructor(options: { readonly capacity?: number } = {}) {
     this.capacity = options.capacity ?? DEFAULT_OUTBOX_CAPACITY;
@@ -85,8 +89,8 @@ export class MemoryOutbox implements MailOutbox {
   async claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]> {
     const t = now.getTime();
     for (const [id, dueAt] of this.#standIns) if (dueAt <= t) this.#standIns.delete(id);
-    const due = [...this.#lanes.contact, ...this.#lanes.security].filter(([, e]) => e.dueAt <= t)
-      // Security mail first: after an outage it does not wait behind a backlog of contact mail.
+    const due = MAIL_KINDS.flatMap((kind) => [...this.#lanes[kind]]).filter(([, e]) => e.dueAt <= t)
+      // Security mail first: after an outage it does not wait behind a backlog of other mail.
       .sort(([, a], [, b]) => rank(a) - rank(b) || a.dueAt - b.dueAt || a.createdAt.getTime() - b.createdAt.getTime());
     const claimed = due.slice(0, options.limit).sort(([, a], [, b]) => a.createdAt.getTime() - b.createdAt.getTime());
     return claimed.map(([id, entry]) => {
@@ -97,18 +101,18 @@ export class MemoryOutbox implements MailOutbox {
   }
 
   async markSent(id: string): Promise<void> {
-    if (!this.#lanes.contact.delete(id)) this.#lanes.security.delete(id);
+    for (const kind of MAIL_KINDS) if (this.#lanes[kind].delete(id)) return;
   }
 
   async retryLater(id: string, attempts: number, retryAt: Date, error: string): Promise<void> {
-    const entry = this.#lanes.contact.get(id) ?? this.#lanes.security.get(id);
+    const entry = MAIL_KINDS.map((kind) => this.#lanes[kind].get(id)).find((e) => e !== undefined);
     if (!entry || entry.attempts !== attempts) return;
     entry.dueAt = retryAt.getTime();
     entry.lastError = error;
   }
 
   async depth(): Promise<number> {
-    return this.#lanes.contact.size + this.#lanes.security.size;
+    return MAIL_KINDS.reduce((sum, kind) => sum + this.#lanes[kind].size, 0);
   }
 
   /** Stand-ins kept (for tests: a reset request for an unknown address queues one). */

@@ -21,7 +21,7 @@ describe('MemoryOutbox', () => {
     outbox.enqueue({ ...mail(0), subject: 'Reset your password' }, new Date(0));
     for (let n = 1; n <= 1_100; n++) outbox.enqueue(mail(n, 'contact'), new Date(n));
     expect(await outbox.depth()).toBe(DEFAULT_OUTBOX_CAPACITY + 1);
-    expect(outbox.droppedByKind).toEqual({ contact: 100, security: 0 });
+    expect(outbox.droppedByKind).toEqual({ contact: 100, unverified: 0, security: 0 });
     expect(told).toHaveLength(100);
     expect(told[0]).toEqual({ id: expect.any(String), kind: 'contact', createdAt: new Date(1), droppedOfKind: 1 });
     expect(told.at(-1)).toMatchObject({ kind: 'contact', createdAt: new Date(100), droppedOfKind: 100 });
@@ -30,8 +30,23 @@ describe('MemoryOutbox', () => {
     expect(claimed[1]).toMatchObject({ subject: 'mail 101', kind: 'contact' });
     unsubscribe();
     for (let n = 0; n <= DEFAULT_OUTBOX_CAPACITY; n++) outbox.enqueue(mail(n, 'security'), new Date(3_000));
-    expect(outbox.droppedByKind).toEqual({ contact: 100, security: 2 });
+    expect(outbox.droppedByKind).toEqual({ contact: 100, unverified: 0, security: 2 });
     expect(told).toHaveLength(100);
+  });
+
+  it('three lanes: under a flood contact mail goes first, then unverified mail; the security mail of existing accounts stays, and is claimed first', async () => {
+    const outbox = new MemoryOutbox({ capacity: 10 });
+    outbox.enqueue({ ...mail(0), subject: 'Reset your password' }, new Date(0));
+    outbox.enqueue({ ...mail(0, 'unverified'), subject: 'Confirm (before the flood)' }, new Date(0));
+    for (let n = 1; n <= 25; n++) outbox.enqueue(mail(n, 'unverified'), new Date(n));
+    for (let n = 1; n <= 15; n++) outbox.enqueue(mail(n, 'contact'), new Date(n));
+    expect(outbox.droppedByKind).toEqual({ contact: 5, unverified: 16, security: 0 });
+    expect(await outbox.depth()).toBe(21);
+    const claimed = await outbox.claim(new Date(100), { limit: 1, leaseMs: 1_000 });
+    expect(claimed.map((m) => [m.subject, m.kind])).toEqual([['Reset your password', 'security']]);
+    const rest = await outbox.claim(new Date(100), { limit: 100, leaseMs: 1_000 });
+    expect(rest.filter((m) => m.kind === 'unverified').map((m) => m.subject)).toEqual(Array.from({ length: 10 }, (_, i) => `mail ${i + 16}`));
+    expect(rest.filter((m) => m.kind === 'contact').map((m) => m.subject)).toEqual(Array.from({ length: 10 }, (_, i) => `mail ${i + 6}`));
   });
 
   it('a stand-in is no mail: never claimed, not in the depth, removed by the next claim, and bounded', async () => {

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { MailKind } from '@sl-accounts/core';
 
 /**
  * The tables as Kysely sees them. These types stay inside this package: the adapters map rows to
@@ -92,8 +93,8 @@ export interface MailOutboxTable {
   subject: string;
   body: string;
   reply_to: string | null;
-  /** `contact` or `security` (core's MailKind). */
-  kind: 'contact' | 'security';
+  /** `contact`, `unverified` or `security` (core's MailKind). */
+  kind: MailKind;
   created_at: Date;
   /** When the next attempt may start (a claim's lease end, or a failure's retry time). */
   due_at: Date;

@@ -77,9 +77,10 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
         let done: EmailConfirmed;
         if (token.purpose === 'verify') {
           // Only the address the link was mailed to, if the account still has it (the deletion above is kept either way).
-          const row = await trx.updateTable('users').set({ email_verified: true }).where('id', '=', userId).where('email', '=', token.email).returning(USER).executeTakeFirst();
+          const before = await trx.selectFrom('users').select('email_verified').where('id', '=', userId).where('email', '=', token.email).forUpdate().executeTakeFirst();
+          const row = before && (await trx.updateTable('users').set({ email_verified: true }).where('id', '=', userId).returning(USER).executeTakeFirst());
           if (!row) return null;
-          done = { purpose: 'verify', user: toUser(row), previousEmail: row.email, endedSessions: [] };
+          done = { purpose: 'verify', user: toUser(row), previousEmail: row.email, previousEmailVerified: before.email_verified, endedSessions: [] };
         } else {
           // The row lock first (as a change of password takes it), so no session is inserted under
           // the old generation after the sessions below are named.
@@ -87,7 +88,7 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
           // move): whoever asked may have been the one the owner locked out.
           const before = await trx
             .selectFrom('users')
-            .select('email')
+            .select(['email', 'email_verified'])
             .where('id', '=', userId)
             .where('credential_generation', '=', token.credential_generation)
             .forUpdate()
@@ -104,7 +105,7 @@ export class PostgresEmailVerificationStore implements EmailVerificationStore {
           if (!row) return null;
           // A reset link mailed to the old address opens nothing any more.
           await trx.deleteFrom('password_resets').where('user_id', '=', userId).execute();
-          done = { purpose: 'change', user: toUser(row), previousEmail: before.email, endedSessions: await endSessions(trx, userId, keep) };
+          done = { purpose: 'change', user: toUser(row), previousEmail: before.email, previousEmailVerified: before.email_verified, endedSessions: await endSessions(trx, userId, keep) };
         }
         for (const mail of mails(done)) await enqueueMail(trx, mail, now);
         return done;

@@ -2,6 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import type { Database } from './database.ts';
 
+/** The order claims take the kinds in (core's MAIL_KINDS): the expression of the outbox's claim index. */
+export const KIND_RANK = "case kind when 'security' then 0 when 'unverified' then 1 else 2 end";
+
 /**
  * Migrations, in the order they apply. Names sort lexically; a released migration never changes,
  * a new one is added below it.
@@ -232,6 +235,16 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
         create trigger users_changed_revokes_sessions after update of id, name, email, email_verified on users for each row
         when (old.id is distinct from new.id or old.name is distinct from new.name or old.email is distinct from new.email or old.email_verified is distinct from new.email_verified)
         execute function sl_notify_user_sessions_revoked()`.execute(db);
+    },
+  },
+  '0011_mail_kind_unverified': {
+    // A third kind of mail: `unverified`, to an address nobody has proven (a new account's
+    // verification link, which any stranger can cause), sent after the security mail of existing
+    // accounts and before contact mail (outbox.ts). Rows queued before are security or contact mail.
+    async up(db) {
+      await sql`alter table mail_outbox drop constraint mail_outbox_kind_check, add constraint mail_outbox_kind_check check (kind in ('contact', 'unverified', 'security'))`.execute(db);
+      await sql`drop index mail_outbox_kind_due_at_idx`.execute(db);
+      await sql`create index mail_outbox_kind_due_at_idx on mail_outbox ((${sql.raw(KIND_RANK)}), due_at)`.execute(db);
     },
   },
 };

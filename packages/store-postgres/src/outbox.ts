@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountMail, MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 import type { Database } from './database.ts';
+import { KIND_RANK } from './migrations.ts';
 
 /**
  * Queues `mail`, due at once. Other store methods call it with their own transaction, so the mail is
@@ -69,9 +70,10 @@ export class PostgresMailOutbox implements MailOutbox {
           .select('id')
           .where('recipient', 'is not', null)
           .where('due_at', '<=', now)
-          // Security mail first (false sorts before true): after an outage it does not wait behind
-          // a backlog of contact mail. The index on (kind = 'contact', due_at) gives this order.
-          .orderBy(sql`kind = 'contact'`)
+          // Security mail first, contact mail last: after an outage the mail of existing accounts
+          // does not wait behind a backlog of other mail. The index on (KIND_RANK, due_at) gives
+          // this order.
+          .orderBy(sql.raw(KIND_RANK))
           .orderBy('due_at')
           .limit(options.limit)
           .forUpdate()

@@ -1,6 +1,7 @@
 import { Unauthenticated } from '../errors.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
 import { DeleteAccountRequest, parseRequest } from '../schemas.ts';
+import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
@@ -25,7 +26,7 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         const record = await confirmPassword(context, session, input.password, tally);
         // The notice is queued in the deletion's transaction, to the address the account had: it goes
         // although the account is gone, and never for a deletion that did not happen.
-        const ended = await users.delete(record.id, record.credentialGeneration, context.notices.notice('account-deleted', meta));
+        const ended = await users.delete(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record));
         if (ended === null) throw new Unauthenticated();
         forget(context, ended);
         return {};

@@ -1,15 +1,16 @@
 /**
- * The security notices of a change of address, through the notices module (notices.ts: its format,
- * its switches): "address change requested" to the address the account has when the change is asked
- * for, and "address changed" to both addresses when its link is confirmed. Unlike the other notices,
- * these name their recipient here: the store does not write them to the address it reads.
+ * The notices of a confirmed change of address, through the notices module (notices.ts: its format,
+ * its switches): "address changed" to both addresses, each proven (the new one by the link just
+ * followed, the old one only when its owner had verified it). Unlike the other notices, these name
+ * their recipient here: the store does not write them to the address it reads. ("Address change
+ * requested" is an account's notice like the others: account-notices.ts.)
  */
 import type { OutgoingMail } from '../ports.ts';
 import type { UseCaseContext } from './context.ts';
 import type { RequestMeta } from './request.ts';
 
-/** The two events of a change of address. */
-export type AddressEvent = 'email-change-requested' | 'email-changed';
+/** The event of a confirmed change of address. */
+export type AddressEvent = 'email-changed';
 
 /** Who a notice goes to, and the address the account moves (or moved) to. */
 export interface AddressNoticeDetails {

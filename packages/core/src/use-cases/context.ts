@@ -1,7 +1,8 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
+import { INBOX_LIMIT, inboxBudget, slotBudget, type InboxBudget } from '../inbox.ts';
 import type { Ports, RateLimitRule } from '../ports.ts';
-import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
 
@@ -21,8 +22,15 @@ export interface AccountsOptions {
   readonly accountLoginLimit?: RateLimitRule | null;
   /** How many leading bits of an IPv6 address identify one client for the limits (1 to 128); default 56. */
   readonly ipv6Prefix?: number;
-  /** Reset requests per address (registered or not) and window; default RESET_ADDRESS_LIMIT. */
+  /** Reset links per inbox (registered or not) in any span of `windowMs`; default RESET_ADDRESS_LIMIT. */
   readonly resetAddressLimit?: RateLimitRule;
+  /**
+   * Mails per inbox in any span of `windowMs` that anyone can cause besides reset links (verification and
+   * change-of-address links, notices to unverified addresses); default INBOX_LIMIT.
+   */
+  readonly inboxLimit?: RateLimitRule;
+  /** Changes of name per session and window; default PROFILE_SESSION_LIMIT. */
+  readonly profileLimit?: RateLimitRule;
   /**
    * The page a reset mail links to, absolute; the link adds `?token=<token>`. Configured, never
    * taken from a request, so no client can put another site's link into a mail. A function is asked
@@ -67,7 +75,11 @@ export interface UseCaseContext {
    */
   readonly sessionPasswordRule: RateLimitRule;
   readonly ipv6Prefix: number;
-  readonly resetAddressRule: RateLimitRule;
+  /** Reset links to one inbox (RESET_ADDRESS_LIMIT's slots, see inbox.ts). */
+  readonly resetLinks: InboxBudget;
+  /** What strangers may make the service mail to one inbox (see inbox.ts). */
+  readonly inbox: InboxBudget;
+  readonly profileRule: RateLimitRule;
   /** The reset page, as configured now (a fresh URL each call, for the caller to add its token to). */
   readonly resetUrl: () => URL;
   /** The verification page, as `resetUrl`. */
@@ -122,7 +134,9 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
     accountRule,
     sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
     ipv6Prefix,
-    resetAddressRule: options.resetAddressLimit ?? RESET_ADDRESS_LIMIT,
+    resetLinks: slotBudget(rateLimiter, clock, RESET_ADDRESS_POLICY, options.resetAddressLimit ?? RESET_ADDRESS_LIMIT),
+    inbox: inboxBudget(rateLimiter, clock, options.inboxLimit ?? INBOX_LIMIT),
+    profileRule: options.profileLimit ?? PROFILE_SESSION_LIMIT,
     resetUrl,
     verifyUrl,
     emailLinkRule: options.emailLinkLimit ?? EMAIL_LINK_ACCOUNT_LIMIT,

@@ -4,11 +4,13 @@
  * moves only when the link is confirmed), and the change of name.
  */
 import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
-import type { EmailConfirmed, EmailLink, EmailTokenPurpose, OutgoingMail, User } from '../ports.ts';
-import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, EMAIL_LINK_ADDRESS_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import type { AccountMail, EmailConfirmed, EmailLink, EmailTokenPurpose, OutgoingMail, User } from '../ports.ts';
+import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, PROFILE_SESSION_POLICY, refundRequest, withQuota, type Counted, type Quota, type Tally } from '../rate-limits.ts';
 import { EmailChangeRequest, EmailVerificationConfirmRequest, parseRequest, UpdateProfileRequest } from '../schemas.ts';
+import type { InboxTicket } from '../inbox.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
+import { accountNotice } from './account-notices.ts';
 import { addressNotice } from './address-notices.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
@@ -30,7 +32,7 @@ export interface EmailUseCases {
   /**
    * Mails a new verification link to the signed-in user's address (the newest link wins); when the
    * address is verified already, mails nothing (`sent` false). Throws Unauthenticated or RateLimited
-   * (per client address, and per account).
+   * (per client address, per account, and the address's inbox: then the account's link is not spent).
    */
   resendVerification(meta: RequestMeta): Promise<{ readonly sent: boolean } & Quota>;
   /**
@@ -38,12 +40,16 @@ export interface EmailUseCases {
    * address it has now; nothing changes until the link is confirmed. Throws Unauthenticated,
    * ValidationError (also for the address the account has), WrongPassword, EmailTaken (the address
    * is an account's now) or RateLimited (the account's mailed links, which every request counts,
-   * right password or not; the session's password checks, as a password change; the links mailed to
-   * the new address).
+   * right password or not; the session's password checks, as a password change; the new address's
+   * inbox, which has had its share of mail strangers can cause: then the account's link is not spent).
    */
   requestEmailChange(body: RequestBody, meta: RequestMeta): Promise<Quota>;
-  /** Sets the signed-in user's name (the signup bounds, trimmed); answers the user. Throws Unauthenticated or ValidationError. */
-  updateProfile(body: RequestBody, meta: RequestMeta): Promise<User>;
+  /**
+   * Sets the signed-in user's name (the signup bounds, trimmed); answers the user. Throws
+   * Unauthenticated, ValidationError or RateLimited (the session's own limit on changes of name,
+   * which every request counts against).
+   */
+  updateProfile(body: RequestBody, meta: RequestMeta): Promise<{ readonly user: User } & Quota>;
 }
 
 /** A fresh link for `purpose` to `email`: the raw token (for the mail only) and the token as stored. */
@@ -57,10 +63,14 @@ function newToken(context: UseCaseContext, purpose: EmailTokenPurpose, email: st
 
 const hours = EMAIL_TOKEN_TTL_MS / 3_600_000;
 
-/** The verification link of an account at `email`, with its mail (signup passes it to the store's insert). */
+/**
+ * The verification link of an account at `email`, with its mail (signup passes it to the store's
+ * insert): mail to an address nobody proved yet, which the caller has counted against its inbox.
+ */
 export function verificationLink(context: UseCaseContext, email: string, credentialGeneration: number): EmailLink {
   const { href, stored } = newToken(context, 'verify', email, credentialGeneration);
   const mail: OutgoingMail = {
+    kind: 'unverified',
     to: email,
     subject: `Confirm your address for ${context.serviceName}`,
     text: [
@@ -77,10 +87,14 @@ export function verificationLink(context: UseCaseContext, email: string, credent
   return { token: stored, mails: [mail] };
 }
 
-/** The link that moves an account from `oldEmail` to `newEmail`, with its mail and the notice to the old address. */
-function changeLink(context: UseCaseContext, oldEmail: string, newEmail: string, credentialGeneration: number, meta: RequestMeta): EmailLink {
+/**
+ * The link that moves an account to `newEmail` (counted against that inbox by the caller), with its
+ * mail and `notice`, the notice to the address the account has (if any).
+ */
+function changeLink(context: UseCaseContext, oldEmail: string, newEmail: string, credentialGeneration: number, notice: OutgoingMail | null): EmailLink {
   const { href, stored } = newToken(context, 'change', newEmail, credentialGeneration);
   const link: OutgoingMail = {
+    kind: 'unverified',
     to: newEmail,
     subject: `Confirm your new address for ${context.serviceName}`,
     text: [
@@ -94,8 +108,12 @@ function changeLink(context: UseCaseContext, oldEmail: string, newEmail: string,
       'If you did not ask for this, ignore this mail: the account keeps its address.',
     ].join('\n'),
   };
-  const notice = addressNotice(context, 'email-change-requested', meta, { to: oldEmail, newEmail });
   return { token: stored, mails: notice ? [link, notice] : [link] };
+}
+
+/** A notice as a mail to `to`, queued with the link it goes with. */
+function toAddress({ queuedAt: _queuedAt, ...mail }: AccountMail, to: string): OutgoingMail {
+  return { ...mail, to };
 }
 
 /** The digest of the first session token the request presented, if any (a change keeps that session, when it is the account's). */
@@ -112,15 +130,29 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
   const countLink = (userId: number, tally: Tally) =>
     countRequest(rateLimiter, EMAIL_LINK_ACCOUNT_POLICY, accountKey(EMAIL_LINK_ACCOUNT_POLICY, String(userId)), context.emailLinkRule, clock.now(), tally);
 
+  /** Counts a link against the inbox of `email`; past its share, gives the account's `link` back and throws RateLimited. */
+  async function requireInbox(email: string, link: Counted, tally: Tally): Promise<InboxTicket> {
+    try {
+      return await context.inbox.require(email, tally);
+    } catch (error) {
+      await refundRequest(rateLimiter, link, clock.now(), tally);
+      throw error;
+    }
+  }
+
   return {
     confirmEmail: (body: RequestBody, meta: RequestMeta) =>
       withQuota(async (tally) => {
         await context.limit('emailVerificationConfirm', meta, tally);
         const input = parseRequest(EmailVerificationConfirmRequest, await readBody(body));
+        // The new address was just proven by its link. The old one only if its owner had verified it:
+        // told nothing otherwise (the link was read elsewhere; an address nobody proved may be
+        // whoever's a signup or a typo named, and no inbox's share can be counted in the move's
+        // transaction). It was told, within its share, when the move was asked for.
         const mails = (done: EmailConfirmed): readonly OutgoingMail[] => {
           if (done.purpose !== 'change') return [];
           return [
-            addressNotice(context, 'email-changed', meta, { to: done.previousEmail, newEmail: done.user.email }),
+            done.previousEmailVerified ? addressNotice(context, 'email-changed', meta, { to: done.previousEmail, newEmail: done.user.email }) : null,
             addressNotice(context, 'email-changed', meta, { to: done.user.email, newEmail: done.user.email, toNewAddress: true }),
           ].filter((mail) => mail !== null);
         };
@@ -140,8 +172,13 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         const record = await users.findById(session.user.id);
         if (!record) throw new Unauthenticated();
         if (record.emailVerified) return { sent: false };
-        await countLink(record.id, tally);
-        if (!(await verifications.request(record.id, verificationLink(context, record.email, record.credentialGeneration)))) throw new Unauthenticated();
+        const link = await countLink(record.id, tally);
+        // The inbox's share refuses the request, not the account: its link is not spent.
+        const ticket = await requireInbox(record.email, link, tally);
+        if (!(await verifications.request(record.id, verificationLink(context, record.email, record.credentialGeneration)))) {
+          await ticket.refund();
+          throw new Unauthenticated();
+        }
         return { sent: true };
       }),
 
@@ -152,25 +189,37 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         // Every request counts against the account's links, before the password is hashed or the
         // address looked up: a taken address answers 409, so an uncounted request would let one
         // account test addresses (and spend a hash on each) without bound.
-        await countLink(session.user.id, tally);
+        const link = await countLink(session.user.id, tally);
         const record = await confirmPassword(context, session, input.password, tally);
         if (input.newEmail === record.email) throw new ValidationError([{ path: 'newEmail', message: 'is the address the account has' }]);
         // An early answer only: the confirmation decides, by the unique index, whoever took it since.
         if (await users.findByEmail(input.newEmail)) throw new EmailTaken();
-        await countRequest(rateLimiter, EMAIL_LINK_ADDRESS_POLICY, accountKey(EMAIL_LINK_ADDRESS_POLICY, input.newEmail), context.emailLinkRule, clock.now(), tally);
+        // The new address's inbox, shared with every other account and signup that names it: links
+        // other accounts asked for leave room for this one (each account asks 3 an hour at most), and
+        // when they used it all, the refusal spends nothing of this account's.
+        const ticket = await requireInbox(input.newEmail, link, tally);
+        // To the address the account has now, as it reads here (a move since voids this link).
+        const notice = await accountNotice(context, 'email-change-requested', meta, record, { newEmail: input.newEmail });
+        const toOld = notice && toAddress(notice, record.email);
         // Under the generation the password was checked against: a password changed or reset while
         // it was hashed (by the owner, locking out whoever asked) stores no link and mails nothing.
-        if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, meta)))) throw new Unauthenticated();
+        if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld)))) {
+          await ticket.refund();
+          throw new Unauthenticated();
+        }
         return {};
       }),
 
-    async updateProfile(body: RequestBody, meta: RequestMeta): Promise<User> {
-      const session = await signedIn(context, meta);
-      const input = parseRequest(UpdateProfileRequest, await readBody(body));
-      const user = await users.rename(session.user.id, input.name);
-      if (!user) throw new Unauthenticated();
-      await forgetUser(context, user.id);
-      return user;
-    },
+    updateProfile: (body: RequestBody, meta: RequestMeta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        // Counted before the body is read, valid or not, as every limited request is.
+        await countRequest(rateLimiter, PROFILE_SESSION_POLICY, accountKey(PROFILE_SESSION_POLICY, session.digest), context.profileRule, clock.now(), tally);
+        const input = parseRequest(UpdateProfileRequest, await readBody(body));
+        const user = await users.rename(session.user.id, input.name);
+        if (!user) throw new Unauthenticated();
+        await forgetUser(context, user.id);
+        return { user };
+      }),
   };
 }

@@ -1,9 +1,10 @@
 import { DEVICE_LOGIN_POLICY } from '../device-proofs.ts';
 import { InvalidCredentials } from '../errors.ts';
-import type { User } from '../ports.ts';
+import type { User, UserRecord } from '../ports.ts';
 import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, NEW_DEVICE_NOTICE_POLICY, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { LoginRequest, parseRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
+import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { issueSession } from './sessions.ts';
@@ -30,13 +31,13 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
    * before the session is stored, so a login that then loses its race with a change of credential
    * may spend one of the hour's notices without sending it: the bound errs toward fewer mails.
    */
-  async function newDeviceNotice(userId: number, meta: RequestMeta) {
+  async function newDeviceNotice(record: UserRecord, meta: RequestMeta) {
     if (!notices.enabled('new-device-sign-in')) return null;
     if (newDeviceNoticeRule) {
-      const hit = await rateLimiter.consume(accountKey(NEW_DEVICE_NOTICE_POLICY, String(userId)), newDeviceNoticeRule, clock.now());
+      const hit = await rateLimiter.consume(accountKey(NEW_DEVICE_NOTICE_POLICY, String(record.id)), newDeviceNoticeRule, clock.now());
       if (!hit.allowed) return null;
     }
-    return notices.notice('new-device-sign-in', meta);
+    return accountNotice(context, 'new-device-sign-in', meta, record);
   }
 
   /** Login's steps, inside `withQuota`. */
@@ -79,7 +80,7 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     // or was cleared): its owner is told, in the session's own transaction, so only a login that
     // succeeds queues a notice (a failed one costs nothing more). Signup gives its client a proof,
     // so the account's first sign-in from the browser that made it is no new device.
-    const notice = device ? null : await newDeviceNotice(record.id, meta);
+    const notice = device ? null : await newDeviceNotice(record, meta);
     const session = await issueSession(context, record.id, generation, notice);
     if (!session) throw new InvalidCredentials();
     const user: User = { id: record.id, name: record.name, email: record.email, emailVerified: record.emailVerified };

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import type { IssuedDeviceProof } from '../device-proofs.ts';
 import type { OutgoingMail } from '../ports.ts';
-import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, RESET_ADDRESS_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_POLICY, accountKey, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { parseRequest, PasswordResetConfirmRequest, PasswordResetRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
@@ -31,7 +31,7 @@ export interface PasswordResetUseCases {
 
 export function passwordResetUseCases(context: UseCaseContext): PasswordResetUseCases {
   const { resets, rateLimiter, hasher, clock, tokens } = context.ports;
-  const { serviceName, resetUrl, resetAddressRule, onBackgroundError, devices } = context;
+  const { serviceName, resetUrl, resetLinks, onBackgroundError, devices } = context;
   /** Work started after an answer, so `settled` can wait for it. */
   const background = new Set<Promise<void>>();
 
@@ -58,8 +58,11 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
   async function requestPasswordReset(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<object> {
     await context.limit('passwordReset', meta, tally);
     const input = parseRequest(PasswordResetRequest, await readBody(body));
-    // Per address, registered or not, so the answer (a refusal included) says nothing about registration.
-    await countRequest(rateLimiter, RESET_ADDRESS_POLICY, accountKey(RESET_ADDRESS_POLICY, input.email), resetAddressRule, clock.now(), tally);
+    // Per inbox, registered or not, so the answer (a refusal included) says nothing about registration,
+    // and `ada+1@` and `ada+2@` cannot double what one inbox receives. Not in the inbox's share of
+    // other mail (INBOX_LIMIT): nothing else strangers can cause stands in the way of a reset. A
+    // refusal leaves the owner a working link: the slots are as long as a token lives.
+    await resetLinks.require(input.email, tally);
     const token = tokens.generate();
     const createdAt = clock.now();
     const reset = { tokenDigest: digestToken(token), createdAt, expiresAt: new Date(createdAt.getTime() + RESET_TOKEN_TTL_MS) };

@@ -2,6 +2,7 @@ import { Unauthenticated, WrongPassword } from '../errors.ts';
 import type { UserRecord } from '../ports.ts';
 import { accountKey, countRequest, refundRequest, SESSION_PASSWORD_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { ChangePasswordRequest, parseRequest } from '../schemas.ts';
+import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { forget, signedIn, type SignedInSession } from './sessions.ts';
@@ -45,7 +46,7 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
         const record = await confirmPassword(context, session, input.currentPassword, tally);
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice is queued with the change, or not at all (a change that lost its race sends none).
-        const ended = await users.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, context.notices.notice('password-changed', meta));
+        const ended = await users.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record));
         if (ended === null) throw new Unauthenticated();
         forget(context, ended);
         return {};

@@ -19,7 +19,9 @@ export interface SignedIn {
 export interface SignupUseCases {
   /**
    * Creates an account and signs it in; a link that verifies its address is mailed through the
-   * outbox, written with the account. Throws ValidationError, EmailTaken or RateLimited.
+   * outbox, written with the account, unless the address's inbox has had its share of mail that
+   * anyone can cause (then the account is made all the same, and a link can be asked for later).
+   * Throws ValidationError, EmailTaken or RateLimited.
    */
   signup(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
 }
@@ -32,8 +34,15 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
         await context.limit('signup', meta, tally);
         const input = parseRequest(SignupRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.password);
-        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION));
-        if (!user) throw new EmailTaken();
+        // Anyone may sign up with any address: its link is mail a stranger can cause, within the
+        // inbox's share. Past it the answer is the same 201 (it tells nothing of the inbox), only
+        // without the mail; a taken address mails nothing, so its count is given back.
+        const ticket = await context.inbox.take(input.email);
+        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, ticket ? verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION) : undefined);
+        if (!user) {
+          await ticket?.refund();
+          throw new EmailTaken();
+        }
         // Under the new account's first generation, as a login's: only someone who knows the password
         // (or reads its mailbox) can have moved it on, or deleted the account, since the insert.
         const session = await issueSession(context, user.id, FIRST_CREDENTIAL_GENERATION);

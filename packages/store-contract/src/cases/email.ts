@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
-import type { EmailConfirmed, EmailTokenPurpose, OutgoingMail } from '@sl-accounts/core';
+import type { EmailConfirmed, EmailTokenPurpose, MailKind, OutgoingMail } from '@sl-accounts/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, HOUR, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
 const token = (n: number, purpose: EmailTokenPurpose, email: string, expiresAt = at(DAY), credentialGeneration = G0) => ({ tokenDigest: digest(2000 + n), purpose, email, credentialGeneration, createdAt: T0, expiresAt });
-const mail = (to: string, subject = 'Confirm'): OutgoingMail => ({ to, subject, text: `https://example.com/verify?token=${subject}` });
+const mail = (to: string, subject = 'Confirm', kind?: MailKind): OutgoingMail => ({ to, subject, text: `https://example.com/verify?token=${subject}`, ...(kind ? { kind } : {}) });
 /** No mails on confirmation. */
 const none = (): readonly OutgoingMail[] => [];
 const claimAll = async (current: CurrentStore) => (await current.store.outbox.claim(at(DAY), { limit: 100, leaseMs: MINUTE })).map((m) => ({ to: m.to, subject: m.subject, kind: m.kind }));
@@ -13,12 +13,12 @@ const claimAll = async (current: CurrentStore) => (await current.store.outbox.cl
 export function emailCases(current: CurrentStore): void {
   it('insert with a verification link stores its token and queues its mail with the account; consume verifies the address once', async () => {
     const { store } = current;
-    const ada = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [mail('ada@example.com')] });
+    const ada = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [mail('ada@example.com', 'Confirm', 'unverified')] });
     expect(ada).toEqual({ id: expect.any(Number), name: 'Ada', email: 'ada@example.com', emailVerified: false });
-    expect(await claimAll(current)).toEqual([{ to: 'ada@example.com', subject: 'Confirm', kind: 'security' }]);
+    expect(await claimAll(current)).toEqual([{ to: 'ada@example.com', subject: 'Confirm', kind: 'unverified' }]);
     await addSession(store, ada!.id, 1, at(7 * DAY));
     const done = await store.verifications.consume(digest(2001), at(HOUR), null, none);
-    expect(done).toEqual({ purpose: 'verify', user: { ...ada, emailVerified: true }, previousEmail: 'ada@example.com', endedSessions: [] });
+    expect(done).toEqual({ purpose: 'verify', user: { ...ada, emailVerified: true }, previousEmail: 'ada@example.com', previousEmailVerified: false, endedSessions: [] });
     expect((await store.users.findByEmail('ada@example.com'))?.emailVerified).toBe(true);
     expect((await store.sessions.findWithUser(digest(1)))?.user.emailVerified).toBe(true);
     // Single use; the session stayed.
@@ -97,7 +97,7 @@ export function emailCases(current: CurrentStore): void {
       return [mail(confirmed.previousEmail, 'Changed'), mail(confirmed.user.email, 'Changed')];
     });
     const moved = { id: ada.id, name: ada.name, email: 'lovelace@example.com', emailVerified: true };
-    expect(done).toEqual({ purpose: 'change', user: moved, previousEmail: 'ada@example.com', endedSessions: expect.arrayContaining([digest(1), digest(3)]) });
+    expect(done).toEqual({ purpose: 'change', user: moved, previousEmail: 'ada@example.com', previousEmailVerified: false, endedSessions: expect.arrayContaining([digest(1), digest(3)]) });
     expect(seen).toEqual(done);
     expect((done as EmailConfirmed).endedSessions).toHaveLength(2);
     expect(await store.users.findByEmail('ada@example.com')).toBeNull();
@@ -117,6 +117,20 @@ export function emailCases(current: CurrentStore): void {
     expect(await store.verifications.consume(digest(2001), at(HOUR), null, none)).toBeNull();
     // The old address is free for a new account.
     expect(await store.users.insert({ name: 'New Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).not.toBeNull();
+  });
+
+  it('a confirmed change tells whether the owner had verified the address it left, to the mails it queues too', async () => {
+    const { store } = current;
+    const ada = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [] });
+    expect(await store.verifications.consume(digest(2001), T0, null, none)).toMatchObject({ purpose: 'verify', previousEmailVerified: false });
+    await store.verifications.request(ada!.id, { token: token(2, 'change', 'lovelace@example.com'), mails: [] });
+    let seen: boolean | undefined;
+    const moved = await store.verifications.consume(digest(2002), T0, null, (confirmed) => {
+      seen = confirmed.previousEmailVerified;
+      return [];
+    });
+    expect(moved).toMatchObject({ purpose: 'change', previousEmail: 'ada@example.com', previousEmailVerified: true, user: { email: 'lovelace@example.com', emailVerified: true } });
+    expect(seen).toBe(true);
   });
 
   it('a change to an address that became taken answers taken and changes nothing, not even the token', async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { ContactMessage, OutgoingMail, QueuedMail, Store } from '@sl-accounts/core';
 import type { CurrentStore } from '../current-store.ts';
-import { addUser, at, digest, MINUTE, T0 } from '../fixtures.ts';
+import { addUser, at, DAY, digest, G0, MINUTE, PHC, T0 } from '../fixtures.ts';
 
 const LEASE = 2 * MINUTE;
 const one = { limit: 1, leaseMs: LEASE };
@@ -28,6 +28,12 @@ async function queue(store: Store, n: number, now = T0): Promise<void> {
 }
 
 const subjects = (mails: readonly QueuedMail[]) => mails.map((m) => m.subject);
+
+/** A signup's verification link: unverified mail, the only way a port queues it with an account. */
+async function signUp(store: Store, email: string, now: Date): Promise<void> {
+  const link = { token: { tokenDigest: digest(5000 + Number(now)), purpose: 'verify' as const, email, credentialGeneration: G0, createdAt: now, expiresAt: at(DAY) }, mails: [{ kind: 'unverified' as const, to: email, subject: `Confirm ${email}`, text: 'link' }] };
+  await store.users.insert({ name: 'Stranger', email, passwordHash: PHC, createdAt: now }, link);
+}
 
 /** Mails are queued only by the store methods that cause them; the outbox is read through its own port. */
 export function outboxCases(current: CurrentStore): void {
@@ -63,12 +69,28 @@ export function outboxCases(current: CurrentStore): void {
     await store.contacts.add(message(2, at(2)), unnamed);
     await addUser(store, 'ada@example.com');
     await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(3), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
-    const claimed = await store.outbox.claim(at(3), { limit: 10, leaseMs: LEASE });
+    await signUp(store, 'new@example.com', at(4));
+    const claimed = await store.outbox.claim(at(4), { limit: 10, leaseMs: LEASE });
     expect(claimed.map((m) => [m.subject, m.kind])).toEqual([
       ['Contact 1', 'contact'],
       ['Contact 2', 'security'],
       ['Reset', 'security'],
+      ['Confirm new@example.com', 'unverified'],
     ]);
+  });
+
+  it('neither contact mail nor unverified mail (a flood of signups’ links) ever pushes an existing account’s security mail out; the newest of each kind are kept', async () => {
+    const { store, inspect } = current;
+    await addUser(store, 'ada@example.com');
+    expect(await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: T0, expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' })).toBe(true);
+    const flood = (inspect.bounds?.outboxMailsPerKind ?? 30) + 20;
+    for (let n = 1; n <= flood; n++) await signUp(store, `stranger${n}@example.com`, at(n));
+    for (let n = 1; n <= flood; n++) await queue(store, n, at(n));
+    const claimed = await store.outbox.claim(at(flood), { limit: 3 * flood, leaseMs: LEASE });
+    expect(claimed.filter((m) => m.kind === 'security').map((m) => m.subject)).toEqual(['Reset']);
+    const unverified = claimed.filter((m) => m.kind === 'unverified');
+    expect(unverified.at(-1)?.subject).toBe(`Confirm stranger${flood}@example.com`);
+    expect(unverified.length).toBe(inspect.bounds?.outboxMailsPerKind ?? flood);
   });
 
   it('contact mail never pushes security mail out, however much of it comes', async () => {
@@ -82,6 +104,17 @@ export function outboxCases(current: CurrentStore): void {
     expect(claimed.filter((m) => m.kind === 'security').map((m) => m.subject)).toEqual(['Reset']);
     // The newest contact mails are kept, whatever a bound let go.
     expect(claimed.at(-1)?.subject).toBe(`Contact ${flood}`);
+  });
+
+  it('claims security mail, then unverified mail, then contact mail, whatever has waited longer', async () => {
+    const { store } = current;
+    await queue(store, 1, at(1));
+    await signUp(store, 'new@example.com', at(2));
+    await addUser(store, 'ada@example.com');
+    await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(3), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
+    expect(subjects(await store.outbox.claim(at(3), one))).toEqual(['Reset']);
+    expect(subjects(await store.outbox.claim(at(3), one))).toEqual(['Confirm new@example.com']);
+    expect(subjects(await store.outbox.claim(at(3), one))).toEqual(['Contact 1']);
   });
 
   it('claims security mail before contact mail that has waited longer, so a backlog does not hold up a reset link', async () => {
