@@ -148,6 +148,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const resetUrl = options.accounts?.resetUrl ?? ownPage(RESET_PAGE_PATH);
   const verifyUrl = options.accounts?.verifyUrl ?? ownPage(VERIFY_PAGE_PATH);
   const linkPages = { reset: options.accounts?.resetUrl === undefined, verify: options.accounts?.verifyUrl === undefined };
+  if (options.mailer && options.linkBase === undefined && options.publicUrl === undefined && (linkPages.reset || linkPages.verify)) {
+    // Mail really goes out, and its links would name no host a reader can reach.
+    warnOnce(logger, options.logger, `mailed links point at ${linkBase}: pass createService publicUrl (or linkBase, or accounts.resetUrl and accounts.verifyUrl) so that they reach your users`);
+  }
   const created = createAccounts(
     {
       ...store,
@@ -206,4 +210,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         await Promise.all([housekeeping.stop(), store.close()]);
       })()),
   };
+}
+
+/** Says it once, at warn: to the given logger, else to standard error (a silent default logger must not swallow it). */
+function warnOnce(logger: Logger, given: Logger | undefined, message: string): void {
+  if (given) logger.warn({}, message);
+  else process.stderr.write(`sl-accounts: ${message}\n`);
 }

@@ -97,3 +97,29 @@ describe('no mailer given', () => {
     }
   });
 });
+
+describe('a mailer given, and no address for the links', () => {
+  afterEach(() => void vi.restoreAllMocks());
+  const mailer = { send: async () => {} };
+
+  it('says once that mailed links point at localhost, to the logger, else to standard error; never once the links have an address', async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    const bare = await createService({ store: createMemoryStore(), hasher: testHasher, mailer, basePath: '/accounts' });
+    await bare.close();
+    expect(written.filter((w) => w.includes('mailed links point at http://localhost/accounts'))).toHaveLength(1);
+
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (_: object, message: string) => void warnings.push(message), error() {} };
+    const logged = await createService({ store: createMemoryStore(), hasher: testHasher, mailer, logger });
+    await logged.close();
+    expect(warnings.filter((m) => /mailed links point at http:\/\/localhost: pass createService publicUrl/.test(m))).toHaveLength(1);
+
+    written.length = warnings.length = 0;
+    for (const given of [{ publicUrl: 'https://accounts.example.org' }, { linkBase: 'https://example.org/accounts' }, { accounts: { resetUrl: 'https://example.org/r', verifyUrl: 'https://example.org/v' } }]) {
+      const service = await createService({ store: createMemoryStore(), hasher: testHasher, mailer, logger, ...given });
+      await service.close();
+    }
+    expect([...written, ...warnings].filter((w) => w.includes('mailed links'))).toEqual([]);
+  });
+});
