@@ -9,7 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pbkdf2PasswordHasher } from '@sl-accounts/core';
+import Koa from 'koa';
+import Router from '@koa/router';
+import bodyParser from 'koa-bodyparser';
 import { accounts } from '@sl-accounts/http-node';
+import * as onKoa from '@sl-accounts/http-koa';
 import type { RunningServer } from '@sl-accounts/server';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
@@ -190,3 +194,32 @@ async function startRewritingProxy(target: string, rewrite: (cookie: string) => 
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   return proxy;
 }
+
+describe('spec-run.ts against the README’s Koa app with koa-bodyparser mounted first', () => {
+  let service: Service;
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    service = await createService({ store: createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1_000 }), mailer: { send: async () => {} } });
+    const router = new Router().use('/accounts', onKoa.accounts(service));
+    router.get('/me', onKoa.requireSession(service), (ctx) => void (ctx.body = ctx.state.user));
+    // The one line docs/embedding.md gives an app whose parser comes first.
+    const app = new Koa().use(bodyParser({ onerror: onKoa.deferBodyError })).use(router.routes()).use(router.allowedMethods());
+    server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/accounts`;
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await service?.close();
+  });
+
+  it('passes every check under the router’s prefix', async () => {
+    const { code, stdout, stderr } = await runScript('--base', base, '--no-docs-page');
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('FAIL')), stderr).toEqual([]);
+    expect(code).toBe(0);
+    expect(lines.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
+  });
+});

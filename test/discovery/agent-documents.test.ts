@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
 import { discoveryDocuments } from '@sl-accounts/discovery';
 import { API_ROUTES, createHttpApi, isStreamBody, type ApiRoute, type HttpApi } from '@sl-accounts/http';
+import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { expectEveryPathUnder, expectFieldsOf, expectParametersOf, operationSections, sectionTitle } from '../support/agent-documents.ts';
 
@@ -168,6 +169,57 @@ describe.each(['', '/accounts'])('auth.md and the skills, mounted at "%s"', (bas
       expect(deleted.status, `${where}: ${deleted.text}`).toBe(200);
       expect((await run('GET', '/api/me')).status).toBe(401);
       expect((await run('POST', '/api/login')).status).toBe(401);
+    }
+  });
+  it('the agent’s nine steps run literally, in order: signup, verify, me, rename, change password, sessions, change address, confirm, logout', async () => {
+    const { auth, skills } = await documents(api, basePath);
+    for (const [where, document] of [['auth.md', auth], ['account-api', skills.get('account-api')!]] as const) {
+      const mails: { to: string; text: string }[] = [];
+      const service = await createService({
+        store: createMemoryStore(),
+        hasher: new Pbkdf2PasswordHasher({ iterations: 1 }),
+        basePath,
+        mailer: { send: async (mail) => void mails.push(mail) },
+        mail: { pollMs: 5 },
+      });
+      try {
+        const sections = operationSections(document);
+        const known: { token?: string; mailed?: string } = {};
+        /** The documented command, with only what the text says to replace put in: the session token and the mailed token. */
+        const step = async (method: ApiRoute['method'], path: string) => {
+          const c = commandOf(sections.get(sectionTitle({ method, path }, basePath))!);
+          const target = c.url.replace(/^(\$BASE|[a-z]+:\/\/[^/]+)/, '');
+          const headers = Object.fromEntries(Object.entries(c.headers).map(([name, value]) => [name, value.replace('<token>', known.token ?? '<token>')]));
+          const body = c.body?.replace('<the token from the link in the mail>', known.mailed ?? '');
+          const answer = await send(service.api, c.method, target, headers, body);
+          expect(answer.status, `${where}: ${method} ${path}: ${answer.text}`).toBeLessThan(300);
+          return answer;
+        };
+        /** The token of the newest mail to `to` with a link, as the agent reads it from its inbox. */
+        const mailedToken = async (to: string, count: number) => {
+          const deadline = Date.now() + 10_000;
+          while (mails.filter((m) => m.to === to && /token=/.test(m.text)).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+          const link = /https?:\/\/\S+token=\S+/.exec(mails.filter((m) => m.to === to && /token=/.test(m.text)).at(-1)?.text ?? '')?.[0];
+          return new URL(link!).searchParams.get('token')!;
+        };
+        const user = async () => (JSON.parse((await step('GET', '/api/me')).text) as { user: { name: string; email: string; emailVerified: boolean } }).user;
+
+        known.token = tokenFrom(await step('POST', '/api/signup'));
+        known.mailed = await mailedToken('ada@example.com', 1);
+        await step('POST', '/api/email-verification/confirm');
+        expect(await user()).toMatchObject({ email: 'ada@example.com', emailVerified: true });
+        await step('PATCH', '/api/me');
+        await step('POST', '/api/password');
+        await step('GET', '/api/sessions');
+        await step('POST', '/api/email');
+        known.mailed = await mailedToken('ada.lovelace@example.org', 1);
+        await step('POST', '/api/email-verification/confirm');
+        // The change of address kept the session whose cookie came with the confirmation.
+        expect(await user()).toMatchObject({ name: 'Augusta Ada King', email: 'ada.lovelace@example.org', emailVerified: true });
+        await step('POST', '/api/logout');
+      } finally {
+        await service.close();
+      }
     }
   });
 });

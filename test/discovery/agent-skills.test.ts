@@ -102,6 +102,9 @@ describe.each(HOST_KINDS)('agent skills on the %s host', (host) => {
       const contact = await text('send-contact-message');
       expect(contact).toContain('/api/contact');
       expect(contact).toContain('5 requests per hour');
+      // Its description says what it is for: the address and the name among the rest (issue 32).
+      const { description } = index.skills.find((s) => s.name === 'account-api')!;
+      for (const word of [/verify/, /e-mail address/, /name/, /sessions/, /password/, /delete/]) expect(description, String(word)).toMatch(word);
     });
   });
 });

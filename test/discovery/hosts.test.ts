@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authMarkdown, openApiDocument } from '@sl-accounts/discovery';
+import { COMPRESS_FROM_BYTES, authMarkdown, openApiDocument } from '@sl-accounts/discovery';
 import type { RunningServer } from '@sl-accounts/server';
 import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
@@ -25,7 +25,9 @@ function get(url: string, path: string, headers: Record<string, string>) {
 const BASE_DOCUMENTS = ['/', '/openapi.json', '/.well-known/api-catalog', '/auth.md', '/.well-known/agent-skills/index.json', '/.well-known/mcp/server-card.json', '/mcp/server-card'];
 /** Documents that also vary with `Accept` (content negotiation, issue 12): their own Vary comes first. */
 const NEGOTIATED = new Set(['/', '/.well-known/mcp/server-card.json', '/mcp/server-card']);
-const vary = (path: string, origin?: string) => [NEGOTIATED.has(path) ? 'Accept' : undefined, origin].filter(Boolean).join(', ') || undefined;
+/** A document of 1 KiB or more is also sent compressed when asked (issue 32): it varies with `Accept-Encoding` too. */
+const vary = (path: string, origin: string | undefined, body: string) =>
+  [NEGOTIATED.has(path) ? 'Accept' : undefined, Buffer.byteLength(body) >= COMPRESS_FROM_BYTES ? 'Accept-Encoding' : undefined, origin].filter(Boolean).join(', ') || undefined;
 
 describe.each(HOST_KINDS)('documents and the request host on the %s host', (host) => {
   let server: RunningServer | undefined;
@@ -41,7 +43,7 @@ describe.each(HOST_KINDS)('documents and the request host on the %s host', (host
       for (const path of BASE_DOCUMENTS) {
         const res = await get(server.url, path, { host: badHost });
         expect(res.status, path).toBe(400);
-        expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'The Host header is missing or not a valid host' });
+        expect(JSON.parse(res.body)).toEqual({ ok: false, error: 'The Host header is missing or not a valid host', code: 'invalid_host' });
         expect(res.body).not.toContain('phish');
       }
       // Documents that do not depend on the host are served whatever it is.
@@ -55,10 +57,11 @@ describe.each(HOST_KINDS)('documents and the request host on the %s host', (host
       const res = await get(server.url, path, { host: 'Accounts.Example.COM:8443' });
       expect(res.status, path).toBe(200);
       expect(res.body).toContain('accounts.example.com:8443');
-      expect(res.headers.vary, path).toBe(vary(path, 'Host'));
+      expect(res.headers.vary, path).toBe(vary(path, 'Host', res.body));
     }
     expect((await get(server.url, '/auth.md', { host: '[2001:DB8::1]:3000' })).body).toContain('http://[2001:db8::1]:3000/openapi.json');
-    expect((await get(server.url, '/.well-known/agent-skills/account-api/SKILL.md', { host: 'a.example' })).headers.vary).toBeUndefined();
+    // A skill is not written from the Host: it varies only with the coding asked for.
+    expect((await get(server.url, '/.well-known/agent-skills/account-api/SKILL.md', { host: 'a.example' })).headers.vary).toBe('Accept-Encoding');
   });
 
   it('with TRUST_PROXY, valid forwarded headers count, invalid ones fall back to the connection’s view with a warning; Vary names all three', async () => {
@@ -68,7 +71,7 @@ describe.each(HOST_KINDS)('documents and the request host on the %s host', (host
     const card = async (headers: Record<string, string>) => {
       const res = await get(server!.url, '/.well-known/mcp/server-card.json', { host: hostHeader, ...headers });
       expect(res.status, JSON.stringify(headers)).toBe(200);
-      expect(res.headers.vary).toBe(vary('/mcp/server-card', 'Host, X-Forwarded-Host, X-Forwarded-Proto'));
+      expect(res.headers.vary).toBe(vary('/mcp/server-card', 'Host, X-Forwarded-Host, X-Forwarded-Proto', res.body));
       return (JSON.parse(res.body) as { remotes: { url: string }[] }).remotes[0]!.url;
     };
     expect(await card({ 'x-forwarded-host': 'accounts.example.org', 'x-forwarded-proto': 'HTTPS' })).toBe('https://accounts.example.org/mcp');
@@ -86,7 +89,7 @@ describe.each(HOST_KINDS)('documents and the request host on the %s host', (host
       const res = await get(server.url, path, { host: 'a b' });
       expect(res.status, path).toBe(200);
       expect(res.body).toContain('https://accounts.example.org');
-      expect(res.headers.vary, path).toBe(vary(path));
+      expect(res.headers.vary, path).toBe(vary(path, undefined, res.body));
     }
   });
 });

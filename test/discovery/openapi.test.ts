@@ -154,6 +154,27 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       }
     });
 
+    it('says each thing once per description, and its summaries name every group of operations (issue 32)', () => {
+      const sentences = (text: string) => text.split(/(?<=\.)\s+/).map((s) => s.trim().toLowerCase()).filter(Boolean);
+      for (const [path, methods] of Object.entries(doc.paths as unknown as Record<string, Record<string, { description: string }>>)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const said = sentences(op.description);
+          expect(said.length, `${method} ${path}`).toBe(new Set(said).size);
+          expect(op.description.split('own limit on password checks').length, `${method} ${path}: the session's limit on password checks said twice`).toBeLessThanOrEqual(2);
+        }
+      }
+      const accounts = (doc.tags as { name: string; description?: string }[]).find((tag) => tag.name === 'accounts')!;
+      for (const text of [doc.info.summary, accounts.description!]) {
+        for (const word of [/verification/, /e-mail address/, /name/, /sessions/, /deletion/]) expect(text, String(word)).toMatch(word);
+      }
+    });
+
+    it('marks the session cookie optional on the confirmation of a mailed link, which keeps that session', () => {
+      expect(operation('/api/email-verification/confirm', 'post').security).toEqual([{}, { sessionCookie: [] }]);
+      expect(operation('/api/signup', 'post').security).toEqual([]);
+      expect(operation('/api/me', 'get').security).toEqual([{ sessionCookie: [] }]);
+    });
+
     it('describes the account’s life operations with their bodies, path parameter and statuses', () => {
       const expected = [
         ['/api/sessions', 'get', undefined, ['200', '401']],
@@ -350,7 +371,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });
-      expect(signup['429']!.content!['application/json']!.example).toMatchObject({ ok: false, error: expect.stringMatching(/try again in \d+ seconds/) });
+      expect(signup['429']!.content!['application/json']!.example).toMatchObject({ ok: false, error: expect.stringMatching(/try again in \d+ seconds/), code: 'rate_limited' });
     });
 
     it('the signup and login examples describe one account: sent as they are, they sign it up (201) and in (200), as the docs\' Test Request sends them', async () => {
@@ -430,7 +451,7 @@ describe('the response checks of the end-to-end client', () => {
     expect(check(418, json, {})).toThrow(/status not in the OpenAPI document/);
     expect(check(200, json, { ok: true })).toThrow(/header RateLimit-Policy is missing/);
     expect(check(200, { ...json, ...limits }, { ok: true, extra: 1 })).toThrow(/additional properties/);
-    expect(check(429, { ...json, ...limits, 'retry-after': 'soon' }, { ok: false, error: 'slow down' })).toThrow(/Retry-After/);
+    expect(check(429, { ...json, ...limits, 'retry-after': 'soon' }, { ok: false, error: 'slow down', code: 'rate_limited' })).toThrow(/Retry-After/);
   });
 
   it('leave routing answers (404, 405, 501) to paths and methods the document does not describe alone', () => {

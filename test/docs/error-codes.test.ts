@@ -1,15 +1,16 @@
 /**
- * docs/api.md's table of error codes holds every domain error the service can answer, with the
- * status the contract gives it. The codes come from the error classes themselves (core's
- * DOMAIN_ERRORS, each instantiated) and the statuses from http's STATUS_BY_CODE, so a new domain
- * error fails here until the table has its row; a row for a code that no longer exists fails too.
+ * docs/api.md's table of error codes holds every `code` the service can answer, with the status the
+ * contract gives it: each domain error's (the codes from the error classes themselves, core's
+ * DOMAIN_ERRORS, each instantiated; the statuses from http's STATUS_BY_CODE) and each of the
+ * transport's own (http's TRANSPORT_ERROR_STATUS). A new code fails here until the table has its
+ * row; a row for a code that no longer exists fails too.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DOMAIN_ERRORS } from '@sl-accounts/core';
-import { STATUS_BY_CODE } from '@sl-accounts/http';
+import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/http';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const api = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
@@ -19,7 +20,7 @@ function documentedRows(): Map<string, { status: number; text: string }> {
   const section = /^### Error codes\n([\s\S]*?)(?=^#{2,3} )/m.exec(api)?.[1];
   if (!section) throw new Error('docs/api.md has no "### Error codes" section');
   const rows = new Map<string, { status: number; text: string }>();
-  for (const [, code, status, text] of section.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| (.*?) \|/gm)) rows.set(code!, { status: Number(status), text: text! });
+  for (const [, code, status, text] of section.matchAll(/^\| `([a-z0-9_]+)` \| (\d{3}) \| (.*?) \|/gm)) rows.set(code!, { status: Number(status), text: text! });
   return rows;
 }
 
@@ -53,7 +54,17 @@ describe('docs/api.md, Error codes', () => {
     if (text !== undefined) expect(row!.text).toContain(`\`${text}\``);
   });
 
+  it.each(Object.entries(TRANSPORT_ERROR_STATUS))('%s (the transport’s): a row with its status %i', (code, status) => {
+    expect(rows.get(code), `docs/api.md has no row for \`${code}\` in "Error codes"`).toMatchObject({ status });
+  });
+
+  it('codes are snake_case and no domain error and transport answer share one', () => {
+    const all = [...errors.map((error) => error.code), ...Object.keys(TRANSPORT_ERROR_STATUS)];
+    for (const code of all) expect(code).toMatch(/^[a-z][a-z0-9_]*$/);
+    expect(new Set(all).size).toBe(all.length);
+  });
+
   it('has no row for a code the service does not have', () => {
-    expect([...rows.keys()].filter((code) => !errors.some((error) => error.code === code))).toEqual([]);
+    expect([...rows.keys()].filter((code) => !errors.some((error) => error.code === code) && !(code in TRANSPORT_ERROR_STATUS))).toEqual([]);
   });
 });

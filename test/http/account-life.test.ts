@@ -89,7 +89,7 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === H
     for (const id of ['%00', 'x%00', '%00%00', '%FF', '%C0%80', '%ED%A0%80', '%F4%90%80%80', 'x'.repeat(4_000), '%E2%80%AE', '%0D%0A']) {
       const res = await call(`/api/sessions/${id}`, { method: 'DELETE', session: a });
       expect(res.status, id.slice(0, 20)).toBe(404);
-      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     }
     expect((await me(a)).status).toBe(200);
     expect((await me(b)).status).toBe(200);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
+import { bodyParser as koaBodyParser } from '@koa/bodyparser';
 import express5 from 'express';
 import express4 from 'express4';
 import Fastify from 'fastify';
@@ -29,6 +30,7 @@ import * as onNode from '@sl-accounts/http-node';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { request, sessionFrom } from '../support/client.ts';
+import { CookieJar } from '../support/cookie-jar.ts';
 import { poll } from '../support/poll.ts';
 
 /** An app of one framework: the service under `/v1`, and the app's own `/me` and `/verified` behind the guard. */
@@ -118,9 +120,16 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
   let service: Service;
   let server: { url: string; close(): Promise<void> };
   /** The mails the service sent, as its mailer was handed them. */
-  const sent: { to: string; text: string }[] = [];
+  const sent: { to: string; subject: string; text: string }[] = [];
   beforeAll(async () => {
-    service = await createService({ store: createMemoryStore(), hasher, mailer: { send: async (mail) => void sent.push(mail) }, mail: { pollMs: 20 } });
+    service = await createService({
+      store: createMemoryStore(),
+      hasher,
+      mailer: { send: async (mail) => void sent.push(mail) },
+      mail: { pollMs: 20 },
+      // Three failed logins lock an account (for everyone without its device cookie), well within the per-IP limit.
+      accounts: { accountLoginLimit: { limit: 3, windowMs: 15 * 60_000 } },
+    });
     server = await listen(await APPS[name]!(service));
   });
   afterAll(async () => {
@@ -140,7 +149,7 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     const index = (await request(server.url, '/v1', { headers: { accept: 'application/json' } })).body as { links: Record<string, string> };
     for (const link of Object.values(index.links)) expect(link.startsWith(`${server.url}/v1/`), link).toBe(true);
     const unknown = await api('/api/no-such-path');
-    expect(unknown).toMatchObject({ status: 404, body: { ok: false, error: 'Not found' } });
+    expect(unknown).toMatchObject({ status: 404, body: { ok: false, error: 'Not found', code: 'unknown_path' } });
     // The prefix is the framework's: the root is not the service's.
     expect((await fetch(`${server.url}/api/health`)).status).toBe(404);
   });
@@ -170,12 +179,12 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('content-type')).toMatch(/^application\/json/);
     expect(anonymous.headers.getSetCookie().some((c) => /^sl_session=;/.test(c))).toBe(true);
-    expect(await anonymous.json()).toEqual({ ok: false, error: expect.any(String) });
+    expect(await anonymous.json()).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
 
     // A new account's address is not verified: `verified` refuses it with 403, the session lives on.
     const unverified = await fetch(`${server.url}/verified`, { headers: { cookie } });
     expect(unverified.status).toBe(403);
-    expect(await unverified.json()).toEqual({ ok: false, error: 'The e-mail address of this account is not verified' });
+    expect(await unverified.json()).toEqual({ ok: false, error: 'The e-mail address of this account is not verified', code: 'email_not_verified' });
     expect(unverified.headers.getSetCookie()).toEqual([]);
     expect((await fetch(`${server.url}/me`, { headers: { cookie } })).status).toBe(200);
     // Its link followed, the same session passes.
@@ -188,13 +197,39 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     expect((await fetch(`${server.url}/verified`)).status).toBe(401);
   });
 
+  it('sets the device cookie for the login under the prefix: a browser sends it back there, and the owner signs in through a lockout, with no new-device mail', async () => {
+    const email = `device.${name.replace(/\W/g, '').toLowerCase()}@example.com`;
+    const password = 'owner’s password';
+    const jar = new CookieJar();
+    const browser = async (path: string, json: unknown) => {
+      const cookie = jar.header(`/v1${path}`);
+      const res = await api(path, { json, ...(cookie ? { headers: { cookie } } : {}) });
+      jar.store(res.setCookies, `/v1${path}`);
+      return res;
+    };
+    const signup = await browser('/api/signup', { name: 'Owner', email, password });
+    expect(signup.status).toBe(201);
+    expect(signup.setCookies.find((c) => c.startsWith('sl_device='))).toMatch(/; Path=\/v1\/api\/login;/);
+    expect(jar.header('/v1/api/login')).toMatch(/sl_device=/);
+    // The owner's browser signs in again: no notice. Then a browser that never did: one notice, queued after.
+    expect((await browser('/api/login', { email, password })).status).toBe(200);
+    expect((await api('/api/login', { json: { email, password } })).status).toBe(200);
+    const isNotice = (m: { to: string; subject: string }) => m.to === email && m.subject.includes('New sign-in');
+    await poll(async () => sent.filter(isNotice), (found) => found.length > 0, 10_000);
+    expect(sent.filter(isNotice)).toHaveLength(1);
+    // Others' failures lock the account for every client without its device cookie; the owner's browser is let in.
+    for (let i = 0; i < 4; i++) await api('/api/login', { json: { email, password: `guess ${i}` } });
+    expect((await api('/api/login', { json: { email, password } })).status).toBe(429);
+    expect((await browser('/api/login', { email, password })).status).toBe(200);
+  });
+
   it('answers the guard’s 503 when the store does not answer', async () => {
     const failing = { me: () => Promise.reject(new StoreUnavailable()) } as Partial<Accounts> as Accounts;
     const down = await listen(await APPS[name]!({ api: createHttpApi({ accounts: failing }) }));
     try {
       const res = await fetch(`${down.url}/me`, { headers: { cookie: 'sl_session=abc' } });
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ ok: false, error: expect.any(String) });
+      expect(await res.json()).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     } finally {
       await down.close();
     }
@@ -227,7 +262,7 @@ describe('what each framework adds', () => {
     const malformed = await fetch(`${url}/v1/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": "Ada",' });
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get('ratelimit')).toBeNull();
-    expect(await malformed.json()).toEqual({ ok: false, error: expect.any(String) });
+    expect(await malformed.json()).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     const valid = await signup(url, '/v1/api/signup', `parsed.${_name.replace(/\W/g, '')}@example.com`);
     expect(valid.status).toBe(201);
   });
@@ -246,7 +281,7 @@ describe('what each framework adds', () => {
     // The service's own paths: the contract's 405, with its Allow.
     const contract = await fetch(`${url}/v1/api/signup`);
     expect(contract.status).toBe(405);
-    expect(await contract.json()).toEqual({ ok: false, error: 'Method not allowed; use POST' });
+    expect(await contract.json()).toEqual({ ok: false, error: 'Method not allowed; use POST, OPTIONS', code: 'method_not_allowed' });
   });
 
   it('koa: under a prefix with a parameter, the documents name the prefix as requested', async () => {
@@ -271,7 +306,7 @@ describe('what each framework adds', () => {
       expect(await (await fetch(`${url}/accounts/extra`)).json()).toEqual({ extra: true });
       const missing = await fetch(`${url}/accounts/nothing-here`);
       expect(missing.status).toBe(404);
-      expect(await missing.json()).toEqual({ ok: false, error: 'Not found' });
+      expect(await missing.json()).toEqual({ ok: false, error: 'Not found', code: 'unknown_path' });
       expect((await fetch(`${url}/.well-known/api-catalog`)).status).toBe(200);
       expect((await fetch(`${url}/accounts/api/health`)).status).toBe(200);
     } finally {
@@ -285,6 +320,41 @@ describe('what each framework adds', () => {
     app.use(onKoa.accounts(service));
     const url = await start(app.callback());
     expect((await signup(url, '/api/signup', 'after.bodyparser@example.com')).status).toBe(201);
+  });
+
+  it.each([
+    ['koa-bodyparser', () => bodyParser({ onerror: onKoa.deferBodyError })],
+    ['@koa/bodyparser', () => koaBodyParser({ onError: onKoa.deferBodyError })],
+  ])('koa: %s mounted first with deferBodyError: the contract’s JSON errors on the service’s paths under a nested router, the parser’s own on the app’s', async (_name, parser) => {
+    // A service of its own: the cases count against its contact limit (5 an hour per address).
+    const own = await createService({ store: createMemoryStore(), hasher, mailer: { send: async () => {} } });
+    servers.push({ close: () => own.close() });
+    const router = new Router();
+    router.use('/v1', onKoa.accounts(own));
+    router.post('/echo', (ctx) => void (ctx.body = { echoed: ctx.request.body }));
+    const app = new Koa().use(parser()).use(router.routes()).use(router.allowedMethods());
+    // Koa's own log of the app route's parse error, which the case provokes.
+    app.silent = true;
+    const url = await start(app.callback());
+    const send = (path: string, body: string) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const cases: [string, number, string][] = [
+      ['{"name": "Ada",', 400, 'malformed_json'],
+      ['null', 400, 'validation'],
+      ['"a string"', 400, 'validation'],
+      [JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: 'x'.repeat(1024 * 1024) }), 413, 'body_too_large'],
+      [JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: 'y'.repeat(2 * 1024 * 1024) }), 413, 'body_too_large'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await send('/v1/api/contact', body);
+      expect([body.slice(0, 20), res.status, res.headers.get('content-type')]).toEqual([body.slice(0, 20), status, 'application/json; charset=utf-8']);
+      expect(await res.json()).toMatchObject({ ok: false, code });
+    }
+    expect((await send('/v1/api/contact', JSON.stringify({ name: 'Ada', email: 'ada@example.com', message: 'Parsed first, then used.' }))).status).toBe(200);
+    // The app's own route: the parser's error, as without the service.
+    const echo = await send('/echo', '{"broken":');
+    expect(echo.status).toBe(400);
+    expect(echo.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await (await send('/echo', '{"a":1}')).json()).toEqual({ echoed: { a: 1 } });
   });
 
   it('fastify: the plugin’s content-type parsing holds for its own routes only', async () => {
@@ -319,6 +389,6 @@ describe('what each framework adds', () => {
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     const missing = await fetch(`${url}/elsewhere`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ ok: false, error: 'Not found' });
+    expect(await missing.json()).toEqual({ ok: false, error: 'Not found', code: 'unknown_path' });
   });
 });

@@ -54,7 +54,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
       expect((await signup({ email })).status).toBe(201);
       const res = await signup({ email: email.toUpperCase() });
       expect(res.status).toBe(409);
-      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
       expect(res.setCookies).toEqual([]);
     });
 
@@ -64,7 +64,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
     ] as const)('%s of %i characters: %i', async (field, length, status) => {
       const res = await signup({ [field]: 'x'.repeat(length) });
       expect(res.status).toBe(status);
-      if (status === 400) expect(res.body).toMatchObject({ ok: false, error: expect.stringContaining(field), issues: [{ path: field, message: expect.any(String) }] });
+      if (status === 400) expect(res.body).toMatchObject({ ok: false, error: expect.stringContaining(field), code: 'validation', issues: [{ path: field, message: expect.any(String) }] });
     });
 
     it.each([[200, 201], [201, 400]] as const)('e-mail of %i characters: %i', async (length, status) => {
@@ -86,7 +86,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
     ])('answers 400 ErrorResponse for %s', async (_, json) => {
       const res = await api('/api/signup', { json });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ ok: false, error: expect.any(String) });
+      expect(res.body).toMatchObject({ ok: false, error: expect.any(String), code: expect.any(String) });
     });
   });
 
@@ -108,7 +108,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
       const unknown = await api('/api/login', { json: { email: uniqueEmail(), password: 'analytical engine' } });
       expect(wrong.status).toBe(401);
       expect(unknown.status).toBe(401);
-      expect(wrong.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(wrong.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
       expect(unknown.body).toEqual(wrong.body);
       expect(wrong.setCookies).toEqual([]);
     });
@@ -138,7 +138,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
     ])('answers 400 for %s', async (_, json) => {
       const res = await api('/api/login', { json });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ ok: false, error: expect.any(String) });
+      expect(res.body).toMatchObject({ ok: false, error: expect.any(String), code: expect.any(String) });
     });
   });
 
@@ -158,7 +158,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
 
       const after = await api('/api/me', { session: token });
       expect(after.status).toBe(401);
-      expect(after.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(after.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     });
 
     it.each([
@@ -169,7 +169,7 @@ describeEachServer('API', MATRIX, ({ host, store }) => {
       for (const [path, method] of [['/api/me', 'GET'], ['/api/logout', 'POST']] as const) {
         const res = await api(path, { method, ...(session === undefined ? {} : { session }) });
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+        expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
         expect(res.setCookies[0]).toMatch(CLEARED);
         expect(res.headers.get('cache-control')).toBe('no-store');
       }

@@ -33,7 +33,7 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
       for (const options of cases) {
         const res = await api(path, options);
         expect(res.status, JSON.stringify(options)).toBe(400);
-        expect(res.body).toMatchObject({ ok: false, error: expect.any(String) });
+        expect(res.body).toMatchObject({ ok: false, error: expect.any(String), code: expect.any(String) });
       }
     });
 
@@ -47,7 +47,7 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
       for (const encoding of ['gzip', 'deflate', 'br']) {
         const res = await api('/api/contact', { raw: json, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
         expect(res.status, encoding).toBe(400);
-        expect(res.body).toEqual({ ok: false, error: 'The request body could not be decompressed' });
+        expect(res.body).toEqual({ ok: false, error: 'The request body could not be decompressed', code: 'undecodable_body' });
       }
       const cut = await api('/api/contact', {
         raw: gzipSync(json).subarray(0, 20) as unknown as string,
@@ -82,14 +82,14 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
       for (const body of bodies) {
         const res = await api('/api/login', { raw: body as unknown as string, headers: { 'content-type': 'application/json' } });
         expect(res.status, body.toString('hex')).toBe(400);
-        expect(res.body).toEqual({ ok: false, error: 'The request body is not valid UTF-8' });
+        expect(res.body).toEqual({ ok: false, error: 'The request body is not valid UTF-8', code: 'invalid_utf8' });
       }
     });
 
     it('answers 413 ErrorResponse for a body over 64 KiB, and accepts one just under', async () => {
       const big = await api('/api/contact', { json: { name: 'G', email: 'g@example.com', message: 'x'.repeat(65 * 1024) } });
       expect(big.status).toBe(413);
-      expect(big.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(big.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
       const under = await api('/api/contact', { json: { name: 'G', email: 'g@example.com', message: 'x'.repeat(5000), pad: 'y'.repeat(58 * 1024) } });
       expect(under.status).toBe(200);
     });
@@ -99,25 +99,25 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
     it('answers 404 ErrorResponse for an unknown API path (the API’s namespace is the service’s, at an example’s root too)', async () => {
       const res = await api('/api/nothing-here');
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
       expect(res.headers.get('cache-control')).toBe('no-store');
     });
 
     it('routes a path with an {id} segment to the service: ending a session without one is its 401', async () => {
       const res = await api('/api/sessions/some-id', { method: 'DELETE' });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     });
 
     it.each([
-      ['GET', '/api/signup', 'POST'],
-      ['PUT', '/api/me', 'HEAD, GET, PATCH, DELETE'],
-      ['POST', '/api/health', 'HEAD, GET'],
+      ['GET', '/api/signup', 'POST, OPTIONS'],
+      ['PUT', '/api/me', 'HEAD, GET, PATCH, DELETE, OPTIONS'],
+      ['POST', '/api/health', 'HEAD, GET, OPTIONS'],
     ])('answers 405 ErrorResponse with Allow for %s %s', async (method, path, allow) => {
       const res = await api(path, { method });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe(allow);
-      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     });
   });
 
@@ -134,7 +134,7 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
       ];
       for (const res of checks) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ ok: false, error: 'Not found' });
+        expect(res.body).toEqual({ ok: false, error: 'Not found', code: 'unknown_path' });
         expect(res.setCookies).toEqual([]);
         expect(res.headers.get('cache-control')).toBe('no-store');
       }

@@ -23,7 +23,7 @@ describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
         headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
       });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+      expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
       expect(res.headers.get('ratelimit')).toBeNull();
     }
     const own = await request(server.url, '/api/login', { json: LOGIN, headers: { origin: server.url, 'sec-fetch-site': 'same-origin' } });
@@ -55,7 +55,7 @@ describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
       for (let i = 0; i < 6; i++) {
         const res = await request(server.url, '/api/contact', { raw: '{}', headers: type ? { 'content-type': type } : {} });
         expect(res.status, type).toBe(400);
-        expect(res.body).toEqual({ ok: false, error: 'Content-Type must be application/json' });
+        expect(res.body).toEqual({ ok: false, error: 'Content-Type must be application/json', code: 'json_required' });
         expect(res.headers.get('ratelimit')).toBeNull();
       }
     }
@@ -93,7 +93,7 @@ describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
       for (const headers of [foreign, { origin: 'https://evil.example' }, { 'sec-fetch-site': 'same-site', origin: 'https://other.example.com' }]) {
         const res = await request(server.url, path, { method, session, headers, ...(json === undefined ? {} : { json }) });
         expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(403);
-        expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+        expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
         expect(res.headers.get('ratelimit')).toBeNull();
       }
     }
@@ -122,7 +122,7 @@ describe.each(HOST_KINDS)('cross-site requests on the %s host', (host) => {
       for (const session of [token, undefined]) {
         const res = await request(server.url, '/api/logout', { method: 'POST', headers, ...(raw === undefined ? {} : { raw }), ...(session ? { session } : {}) });
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ ok: false, error: expect.any(String) });
+        expect(res.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
         expect(res.setCookies).toEqual([]);
       }
       expect(await alive(server.url, token)).toBe(true);

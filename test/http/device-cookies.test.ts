@@ -117,3 +117,16 @@ it.skipIf(postgres.skip !== undefined)(`a device cookie one server issued is hon
     await database.drop();
   }
 });
+
+it(`under BASE_PATH the device cookie names the login there: signup and login (${HOST_KINDS[0]} host, memory store)`, async () => {
+  const server = await startTestServer({ host: HOST_KINDS[0], env: { BASE_PATH: '/accounts', TRUST_PROXY: '1', LOGIN_FAILURES_PER_ACCOUNT: '2' } });
+  try {
+    const at = (path: string, json: unknown, ip: string, cookie?: string) => request(server.url, `/accounts${path}`, { json, ip, basePath: '/accounts', ...(cookie ? { headers: { cookie } } : {}) });
+    const signup = await at('/api/signup', OWNER, '192.0.2.1');
+    expect(signup.setCookies.find((c) => c.startsWith('sl_device='))).toMatch(/; Path=\/accounts\/api\/login; HttpOnly; Secure; SameSite=Lax$/);
+    const login = await at('/api/login', { email: OWNER.email, password: OWNER.password }, '192.0.2.2', `sl_device=${deviceFrom(signup)}`);
+    expect(login.setCookies.find((c) => c.startsWith('sl_device='))).toMatch(/; Path=\/accounts\/api\/login;/);
+  } finally {
+    await server.close();
+  }
+});

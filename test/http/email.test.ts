@@ -248,7 +248,7 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
     await signup({ name: 'Quick', email: 'wanted@example.org', password: 'first come first served' });
     const taken = await confirm(tokenOf(link!), ada);
     expect(taken.status).toBe(409);
-    expect(taken.body).toEqual({ ok: false, error: 'This e-mail address is already registered' });
+    expect(taken.body).toEqual({ ok: false, error: 'This e-mail address is already registered', code: 'email_taken' });
     expect(userOf(await me(ada))).toMatchObject({ email: ADA.email, emailVerified: false });
     expect((await login(ADA.email, ADA.password)).status).toBe(200);
   });

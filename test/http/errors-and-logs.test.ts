@@ -51,7 +51,7 @@ describe.each(HOST_KINDS)('unexpected errors on the %s host', (host) => {
     };
     const res = await request(server.url, '/api/me', { session: 'x' });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ ok: false, error: 'Internal server error' });
+    expect(res.body).toEqual({ ok: false, error: 'Internal server error', code: 'internal_error' });
     expect(JSON.stringify(res.body)).not.toContain('swordfish');
     expect(lines.join('\n')).toContain('swordfish');
   });

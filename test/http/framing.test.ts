@@ -47,7 +47,7 @@ describe.each(HOST_KINDS)('faulty framing on the %s host', (host) => {
     expect(text).toMatch(/\r\nconnection: close\r\n/i);
     expect(text).toMatch(/\r\nx-request-id: \S+\r\n/i);
     const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as unknown;
-    expect(body).toEqual({ ok: false, error: expect.stringMatching(error) });
+    expect(body).toEqual({ ok: false, error: expect.stringMatching(error), code: expect.any(String) });
   };
 
   it('refuses two Host headers', async () => {

@@ -43,7 +43,7 @@ describeEachServer('failed logins per account', MATRIX, ({ host, store }) => {
     expect(run[0]).toMatchObject({ policy: '"login";q=20;w=900, "login-account";q=20;w=900', quota: '"login";r=19;t=900, "login-account";r=19;t=900', retryAfter: null });
     expect(run[20]).toEqual({
       status: 429,
-      body: { ok: false, error: 'Too many requests; try again in 900 seconds' },
+      body: { ok: false, error: 'Too many requests; try again in 900 seconds', code: 'rate_limited' },
       policy: '"login";q=20;w=900, "login-account";q=20;w=900',
       quota: '"login";r=19;t=900, "login-account";r=0;t=900',
       retryAfter: '900',

@@ -45,7 +45,7 @@ describeEachServer('rate limits', MATRIX, ({ host, store }) => {
     }
     const limited = await call('198.51.100.1');
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ ok: false, error: expect.any(String) });
+    expect(limited.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     expect(limited.headers.get('retry-after')).toBe(String(window));
     expect(limited.headers.get('ratelimit')).toBe(`"${op}";r=0;t=${window}`);
     expect(limited.setCookies).toEqual([]);

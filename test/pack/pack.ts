@@ -40,6 +40,11 @@ const DOCS = join(ROOT, 'docs/embedding.md');
  * packages beyond its framework's own; a Koa host at most 80 packages in all. (Express 5 alone is 68
  * packages and the pg driver 13, so an Express host's total cannot reach 80; it is reported.)
  */
+/**
+ * The snippets' mailer settings: an SMTP server that refuses connections, so the mails the black-box
+ * run causes wait in the outbox (no real mail leaves, and the run never waits on one).
+ */
+const SNIPPET_MAIL = { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'accounts@example.org' } as const;
 const BOUNDS = { megabytes: 60, added: 40, packages: 80 } as const;
 
 interface Manifest {
@@ -196,7 +201,7 @@ try {
     assert.ok(snippet, `docs/embedding.md has no snippet for ${host.name} (<!-- snippet: ${host.name} --> before its code block)`);
     assert.ok(linesOf(snippet) <= MAX_SNIPPET_LINES, `the ${host.name} snippet has ${linesOf(snippet)} lines of code, more than ${MAX_SNIPPET_LINES}`);
     // The tarballs the docs tell every host to install are what its packages depend on, no more and no less.
-    const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres']);
+    const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres', '@sl-accounts/mail-smtp']);
     assert.deepEqual([...new Set([...documented, host.adapter])].sort(), needed, `docs/embedding.md's tarball set for ${host.name}`);
     console.log(`${host.name}: ${linesOf(snippet)} lines; tarballs ${needed.map((n) => n.replace('@sl-accounts/', '')).join(' ')}`);
   }
@@ -229,7 +234,7 @@ try {
     try {
       mkdirSync(project);
       writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: `sl-pack-${host.name}`, private: true, type: 'module' }, null, 2)}\n`);
-      const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres']);
+      const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres', '@sl-accounts/mail-smtp']);
       const frameworks = host.framework.map((name) => `${name}@${wanted.get(name) ?? 'latest'}`);
       await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...needed.map(tarballOf), ...frameworks], project);
       const size = installSize(project, host.framework);
@@ -253,7 +258,7 @@ try {
         try {
           const port = String(await freePort());
           const base = `http://localhost:${port}${at === 'prefix' ? PREFIX : ''}`;
-          log.push(`spec-run at ${base}: ${await runSpec(entry, project, { PORT: port, DATABASE_URL: database.url }, base)}`);
+          log.push(`spec-run at ${base}: ${await runSpec(entry, project, { PORT: port, DATABASE_URL: database.url, ...SNIPPET_MAIL }, base)}`);
         } finally {
           await database.drop();
         }

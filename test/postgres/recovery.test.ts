@@ -44,13 +44,13 @@ describe.skipIf(postgres.skip !== undefined)(`recovery from a lost database (${p
 
     const me = await request(app.url, '/api/me', { session: token });
     expect(me.status).toBe(503);
-    expect(me.body).toEqual({ ok: false, error: expect.any(String) });
+    expect(me.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     const health = await request(app.url, '/api/health');
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ ok: false, status: 'unavailable' });
     const login = await request(app.url, '/api/login', { ip: '198.51.100.21', json: { email: 'ada@example.com', password: 'come back soon' } });
     expect(login.status).toBe(503);
-    expect(login.body).toEqual({ ok: false, error: expect.any(String) });
+    expect(login.body).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
     const contact = await request(app.url, '/api/contact', { ip: '198.51.100.22', json: { name: 'Ada', email: 'ada@example.com', message: 'is anyone there?' } });
     expect(contact.status).toBe(503);
     expect(app.alive()).toBe(true);

@@ -43,6 +43,7 @@ export async function startInProcess(config: Config, overrides: ServerOverrides)
   };
   const port = nextPort++;
   const url = `http://127.0.0.1:${port}`;
+  configured.listeningAt(url);
   const origins = [url, `http://localhost:${port}`];
   for (const origin of origins) servers.set(origin, answer);
   let closing: Promise<void> | undefined;

@@ -46,3 +46,22 @@ export async function nextConfirmToken(lines: readonly string[], email: string, 
   if (tokens.length <= seen) throw new Error(`no verification mail to ${email} within 10 s`);
   return tokens[seen]!;
 }
+
+/** The links themselves, as the log mailer wrote them, of the mails to `email` whose subject matches, oldest first. */
+export function mailedLinks(lines: readonly string[], email: string, kind: 'reset' | 'confirm'): string[] {
+  const links: string[] = [];
+  for (const line of lines) {
+    if (!line.includes('"mail"')) continue;
+    const { mail } = JSON.parse(line) as { mail?: { to: string; subject: string; text: string } };
+    const link = mail?.to === email && (kind === 'reset' ? RESET : CONFIRM).test(mail.subject) ? /https?:\/\/\S+/.exec(mail.text)?.[0] : undefined;
+    if (link) links.push(link);
+  }
+  return links;
+}
+
+/** Waits (10 s at most) for the `kind` mail to `email` after the `seen` ones, and answers its link as written. */
+export async function nextMailedLink(lines: readonly string[], email: string, kind: 'reset' | 'confirm', seen = 0): Promise<string> {
+  const links = await poll(async () => mailedLinks(lines, email, kind), (found) => found.length > seen, 10_000);
+  if (links.length <= seen) throw new Error(`no ${kind} mail to ${email} within 10 s`);
+  return links[seen]!;
+}

@@ -16,7 +16,7 @@
  *   refuses it with an error, so the core's tests find such a call. Nothing slow that is not the
  *   store (a password hash) runs inside `work` either: a store may serialise units of work.
  * - **Fast paths.** Three steps are on the hot path of every request of their kind and are one
- *   statement each (docs/decisions/0034-rules-in-the-core-stores-as-repositories.md): the session
+ *   statement each (docs/decisions/0038-rules-in-the-core-stores-as-repositories.md): the session
  *   lookup with its user (`sessions.findWithUser`), the limiter's window (`rateLimiter.consume`) and
  *   the conditional session insert of a login (`sessions.insert`).
  * - **Absence is `null`.** A store that cannot reach its database rejects with `StoreUnavailable`.

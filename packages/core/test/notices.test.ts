@@ -5,7 +5,7 @@ import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const at = new Date('2031-03-01T12:00:00.000Z');
 const notices = (enabled?: Parameters<typeof securityNotices>[0]['enabled']) =>
-  securityNotices({ serviceName: 'svc', resetUrl: new URL('https://accounts.example.org/reset-password?lang=en'), now: () => at, enabled });
+  securityNotices({ serviceName: 'svc', resetUrl: () => new URL('https://accounts.example.org/reset-password?lang=en'), now: () => at, enabled });
 const meta = { clientIp: '::ffff:203.0.113.5', userAgent: 'Mozilla/5.0 (X11)' };
 
 describe('securityNotices', () => {

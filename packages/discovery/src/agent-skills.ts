@@ -52,7 +52,7 @@ export function createSkills(publicUrl: string | undefined, serviceName: string,
 
   const accountApi = skill(
     'account-api',
-    `Create an account, log in, read the signed-in user, log out, list and end sessions, change or reset the password and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
+    `Create an account, log in, read the signed-in user and change its name, verify or change its e-mail address, log out, list and end sessions, change or reset the password and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
     `# ${serviceName} account API
 
 ${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session cookie; there is no OAuth, no bearer token and no token endpoint. More: \`${base}/auth.md\`; the full contract: \`${base}/openapi.json\`. Replace the parts in angle brackets (\`<token>\`, \`<id>\`) as the text says.
@@ -80,7 +80,7 @@ ${section('4. Sessions, password and account', `${account}\n\nThe examples follo
 - \`400\`: the body is invalid; \`issues\` names each bad field. An operation listed with no request body takes none.
 - \`403\`: a wrong password, or a browser request from another site's page.
 - \`429\`: rate limited; wait \`Retry-After\` seconds.
-- Errors look like \`{"ok":false,"error":"…"}\`; branch on the status code, not the text.
+- Errors look like \`{"ok":false,"error":"…","code":"…"}\`; branch on the status code and the stable \`code\` (\`wrong_password\`, \`cross_site\`, …), not the text.
 `,
   );
 

@@ -95,7 +95,7 @@ ${section('5. Sessions, password and account', `${account}\n\nThe examples follo
 
 ${resetRequest}
 
-It always answers \`202\`, registered address or not; only a registered address gets a mail. The mail links to the operator's reset page with \`?token=<token>\`. At most ${describeLimit(RESET_ADDRESS_LIMIT)} per address (in any span of that length, wherever it starts, from any client); a \`429\` then means that a link mailed in the last ${describeDuration(RESET_TOKEN_TTL_MS)} is in the inbox, and the newest works.
+It always answers \`202\`, registered address or not; only a registered address gets a mail. The mail links to a reset page (the operator's, or the service's own) with \`?token=<token>\`. At most ${describeLimit(RESET_ADDRESS_LIMIT)} per address (in any span of that length, wherever it starts, from any client); a \`429\` then means that a link mailed in the last ${describeDuration(RESET_TOKEN_TTL_MS)} is in the inbox, and the newest works.
 
 ${resetConfirm}
 
@@ -117,6 +117,6 @@ Bodies are JSON objects (\`Content-Type: application/json\`, or any \`+json\` ty
 
 ${statusTable(place)}
 
-Errors are JSON: \`{"ok":false,"error":"<message>"}\`; a \`400\` for invalid fields adds \`issues: [{"path","message"}]\` naming every bad field. Message texts may change; branch on the status code. On \`503\`, try again later.
+Errors are JSON: \`{"ok":false,"error":"<message>","code":"<code>"}\`; a \`400\` for invalid fields adds \`issues: [{"path","message"}]\` naming every bad field. \`code\` is a stable snake_case name of what went wrong (\`wrong_password\` and \`cross_site\` are both \`403\`; the OpenAPI document's \`ErrorResponse\` lists every code); message texts may change: branch on the status code and \`code\`. On \`503\`, try again later.
 `;
 }

@@ -9,6 +9,7 @@ import { createSkills, skillsIndex } from './agent-skills.ts';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
 import { authMarkdown } from './auth-md.ts';
 import type { DocsPage } from './docs-page.ts';
+import { linkPages, type LinkPagesOptions } from './link-pages.ts';
 import { openApiDocument } from './openapi.ts';
 import { SERVICE_INDEX_PATH, serviceIndexAnswer } from './service-index.ts';
 import { withValidators } from './caching.ts';
@@ -28,6 +29,11 @@ export interface DiscoveryOptions {
    * browser. Absent (the default), there is no such page and nothing links to one.
    */
   readonly docsPage?: DocsPage | undefined;
+  /**
+   * The pages of the mailed links (`/verify-email`, `/reset-password`) to serve: those whose links
+   * point at the service, because no front end of the operator's takes them. None by default.
+   */
+  readonly linkPages?: LinkPagesOptions | undefined;
   /** Further documents (the MCP server card): served alike, and linked by `GET /` when they have `indexAs`. */
   readonly extra?: readonly DocumentRoute[] | undefined;
 }
@@ -73,6 +79,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
       cors: true,
       render: () => documentAnswer(MARKDOWN, skill.body),
     })),
+    ...linkPages(basePath, serviceName, options.linkPages ?? {}),
     ...(options.extra ?? []),
   ];
   const health = API_ROUTES.find((route) => route.operationId === 'getHealth')!.path;

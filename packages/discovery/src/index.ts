@@ -6,9 +6,12 @@
 
 export { discoveryDocuments, type DiscoveryOptions } from './documents.ts';
 export type { DocsPage } from './docs-page.ts';
+export { RESET_PAGE_PATH, VERIFY_PAGE_PATH, type LinkPagesOptions } from './link-pages.ts';
 export { openApiDocument } from './openapi.ts';
 export { COMPONENT_SCHEMAS, type JsonSchema } from './openapi.ts';
 export { API_VERSION } from './openapi.ts';
 export { routeResponses } from './openapi.ts';
 export { authMarkdown } from './auth-md.ts';
 export { Health as HealthSchema } from './response-schemas.ts';
+export { preferredEncoding } from './negotiation.ts';
+export { COMPRESS_FROM_BYTES } from './caching.ts';

@@ -36,7 +36,7 @@ import {
 } from '@sl-accounts/http';
 import { ERROR_EXAMPLES, errorExample } from '@sl-accounts/http/examples';
 import { COMPONENT_SCHEMAS, requestSchemaId } from './component-schemas.ts';
-import { describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
+import { SESSION_PASSWORD_SENTENCE, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** The 400 of an operation sent an empty object: one issue per required field. */
 function validationExample(route: ApiRoute): unknown {
@@ -108,7 +108,7 @@ function rateLimitHeaders(route: ApiRoute, required: boolean) {
 const COOKIE_HEADERS = {
   set: {
     'Set-Cookie': {
-      description: `Starts a session. Attributes are fixed: \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`. A second \`Set-Cookie\` gives this browser a device cookie for the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\`; while it is presented, failed logins of others on the account do not lock this browser out.`,
+      description: `Starts a session. Attributes are fixed: \`${sessionCookie('<token>', SESSION_TTL_MS / 1000)}\`. A second \`Set-Cookie\` gives this browser a device cookie for the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\` (under a prefix, its \`Path\` is the login there: \`/accounts/api/login\`); while it is presented, failed logins of others on the account do not lock this browser out.`,
       required: true,
       schema: { type: 'string', pattern: `^(?:${SESSION_COOKIE}|${DEVICE_COOKIE})=[^;]+;` },
     },
@@ -239,7 +239,7 @@ function operationObject(route: ApiRoute) {
   const limit = route.limited
     ? ` Rate limited per client IP: ${describeLimit(RATE_LIMITS[route.limited])}; every JSON request counts, valid or not.${route.alsoLimited?.includes(ACCOUNT_LOGIN_POLICY) ? ' Failed logins are also limited per account (e-mail address), whoever sends them; a browser that signed in to the account before and presents its device cookie (`sl_device`) is limited on its own instead, so others’ failures cannot lock it out.' : ''}${route.alsoLimited?.includes(RESET_ADDRESS_POLICY) ? ` Per address: ${describeLimit(RESET_ADDRESS_LIMIT)}, registered or not.` : ''}`
     : route.alsoLimited?.includes(SESSION_PASSWORD_POLICY)
-      ? ` A wrong password counts against this session’s own limit on password checks (${describeLimit(ACCOUNT_LOGIN_LIMIT)} by default); over it, the answer is 429. Failed logins of the account from elsewhere do not count here.`
+      ? ` ${SESSION_PASSWORD_SENTENCE}`
       : '';
   const parameters = pathParameters(route);
   const bodyId = requestSchemaId(route);
@@ -248,7 +248,8 @@ function operationObject(route: ApiRoute) {
     summary: route.summary,
     description: `${route.description}${limit}`,
     tags: [route.tag],
-    security: route.auth === 'session' ? [{ sessionCookie: [] }] : [],
+    // An optional cookie: either no requirement or the cookie (OpenAPI 3.1, 4.8.30: `{}` is "none").
+    security: route.auth === 'session' ? [{ sessionCookie: [] }] : route.cookieAdvice ? [{}, { sessionCookie: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(bodyId === undefined ? {} : { requestBody: { required: true, content: jsonBody(bodyId, route.requestExample) } }),
     responses,
@@ -272,7 +273,7 @@ const PATHS: Record<string, Record<string, ReturnType<typeof operationObject>>> 
 for (const route of API_ROUTES) (PATHS[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
 
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  accounts: 'Signup, login, logout, the current user, sessions, password change and reset, account deletion.',
+  accounts: 'Signup, login, logout, the current user and a change of its name, sessions, password change and reset, verification and change of the e-mail address, account deletion.',
   contact: 'Messages to the operators.',
   system: 'Service health.',
 };
@@ -298,7 +299,7 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
       version: API_VERSION,
       license: LICENSE,
       contact: { name: serviceName, url: baseUrl },
-      summary: 'Account signup and login with cookie sessions, the current user, logout, sessions, password change and reset, account deletion, contact messages and a health check.',
+      summary: 'Account signup and login with cookie sessions, the current user, logout, sessions, password change and reset, verification and change of the e-mail address, change of name, account deletion, contact messages and a health check.',
       description: [
         'A JSON API. Request and response bodies are `application/json`.',
         `Sessions are an opaque token in the \`${SESSION_COOKIE}\` cookie (HttpOnly; Secure; SameSite=Lax), valid for ${describeDuration(SESSION_TTL_MS)} from issue.`,

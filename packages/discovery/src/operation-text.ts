@@ -4,10 +4,10 @@
  * and bounds (from the request schema the route names), a curl command with the route's example
  * and its answers. A route added to the table is written like every other, with no other edit.
  */
-import { RATE_LIMITS } from '@sl-accounts/core';
+import { RATE_LIMITS, SESSION_PASSWORD_POLICY } from '@sl-accounts/core';
 import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
 import { requestBodySchema } from './component-schemas.ts';
-import { curl, describeLimit, fieldTable, prefixPaths } from './wording.ts';
+import { SESSION_PASSWORD_SENTENCE, curl, describeLimit, fieldTable, prefixPaths } from './wording.ts';
 
 /** Where the operations are, as a document writes it. */
 export interface Place {
@@ -53,8 +53,9 @@ export function operationSection(route: ApiRoute, place: Place): string {
   const about = [
     `**${route.summary}.**`,
     prefixPaths(route.description, place.prefix),
-    ...(route.auth === 'session' ? ['Send the session cookie.'] : []),
+    ...(route.auth === 'session' ? ['Send the session cookie.'] : route.cookieAdvice ? [route.cookieAdvice] : []),
     ...(route.limited ? [`At most ${describeLimit(RATE_LIMITS[route.limited])} per client IP.`] : []),
+    ...(route.alsoLimited?.includes(SESSION_PASSWORD_POLICY) ? [SESSION_PASSWORD_SENTENCE] : []),
   ].join(' ');
   // Placeholders in angle brackets, as for the token: curl would read `{id}` as a glob.
   const path = route.path.replace(/\{(\w+)\}/g, '<$1>');
@@ -63,7 +64,7 @@ export function operationSection(route: ApiRoute, place: Place): string {
     about,
     ...(parameters.length > 0 ? [`${parameters.map((name) => `Replace \`<${name}>\``).join(' and ')} in the path as the table says.\n\n${parameterTable(route, place)}`] : []),
     schema ? `JSON body (\`Content-Type: application/json\`):\n\n${fieldTable(schema)}` : 'No request body.',
-    ['```sh', curl(route.method, `${place.url}${path}`, { body: route.requestExample, cookie: route.auth === 'session' }), '```'].join('\n'),
+    ['```sh', curl(route.method, `${place.url}${path}`, { body: route.requestExample, cookie: route.auth === 'session' || route.cookieAdvice !== undefined }), '```'].join('\n'),
     `Answers:\n\n${answers(route, place)}`,
   ].join('\n\n');
 }

@@ -3,6 +3,10 @@
  * Field names and shapes follow the spec's "Response bodies" table.
  */
 import { z } from 'zod';
+import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/http';
+
+/** Every `code` the service answers, the use cases' and the transport's, for the schema's description. */
+const ERROR_CODES = [...Object.keys(STATUS_BY_CODE), ...Object.keys(TRANSPORT_ERROR_STATUS)];
 
 export const User = z.object({
   id: z.int().positive(),
@@ -18,6 +22,14 @@ export const Ok = z.object({ ok: z.literal(true) });
 export const ErrorResponse = z.object({
   ok: z.literal(false),
   error: z.string().meta({ description: 'A human-readable message; its text is not part of the contract.' }),
+  code: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*$/)
+    .optional()
+    .meta({
+      description: `What went wrong, for programs: a stable snake_case name (the service always sends it; a client should expect codes added later). Branch on it, not on \`error\`. One of: ${ERROR_CODES.map((c) => `\`${c}\``).join(', ')}.`,
+      examples: ['invalid_credentials'],
+    }),
   issues: z
     .array(
       z.object({

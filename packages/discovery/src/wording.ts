@@ -2,7 +2,7 @@
  * Phrases the discovery documents share, derived from code (rate-limit rules, JSON Schemas) so that
  * no number is typed twice.
  */
-import { RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl-accounts/core';
+import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl-accounts/core';
 import { API_ROUTES, BODY_LIMIT_BYTES, SESSION_COOKIE, type ApiRoute } from '@sl-accounts/http';
 
 const UNITS = [
@@ -24,6 +24,12 @@ export function describeDuration(ms: number): string {
 export function describeLimit(rule: RateLimitRule): string {
   return `${rule.limit} requests per ${describeDuration(rule.windowMs)}`;
 }
+
+/**
+ * What every operation that checks a signed-in session's password says of its limit, once: the
+ * documents add it to the route's description (which therefore does not say it).
+ */
+export const SESSION_PASSWORD_SENTENCE = `A wrong password counts against this session’s own limit on password checks (${describeLimit(ACCOUNT_LOGIN_LIMIT)} by default); over it, the answer is 429. Failed logins of the account from elsewhere do not count here.`;
 
 type JsonSchema = Readonly<Record<string, unknown>>;
 

@@ -8,10 +8,9 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { DocsPage } from '@sl-accounts/discovery';
+import { preferredEncoding, type DocsPage } from '@sl-accounts/discovery';
 import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
 import { IMMUTABLE_CACHE_CONTROL, contentHash } from './caching.ts';
-import { preferredEncoding } from './negotiation.ts';
 
 /** Where the page is served, under the service's base path. */
 export const API_REFERENCE_PATH = '/docs/api';
@@ -22,16 +21,21 @@ const BUNDLE_URL = new URL('./browser/standalone.js', import.meta.resolve('@scal
 // Runs before the bundle. Zod inside Scalar probes for eval (`Function('')`), which the policy
 // forbids; jitless mode skips the probe. Every option that would reach another origin is off: web
 // fonts, telemetry, the AI agent, the MCP promotion. The API client stays, and talks to this origin.
-const initScript = (basePath: string) => `globalThis.__zod_globalConfig = { jitless: true };
-document.addEventListener('DOMContentLoaded', () => Scalar.createApiReference('#app', ${JSON.stringify({
-  url: `${basePath}/openapi.json`,
-  withDefaultFonts: false,
-  telemetry: false,
-  agent: { disabled: true },
-  mcp: { disabled: true },
-  showDeveloperTools: 'never',
-  defaultOpenAllTags: true,
-})}));
+// The document's URL is the page's to say (`data-openapi`), so this script is one file under every
+// mount: its content-hashed path is the same wherever a host's router puts the service, and a router
+// that routes the root's paths (`api.mountPaths`) routes it too.
+const INIT_SCRIPT = `globalThis.__zod_globalConfig = { jitless: true };
+document.addEventListener('DOMContentLoaded', () => {
+  const app = document.getElementById('app');
+  Scalar.createApiReference(app, { ...${JSON.stringify({
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never',
+    defaultOpenAllTags: true,
+  })}, url: app.dataset.openapi });
+});
 `;
 
 /**
@@ -51,17 +55,20 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const page = (title: string, scripts: readonly string[]) => `<!doctype html>
+/** Text for an HTML attribute value or element: the five characters that could end either, escaped. */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const page = (title: string, openapi: string, scripts: readonly string[]) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>${title}</title>
+<title>${escapeHtml(title)}</title>
 </head>
 <body>
-<div id="app"></div>
-${scripts.map((src) => `<script src="${src}"></script>`).join('\n')}
+<div id="app" data-openapi="${escapeHtml(openapi)}"></div>
+${scripts.map((src) => `<script src="${escapeHtml(src)}"></script>`).join('\n')}
 </body>
 </html>
 `;
@@ -128,13 +135,13 @@ async function scriptAnswer(request: HttpRequest, hash: string, body: (coding: C
  * when a browser asks for it, and kept (in each coding asked for) from then on.
  */
 export const apiReferencePage: DocsPage = ({ serviceName, basePath }) => {
-  const init = Buffer.from(initScript(basePath));
+  const init = Buffer.from(INIT_SCRIPT);
   const initHash = contentHash(init);
   const bundleHash = hashOfBundle();
   const initPath = `${API_REFERENCE_PATH}/init.${initHash}.js`;
   const bundlePath = `${API_REFERENCE_PATH}/scalar.${bundleHash}.js`;
   // Paths below the mount path, so the page loads its scripts from wherever the service is mounted.
-  const html = page(`${serviceName} API reference`, [basePath + initPath, basePath + bundlePath]);
+  const html = page(`${serviceName} API reference`, `${basePath}/openapi.json`, [basePath + initPath, basePath + bundlePath]);
   return {
     page: {
       path: API_REFERENCE_PATH,

@@ -4,6 +4,7 @@
  * `router.use('/v1', accounts(service))` (the router gives its layers the prefix, and the documents'
  * links follow it).
  */
+import type { IncomingMessage } from 'node:http';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { HostBody, HttpApi, HttpService } from '@sl-accounts/http';
@@ -66,12 +67,48 @@ function mountPathOf(ctx: Context, registered: string): string | undefined {
   return matchedPrefix(full.slice(0, full.length - own.length), ctx.path);
 }
 
+/** Bodies a parser before the service refused, as `deferBodyError` kept them, by request. */
+const refusedBodies = new WeakMap<IncomingMessage, unknown>();
+
 /**
- * What a body parser that ran before the service made of the body: its raw text when it kept it
+ * A body parser's `onerror` (koa-bodyparser) or `onError` (`@koa/bodyparser`), for an app that
+ * mounts its parser before the service:
+ *
+ *   app.use(bodyParser({ onerror: deferBodyError }));
+ *
+ * A body the parser refused then goes on to the service, which answers it under the contract (its
+ * JSON ErrorResponse: the text the parser could not parse is parsed again under the contract's own
+ * rules, so `null` and malformed JSON get the same 400s as when the service reads its own body; a
+ * body too large is 413). The app's own routes still meet the parser's error, thrown where they
+ * read `ctx.request.body`.
+ */
+export function deferBodyError(error: unknown, ctx: Context): void {
+  refusedBodies.set(ctx.req, error);
+  Object.defineProperty(ctx.request, 'body', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      throw error;
+    },
+    set(value: unknown) {
+      Object.defineProperty(ctx.request, 'body', { configurable: true, enumerable: true, writable: true, value });
+    },
+  });
+}
+
+/**
+ * What a body parser that ran before the service made of the body: what it refused (`deferBodyError`:
+ * the text it could not parse when it says, else its error), its raw text when it kept it
  * (koa-bodyparser, `@koa/bodyparser`), else the parsed value if it read the stream; `undefined` when
  * nothing read it (then the contract reads the stream itself, after counting the request).
  */
 function hostBodyOf(ctx: Context): HostBody | undefined {
+  if (refusedBodies.has(ctx.req)) {
+    const error = refusedBodies.get(ctx.req);
+    // co-body's parse errors keep the text they could not parse; a 4xx with no text is a read that failed (too large, cut).
+    const text = (error as { body?: unknown } | null)?.body;
+    return typeof text === 'string' && (error as { status?: unknown }).status === 400 ? { text } : { failed: error };
+  }
   if (!ctx.req.readableDidRead) return undefined;
   const { body, rawBody } = ctx.request as ParsedKoaRequest;
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return { text: rawBody };

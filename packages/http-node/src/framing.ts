@@ -44,7 +44,7 @@ export function refuseFaultyFraming(listener: RequestListener, logger: Logger): 
     // As the request lines: an id the answer carries too, and the path without its query.
     const reqId = nextRequestId();
     logger.info({ reqId, method: req.method, path: requestPath(req.url ?? '/'), status: 400, fault }, 'faulty framing: refused, connection closed');
-    const answer = errorResponse(400, fault, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'x-request-id': reqId, connection: 'close' });
+    const answer = errorResponse(400, 'malformed_request', fault, { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store', 'x-request-id': reqId, connection: 'close' });
     const body = answer.body ?? '';
     res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(body) }).end(body);
   };

@@ -9,8 +9,13 @@ import { isHostBodyError, requestPath, type AuthorizeOptions, type HostBody, typ
 import type { User } from '@sl-accounts/core';
 import { sendAnswer, toHttpRequest } from './convert.ts';
 
-/** node's request as Connect-style hosts leave it: a mount's prefix and the target as received, a body parser's result. */
-export interface ConnectRequest extends IncomingMessage {
+/**
+ * node's request as Connect-style hosts leave it: a mount's prefix and the target as received, a body
+ * parser's result. An intersection, not an interface that extends IncomingMessage: a parser's types
+ * may augment IncomingMessage's own `body` or `rawBody` (`@koa/bodyparser` makes `rawBody` a string),
+ * which an interface would then contradict.
+ */
+export type ConnectRequest = IncomingMessage & {
   /** The prefix a router mounted the middleware at (Express). */
   baseUrl?: string;
   /** The target as received, when a mount stripped its prefix from `url` (Express, Connect). */
@@ -21,7 +26,7 @@ export interface ConnectRequest extends IncomingMessage {
   rawBody?: unknown;
   /** The signed-in user, once `requireSession` let the request through. */
   user?: User;
-}
+};
 
 /** `next` of a Connect-style host: with an error, to its error handlers. */
 export type Next = (error?: unknown) => void;
@@ -111,7 +116,9 @@ function mountPathOf(req: ConnectRequest): string | undefined {
  */
 function hostBodyOf(req: ConnectRequest): HostBody | undefined {
   if (!req.readableDidRead) return undefined;
-  const { rawBody, body } = req;
+  const { body } = req;
+  // Read as unknown: a parser's augmentation may type it more narrowly than what a host put there.
+  const rawBody: unknown = req.rawBody;
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return { text: rawBody };
   return { parsed: body };
 }

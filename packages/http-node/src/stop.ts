@@ -139,7 +139,7 @@ export function trackForStop(server: Server, logger: Logger): (drainMs: number) 
 function answerStopping(res: ServerResponse): void {
   (res as ServerResponse & { [ANSWERED_BY_STOP]?: true })[ANSWERED_BY_STOP] = true;
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  const answer = errorResponse(503, 'The service is temporarily unavailable', { connection: 'close', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  const answer = errorResponse(503, 'stopping', 'The service is temporarily unavailable', { connection: 'close', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.writeHead(answer.status, answer.headers).end(answer.body);
 }
 

@@ -170,7 +170,7 @@ describe('the graceful stop', () => {
     const stopped = node.close(200);
     const [received] = await clients!.closed([waiting!]);
     expect([received!.error, answers(received!)]).toEqual([undefined, [{ status: 503, close: true }]]);
-    expect(received!.text).toContain(JSON.stringify({ ok: false, error: 'The service is temporarily unavailable' }));
+    expect(received!.text).toContain(JSON.stringify({ ok: false, error: 'The service is temporarily unavailable', code: 'stopping' }));
     await stopped;
     expect(() => sendAnswer(hung[0]!, { status: 200, headers: {}, body: 'late' })).not.toThrow();
   });

@@ -169,8 +169,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   /** An operation's answer, complete: its headers are written once, in the order `finish` gives. */
-  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>): Promise<HttpAnswer> {
-    const operationRequest = new OperationRequest(request, trustProxy, logger, params);
+  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>, base: string): Promise<HttpAnswer> {
+    const operationRequest = new OperationRequest(request, trustProxy, logger, params, base);
     try {
       // Refused before anything is counted, read or set: a foreign page must neither spend its
       // visitors' limits nor act with their session.
@@ -200,7 +200,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     try {
       const origin = publicUrl ?? (document.usesBase ? originOf(request, reqId) : 'http://localhost');
       if (origin === null) {
-        answer = errorResponse(400, 'The Host header is missing or not a valid host', varies);
+        answer = errorResponse(400, 'invalid_host', 'The Host header is missing or not a valid host', varies);
       } else {
         const rendered = await document.render(request, origin + base);
         // ETag is not a CORS-safelisted header: without the exposure a page could not revalidate.
@@ -227,16 +227,17 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   function route(table: PathTable, found: PathEntry | undefined, request: HttpRequest, reqId: string, params: Record<string, string>): Promise<HttpAnswer> | HttpAnswer {
-    if (!found) return finish(errorResponse(404, 'Not found'), NOT_CACHED, reqId);
+    if (!found) return finish(errorResponse(404, 'unknown_path', 'Not found'), NOT_CACHED, reqId);
     if (found.mcp && mcp) return serveMcp(mcp, request, reqId, table.base);
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId, table.base);
     const operation = found.operations.get(method);
-    if (operation) return runOperation(found, operation, request, reqId, params);
+    if (operation) return runOperation(found, operation, request, reqId, params, table.base);
     let answer: HttpAnswer;
-    if (request.method === 'OPTIONS') answer = found.document?.cors ? preflight(request) : { status: 204, headers: { allow: found.allow }, body: null };
-    else if (!KNOWN_METHODS.has(request.method)) answer = errorResponse(501, 'Method not implemented');
-    else answer = errorResponse(405, `Method not allowed; use ${found.allow}`, { allow: found.allow });
+    // One shape on every path (the MCP endpoint answers its own alike): 204, `Allow`, and for a public document a CORS grant.
+    if (request.method === 'OPTIONS') answer = { status: 204, headers: { allow: found.allow, ...(found.document?.cors ? preflight(request) : {}) }, body: null };
+    else if (!KNOWN_METHODS.has(request.method)) answer = errorResponse(501, 'method_not_implemented', 'Method not implemented');
+    else answer = errorResponse(405, 'method_not_allowed', `Method not allowed; use ${found.allow}`, { allow: found.allow });
     return finish(answer, commonFor(found, answer.status), reqId);
   }
 
@@ -283,7 +284,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         if (sessionToken === null) throw new Unauthenticated();
         const user = await accounts.me({ sessionToken });
         if (authorizeOptions.verified && !isVerified(user)) {
-          return { answer: finish(errorResponse(403, 'The e-mail address of this account is not verified'), NOT_CACHED, requestIdOf(request, trustProxy)) };
+          return { answer: finish(errorResponse(403, 'email_not_verified', 'The e-mail address of this account is not verified'), NOT_CACHED, requestIdOf(request, trustProxy)) };
         }
         return { user };
       } catch (error) {
@@ -297,7 +298,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
         return await accounts.me({ sessionToken });
       } catch (error) {
         if (error instanceof Unauthenticated) return null;
-        throw isDomainError(error) ? Object.assign(new HttpError(STATUS_BY_CODE[error.code], error.message), { cause: error }) : error;
+        throw isDomainError(error) ? Object.assign(new HttpError(STATUS_BY_CODE[error.code], error.message, error.code), { cause: error }) : error;
       }
     },
     answerError: answerErrorFor,
@@ -332,18 +333,14 @@ function finish(answer: HttpAnswer, common: Record<string, string>, reqId: strin
   return { ...answer, headers };
 }
 
-/** CORS preflight for a public document: any origin, read-only methods. */
-function preflight(request: HttpRequest): HttpAnswer {
+/** The CORS preflight grant of a public document: any origin, read-only methods. */
+function preflight(request: HttpRequest): Record<string, string> {
   const asked = request.headers['access-control-request-headers'];
   return {
-    status: 204,
-    headers: {
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-      'access-control-allow-headers': (typeof asked === 'string' && asked) || 'Accept',
-      'access-control-max-age': '86400',
-    },
-    body: null,
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+    'access-control-allow-headers': (typeof asked === 'string' && asked) || 'Accept',
+    'access-control-max-age': '86400',
   };
 }
 

@@ -34,12 +34,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export async function readJsonBody(request: HttpRequest, limit = BODY_LIMIT_BYTES): Promise<unknown> {
   const { headers } = request;
-  if (!isJsonMediaType(headerValue(headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json');
+  if (!isJsonMediaType(headerValue(headers, 'content-type'))) throw new HttpError(400, 'Content-Type must be application/json', 'json_required');
   if (request.hostBody) return hostJsonBody(request, request.hostBody, limit);
   return parseJson(decodeUtf8(await readBytes(request, limit)));
 }
 
-const notUtf8 = () => new HttpError(400, 'The request body is not valid UTF-8');
+const notUtf8 = () => new HttpError(400, 'The request body is not valid UTF-8', 'invalid_utf8');
 
 function decodeUtf8(bytes: Uint8Array): string {
   try {
@@ -53,7 +53,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new HttpError(400, 'Malformed JSON body');
+    throw new HttpError(400, 'Malformed JSON body', 'malformed_json');
   }
 }
 
@@ -110,13 +110,13 @@ export function hostBodyError(error: unknown, limit = BODY_LIMIT_BYTES): HttpErr
   if (error instanceof HttpError) return error; // the contract's own reader, run by the host
   const { status, statusCode, type, code } = (error ?? {}) as { status?: unknown; statusCode?: unknown; type?: unknown; code?: unknown };
   if (status === 413 || statusCode === 413 || type === 'entity.too.large' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(limit);
-  if (type === 'encoding.unsupported') return new HttpError(415, UNSUPPORTED_ENCODING);
-  if (isZlibError(error) || isZlibError((error as { cause?: unknown } | null)?.cause)) return new HttpError(400, 'The request body could not be decompressed');
+  if (type === 'encoding.unsupported') return new HttpError(415, UNSUPPORTED_ENCODING, 'unsupported_encoding');
+  if (isZlibError(error) || isZlibError((error as { cause?: unknown } | null)?.cause)) return new HttpError(400, 'The request body could not be decompressed', 'undecodable_body');
   if (type === 'charset.unsupported') return notUtf8();
   if (type === 'request.aborted' || type === 'request.size.invalid' || code === 'ECONNRESET' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
-    return new HttpError(400, 'The request body could not be read');
+    return new HttpError(400, 'The request body could not be read', 'unreadable_body');
   }
-  return new HttpError(400, 'Malformed JSON body');
+  return new HttpError(400, 'Malformed JSON body', 'malformed_json');
 }
 
 /** The body's bytes, decompressed, refusing more than `limit` of them (in or out) as early as it can. */
@@ -127,7 +127,7 @@ async function readBytes(request: HttpRequest, limit: number): Promise<Uint8Arra
   const source = pull(request.body ?? [], limit);
   if (coding === 'identity' || coding === '') return collect(source, limit);
   const makeDecoder = DECODERS[coding];
-  if (!makeDecoder) throw new HttpError(415, UNSUPPORTED_ENCODING);
+  if (!makeDecoder) throw new HttpError(415, UNSUPPORTED_ENCODING, 'unsupported_encoding');
   const decoder = makeDecoder();
   const feeding = (async () => {
     for await (const chunk of source) {
@@ -139,7 +139,7 @@ async function readBytes(request: HttpRequest, limit: number): Promise<Uint8Arra
   try {
     return await collect(decoder, limit);
   } catch (error) {
-    if (!(error instanceof HttpError) && isZlibError(error)) throw new HttpError(400, 'The request body could not be decompressed');
+    if (!(error instanceof HttpError) && isZlibError(error)) throw new HttpError(400, 'The request body could not be decompressed', 'undecodable_body');
     throw error;
   } finally {
     decoder.destroy();
@@ -160,7 +160,7 @@ async function* pull(body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, lim
     try {
       next = await it.next();
     } catch {
-      throw new HttpError(400, 'The request body could not be read');
+      throw new HttpError(400, 'The request body could not be read', 'unreadable_body');
     }
     if (next.done) return;
     size += next.value.byteLength;
@@ -194,7 +194,7 @@ async function collect(chunks: AsyncIterable<Uint8Array>, limit: number): Promis
 }
 
 /** The 413 for a body over `limit` bytes. */
-export const tooLarge = (limit: number) => new HttpError(413, `Request body too large (the limit is ${limit / 1024} KiB)`);
+export const tooLarge = (limit: number) => new HttpError(413, `Request body too large (the limit is ${limit / 1024} KiB)`, 'body_too_large');
 
 export const UNSUPPORTED_ENCODING = 'Unsupported content encoding';
 

@@ -11,18 +11,27 @@ import { headerValue, type HttpRequest } from './http-types.ts';
 
 /**
  * Whether a browser says the request comes from another origin's page: `Sec-Fetch-Site` other than
- * `same-origin` or `none` (browsers since 2023 send it, and pages cannot forge it), or without it an
- * `Origin` other than the service's own (`ownOrigin()`, `null` when unknown). Clients that send
- * neither header are not browsers, or not on a page.
+ * `same-origin` or `none` (browsers since 2023 send it, and pages cannot forge it); without it, an
+ * `Origin` other than the service's own (`ownOrigin()`, `null` when unknown); without either, a
+ * `Referer` whose origin is another (an older browser, or a client that strips the first two: the
+ * page it names is the evidence left, as OWASP's CSRF sheet has it). Clients that send none of the
+ * three are not browsers, or not on a page.
  */
 export function isCrossSite(request: HttpRequest, ownOrigin: () => string | null): boolean {
   const site = headerValue(request.headers, 'sec-fetch-site')?.trim().toLowerCase();
   if (site === 'same-origin' || site === 'none') return false;
   if (site !== undefined) return true;
-  const origin = headerValue(request.headers, 'origin')?.trim();
+  const origin = headerValue(request.headers, 'origin')?.trim() ?? refererOrigin(request);
   if (origin === undefined) return false;
   const own = ownOrigin();
   return own === null || normalisedOrigin(origin) !== normalisedOrigin(own);
+}
+
+/** The Referer as the origin it names (`null`, foreign to every origin, when it is not a URL); `undefined` without one. */
+function refererOrigin(request: HttpRequest): string | undefined {
+  const referer = headerValue(request.headers, 'referer')?.trim();
+  if (referer === undefined || referer === '') return undefined;
+  return URL.parse(referer)?.origin ?? 'null';
 }
 
 /** `scheme://host[:port]` as browsers serialise it (lower case, no default port), or `null`. */
@@ -43,12 +52,12 @@ export const CROSS_SITE_REFUSED = 'Cross-site requests are not accepted';
  * send (a type other than JSON; for an operation that takes no body, any body without a type too).
  */
 export function refuseForeignRequest(request: HttpRequest, takesBody: boolean, ownOrigin: () => string | null): void {
-  if (isCrossSite(request, ownOrigin)) throw new HttpError(403, CROSS_SITE_REFUSED);
+  if (isCrossSite(request, ownOrigin)) throw new HttpError(403, CROSS_SITE_REFUSED, 'cross_site');
   const type = headerValue(request.headers, 'content-type');
   if (takesBody || type !== undefined) {
-    if (!isJsonMediaType(type)) throw new HttpError(400, 'Content-Type must be application/json');
+    if (!isJsonMediaType(type)) throw new HttpError(400, 'Content-Type must be application/json', 'json_required');
   } else if (announcesBody(request)) {
-    throw new HttpError(400, 'This operation takes no request body');
+    throw new HttpError(400, 'This operation takes no request body', 'body_not_allowed');
   }
 }
 

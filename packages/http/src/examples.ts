@@ -80,10 +80,10 @@ export const ERROR_EXAMPLES = {
   wrongPassword: errorExample(new WrongPassword()),
   sessionNotFound: errorExample(new NotFound('Session')),
   badResetToken: errorExample(new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }])),
-  crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED)),
-  notJson: errorExample(new HttpError(400, 'Content-Type must be application/json')),
+  crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED, 'cross_site')),
+  notJson: errorExample(new HttpError(400, 'Content-Type must be application/json', 'json_required')),
   tooLarge: errorExample(tooLarge(BODY_LIMIT_BYTES)),
-  unsupportedEncoding: errorExample(new HttpError(415, UNSUPPORTED_ENCODING)),
+  unsupportedEncoding: errorExample(new HttpError(415, UNSUPPORTED_ENCODING, 'unsupported_encoding')),
   internal: errorExample(new Error('an example of a bug')),
   unavailable: errorExample(new StoreUnavailable()),
 } as const;

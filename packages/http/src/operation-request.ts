@@ -12,12 +12,15 @@ import { DEVICE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
  */
 export class OperationRequest {
   readonly request: HttpRequest;
+  /** Where the service answers this request: a host's mount prefix, then the base path ('' at the root). */
+  readonly base: string;
   readonly #trustProxy: number;
   readonly #logger: Logger;
   readonly #params: Readonly<Record<string, string>>;
 
-  constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger, params: Readonly<Record<string, string>> = {}) {
+  constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger, params: Readonly<Record<string, string>> = {}, base = '') {
     this.request = request;
+    this.base = base;
     this.#params = params;
     this.#trustProxy = trustProxy;
     this.#logger = logger;

@@ -14,7 +14,7 @@ export interface PathEntry {
   readonly document?: DocumentRoute | undefined;
   /** Every method goes to the MCP endpoint. */
   readonly mcp?: boolean;
-  /** `Allow` for this path, e.g. `HEAD, GET`. */
+  /** `Allow` for this path, e.g. `HEAD, GET, OPTIONS`. */
   readonly allow: string;
 }
 
@@ -78,7 +78,8 @@ export function pathTable(base: string, documents: readonly DocumentRoute[], mcp
   };
 }
 
-const allowOf = (methods: readonly string[]) => methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])).join(', ');
+/** `HEAD, GET, OPTIONS`: a path's methods, OPTIONS last, which every path answers (see api.ts). */
+const allowOf = (methods: readonly string[]) => [...methods.flatMap((m) => (m === 'GET' ? ['HEAD', 'GET'] : [m])), 'OPTIONS'].join(', ');
 
 /** A matcher for a path with `{name}` segments: each matches one non-empty segment. */
 export function pathPattern(template: string): { readonly pattern: RegExp; readonly names: readonly string[] } {

@@ -93,6 +93,12 @@ interface RouteFields {
   readonly changesState: boolean;
   /** `session`: the operation needs the `sl_session` cookie. */
   readonly auth: 'public' | 'session';
+  /**
+   * For a public operation that a session's cookie changes (it keeps that session): why a client
+   * should send the cookie along when it has one. The documents then show the cookie in the example
+   * and say this, and OpenAPI marks the cookie optional.
+   */
+  readonly cookieAdvice?: string;
   /** The per-client rate limit the operation counts against, if any. */
   readonly limited?: LimitedOperation;
   /** Further limits that may count a request after `limited` (their RateLimit policies follow its own). */
@@ -179,7 +185,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
     run: async (accounts, request) => {
       const { user, session, device, limits } = await accounts.signup(request.bodyReader(), request.meta());
-      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
+      return userResponse(201, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds, request.base)], limits);
     },
   },
   {
@@ -201,7 +207,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
     run: async (accounts, request) => {
       const { user, session, device, limits } = await accounts.login(request.bodyReader(), request.meta());
-      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds)], limits);
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds, request.base)], limits);
     },
   },
   {
@@ -295,7 +301,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password',
     operationId: 'changePassword',
     summary: 'Change the password',
-    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays, and mails the account a security notice (unless turned off). A wrong current password counts against this session’s own limit on password checks (the account’s failed logins from elsewhere do not lock it).',
+    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays, and mails the account a security notice (unless turned off).',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
@@ -350,7 +356,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
         example: EXAMPLE_OK,
         headers: {
           'Set-Cookie': {
-            description: `The device cookie of the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\`. No session starts: sign in with the new password.`,
+            description: `The device cookie of the account, sent only to login: \`${deviceCookie('<proof>', DEVICE_PROOF_TTL_MS / 1000)}\` at the root; under a prefix, its \`Path\` is that login's (\`/accounts/api/login\`). No session starts: sign in with the new password.`,
             required: true,
             schema: { type: 'string', pattern: `^${DEVICE_COOKIE}=[^;]+;` },
           },
@@ -359,7 +365,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     },
     run: async (accounts, request) => {
       const { device, limits } = await accounts.confirmPasswordReset(request.bodyReader(), request.meta());
-      return { status: 200, body: { ok: true }, setCookie: deviceCookie(device.proof, device.maxAgeSeconds), limits };
+      return { status: 200, body: { ok: true }, setCookie: deviceCookie(device.proof, device.maxAgeSeconds, request.base), limits };
     },
   },
   {
@@ -411,6 +417,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     description: 'Uses the token of a link mailed by signup, by `POST /api/email-verification` or by `POST /api/email`: verifies the address of the token’s account, or moves the account to the new address (verified) and ends every other session of it (the session of the cookie sent along stays, when it is the account’s). Answers the account’s user. An unknown, used, expired or superseded token is a 400 naming `token`; no session is needed.',
     tag: 'accounts',
     auth: 'public',
+    cookieAdvice:
+      'Send the session cookie along when you have one: confirming a change of address ends every other session of the account, and without the cookie yours is one of them (the verification after signup keeps every session either way).',
     changesState: true,
     limited: 'emailVerificationConfirm',
     requestBody: EmailVerificationConfirmRequest,
@@ -429,7 +437,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/email',
     operationId: 'requestEmailChange',
     summary: 'Change the e-mail address',
-    description: `Checks the password, then mails a link to \`newEmail\` (valid ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours, once; it replaces any link mailed before) and a notice to the address the account has. The address changes only when the link is confirmed at \`POST /api/email-verification/confirm\`, if it is still free then. Every request counts against the account’s limit on mailed links (3 an hour), right password or not; a wrong password also counts against this session’s own limit on password checks, as for a password change. The new address’s inbox takes a few mails an hour that anyone can cause (links from all accounts, signups); when others used them all, the answer is 429 and the account’s link is not spent.`,
+    description: `Checks the password, then mails a link to \`newEmail\` (valid ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours, once; it replaces any link mailed before) and a notice to the address the account has. The address changes only when the link is confirmed at \`POST /api/email-verification/confirm\`, if it is still free then. Every request counts against the account’s limit on mailed links (3 an hour), right password or not. The new address’s inbox takes a few mails an hour that anyone can cause (links from all accounts, signups); when others used them all, the answer is 429 and the account’s link is not spent.`,
     tag: 'accounts',
     auth: 'session',
     changesState: true,
@@ -452,7 +460,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/me',
     operationId: 'deleteAccount',
     summary: 'Delete the account',
-    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A security notice goes to the address it had (unless turned off). A wrong password counts against this session’s own limit on password checks.',
+    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A security notice goes to the address it had (unless turned off).',
     tag: 'accounts',
     auth: 'session',
     changesState: true,

@@ -20,7 +20,11 @@ export function clearedSessionCookie(): string {
  */
 export const DEVICE_COOKIE = 'sl_device';
 
-/** `sl_device=<proof>; Max-Age=…; Path=/api/login; HttpOnly; Secure; SameSite=Lax`. Proofs are base64url and dots. */
-export function deviceCookie(proof: string, maxAgeSeconds: number): string {
-  return `${DEVICE_COOKIE}=${proof}; Max-Age=${maxAgeSeconds}; Path=/api/login; HttpOnly; Secure; SameSite=Lax`;
+/**
+ * `sl_device=<proof>; Max-Age=…; Path=<base>/api/login; HttpOnly; Secure; SameSite=Lax`, where `base`
+ * is where the service is mounted (a host's prefix, then `basePath`): a browser sends the cookie
+ * back only to the login it names. Proofs are base64url and dots.
+ */
+export function deviceCookie(proof: string, maxAgeSeconds: number, base = ''): string {
+  return `${DEVICE_COOKIE}=${proof}; Max-Age=${maxAgeSeconds}; Path=${base}/api/login; HttpOnly; Secure; SameSite=Lax`;
 }

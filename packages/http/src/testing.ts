@@ -8,6 +8,7 @@
  *   const login = await request(service.api, 'POST /api/login', { json: { email, password } });
  *   const me = await request(service.api, 'GET /api/me', { cookie: login.cookies });
  */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { HttpApi } from './api.ts';
 import { isStreamBody, type HttpRequest } from './http-types.ts';
 
@@ -37,7 +38,7 @@ export interface TestAnswer {
   readonly headers: Headers;
   /** The body as sent (a HEAD answer has none, as hosts leave it out). */
   readonly bytes: Uint8Array;
-  /** The body as UTF-8 text. */
+  /** The body as UTF-8 text, its content coding (a document compressed for `accept-encoding`) undone, as fetch gives it. */
   readonly text: string;
   /** The body parsed, when it is JSON; else `undefined`. */
   readonly json: unknown;
@@ -81,9 +82,17 @@ export async function request(api: Pick<HttpApi, 'handle'>, target: string, opti
   const out = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) for (const v of typeof value === 'string' ? [value] : value) out.append(name, v);
   const bytes = method === 'HEAD' || answer.body === null ? new Uint8Array() : typeof answer.body === 'string' ? Buffer.from(answer.body) : isStreamBody(answer.body) ? await readAll(answer.body) : answer.body;
-  const text = Buffer.from(bytes).toString('utf8');
+  const text = decoded(bytes, out.get('content-encoding')).toString('utf8');
   const isJson = /[/+]json\b/.test(out.get('content-type') ?? '') && text !== '';
   return { status: answer.status, headers: out, bytes, text, json: isJson ? JSON.parse(text) : undefined, cookies: cookiesOf(out.getSetCookie()) };
+}
+
+/** The body with its content coding undone. */
+function decoded(bytes: Uint8Array, coding: string | null): Buffer {
+  if (bytes.byteLength === 0) return Buffer.from(bytes);
+  if (coding === 'br') return brotliDecompressSync(bytes);
+  if (coding === 'gzip') return gunzipSync(bytes);
+  return Buffer.from(bytes);
 }
 
 /** A streamed answer (an MCP event stream) read to its end, as a client that waits for the whole answer would. */

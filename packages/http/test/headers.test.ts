@@ -17,6 +17,7 @@ describe('cookies', () => {
   it('sl_device goes only to the login operation', () => {
     expect(DEVICE_COOKIE).toBe('sl_device');
     expect(deviceCookie('p.q', 31_536_000)).toBe('sl_device=p.q; Max-Age=31536000; Path=/api/login; HttpOnly; Secure; SameSite=Lax');
+    expect(deviceCookie('p.q', 60, '/v1/accounts')).toBe('sl_device=p.q; Max-Age=60; Path=/v1/accounts/api/login; HttpOnly; Secure; SameSite=Lax');
   });
 });
 

@@ -38,7 +38,7 @@ describe('request', () => {
     expect(logout.cookies.sl_session).toBe('');
     const after = await request(api, 'GET /api/me', { cookie: logout.cookies });
     expect(after.status).toBe(401);
-    expect(after.json).toEqual({ ok: false, error: expect.any(String) });
+    expect(after.json).toEqual({ ok: false, error: expect.any(String), code: expect.any(String) });
   });
 
   it('comes from 192.0.2.1 unless given another address, and the limits count per address', async () => {

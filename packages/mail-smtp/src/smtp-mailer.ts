@@ -40,6 +40,10 @@ export interface SmtpMailer extends Mailer {
 
 /** A Mailer over SMTP: one connection per mail, each mail sent as plain text with the outbox's Message-ID. */
 export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
+  // A snippet reads both from the environment: say which is missing, rather than let nodemailer fall back or fail at the first send.
+  const { url, from } = options as { url?: unknown; from?: unknown };
+  if (typeof url !== 'string' || !/^smtps?:\/\/[^/?#]/.test(url)) throw new TypeError(`createSmtpMailer needs a url (smtp://user:password@host:587 or smtps://…): is SMTP_URL set?`);
+  if (typeof from !== 'string' || !from.includes('@')) throw new TypeError(`createSmtpMailer needs a from address (accounts@example.org): is MAIL_FROM set?`);
   const timeout = options.timeoutMs ?? 10_000;
   const transport = createTransport({ url: options.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
   return {

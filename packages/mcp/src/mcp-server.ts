@@ -36,6 +36,7 @@ function toolError(error: unknown): CallToolResult {
   const body: ErrorBody & { retryAfterSeconds?: number } = {
     ok: false,
     error: error.message,
+    code: error.code,
     ...(error.code === 'validation' ? { issues: error.issues } : {}),
     ...(error.code === 'rate_limited' ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
   };

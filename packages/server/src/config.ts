@@ -70,13 +70,13 @@ export interface Config {
   /** The absolute base URL for documents, without a trailing slash; else each request's origin. */
   readonly publicUrl: string | undefined;
   /**
-   * The page a reset mail links to (`?token=` is added): RESET_URL, else PUBLIC_URL + /reset-password,
-   * else `undefined` (the server then uses its own listening address). Never a request's Host.
+   * The page a reset mail links to (`?token=` is added): RESET_URL, else `undefined`: the service's
+   * own page, `<PUBLIC_URL or the listening address><BASE_PATH>/reset-password`. Never a request's Host.
    */
   readonly resetUrl: string | undefined;
   /**
    * The page a verification or change-of-address mail links to (`?token=` is added): VERIFY_URL,
-   * else PUBLIC_URL + /verify-email, else `undefined` (the server's own address). Never a request's Host.
+   * else `undefined`: the service's own page at `/verify-email`, as `resetUrl`. Never a request's Host.
    */
   readonly verifyUrl: string | undefined;
   /** Reset requests allowed per inbox (registered or not) and window. */
@@ -233,8 +233,8 @@ const Env = z
       sessionCache: env.SESSION_CACHE_SIZE === 0 ? undefined : { maxEntries: env.SESSION_CACHE_SIZE, stalenessMs: env.SESSION_CACHE_STALENESS_MS },
       pbkdf2Iterations: env.PBKDF2_ITERATIONS,
       publicUrl: env.PUBLIC_URL,
-      resetUrl: env.RESET_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/reset-password` : undefined),
-      verifyUrl: env.VERIFY_URL ?? (env.PUBLIC_URL ? `${env.PUBLIC_URL}/verify-email` : undefined),
+      resetUrl: env.RESET_URL,
+      verifyUrl: env.VERIFY_URL,
       resetAddressLimit: { limit: env.RESET_REQUESTS_PER_ADDRESS, windowMs: env.RESET_REQUEST_WINDOW_SECONDS * 1000 },
       inboxLimit: { limit: env.MAILS_PER_INBOX_PER_HOUR, windowMs: INBOX_LIMIT.windowMs },
       securityNotices: env.SECURITY_NOTICES_OFF,

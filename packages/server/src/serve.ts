@@ -72,6 +72,8 @@ export interface ConfiguredService {
   readonly poolStats: ConfiguredStore['poolStats'];
   /** Stops the service (see `Service.close`), then the mailer's connections and the metrics. */
   close(hostStopped?: Promise<unknown>): Promise<void>;
+  /** Tells the service the address it listens on (`http://host:port`), where its mailed links land without PUBLIC_URL. */
+  listeningAt(url: string): void;
 }
 
 /**
@@ -91,11 +93,10 @@ export async function configureService(config: Config, overrides: ServerOverride
   // otherwise be the pool's one waiting request at the moment the pool is read.
   if (metrics && store.poolStats) metrics.observePool(store.poolStats);
   const mail = await configuredMail(config.mail, logger, metrics?.observeMail(store.outbox));
-  // The reset link never comes from a request: the configured page, else this server's own address.
-  const ownAddress = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  const resetUrl = config.resetUrl ?? `${ownAddress}/reset-password`;
-  // So does the verification link (and a change of address's).
-  const verifyUrl = config.verifyUrl ?? `${ownAddress}/verify-email`;
+  // Mailed links never come from a request: the configured pages, else the service's own pages at
+  // PUBLIC_URL, else at this server's own address (known once it listens: PORT=0 picks one).
+  let ownAddress = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const linkBase = config.publicUrl === undefined ? () => ownAddress + config.basePath : config.publicUrl + config.basePath;
   const composed = await createService({
     store,
     // openStore migrated it, and said so if it could not.
@@ -107,8 +108,8 @@ export async function configureService(config: Config, overrides: ServerOverride
       accountLoginLimit: config.accountLoginLimit,
       maxSessionsPerUser: config.maxSessionsPerUser,
       newDeviceNoticeLimit: config.newDeviceNoticeLimit,
-      resetUrl,
-      verifyUrl,
+      ...(config.resetUrl === undefined ? {} : { resetUrl: config.resetUrl }),
+      ...(config.verifyUrl === undefined ? {} : { verifyUrl: config.verifyUrl }),
       resetAddressLimit: config.resetAddressLimit,
       inboxLimit: config.inboxLimit,
       securityNotices: config.securityNotices,
@@ -118,6 +119,7 @@ export async function configureService(config: Config, overrides: ServerOverride
     logger,
     basePath: config.basePath,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
+    linkBase,
     trustProxy: config.trustProxy,
     docsPage: apiReferencePage,
     mailer: mail.mailer,
@@ -133,6 +135,7 @@ export async function configureService(config: Config, overrides: ServerOverride
     logger,
     metrics,
     poolStats: store.poolStats,
+    listeningAt: (url) => void (ownAddress = url),
     close: (hostStopped) =>
       (closing ??= (async () => {
         await composed.close(hostStopped);
@@ -173,6 +176,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
   }
   const { address, port } = server.address() as AddressInfo;
   const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  configured.listeningAt(url);
   logger.info(
     {
       url,

@@ -148,9 +148,9 @@ describe('the embedded database’s settings (PGLITE_SETTINGS)', () => {
 });
 
 describe('verification link settings', () => {
-  it('the verification page is VERIFY_URL, else PUBLIC_URL + /verify-email, else unset (the server’s own address)', () => {
+  it('the verification page is VERIFY_URL, else unset (the service’s own page, at PUBLIC_URL or its own address: test/http/link-pages.test.ts)', () => {
     expect(loadConfig({}).verifyUrl).toBeUndefined();
-    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org/' }).verifyUrl).toBe('https://accounts.example.org/verify-email');
+    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org/' }).verifyUrl).toBeUndefined();
     expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org', VERIFY_URL: 'https://www.example.org/account/verify?lang=en' }).verifyUrl).toBe('https://www.example.org/account/verify?lang=en');
   });
 
@@ -161,9 +161,9 @@ describe('verification link settings', () => {
 });
 
 describe('password reset settings', () => {
-  it('the reset page is RESET_URL, else PUBLIC_URL + /reset-password, else unset; 2 reset links per address in any 30 minutes', () => {
+  it('the reset page is RESET_URL, else unset (the service’s own page); 2 reset links per address in any 30 minutes', () => {
     expect(loadConfig({}).resetUrl).toBeUndefined();
-    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org/' }).resetUrl).toBe('https://accounts.example.org/reset-password');
+    expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org/' }).resetUrl).toBeUndefined();
     expect(loadConfig({ PUBLIC_URL: 'https://accounts.example.org', RESET_URL: 'https://www.example.org/account/reset' }).resetUrl).toBe('https://www.example.org/account/reset');
     expect(loadConfig({}).resetAddressLimit).toEqual({ limit: 2, windowMs: 1_800_000 });
     expect(loadConfig({ RESET_REQUESTS_PER_ADDRESS: '5', RESET_REQUEST_WINDOW_SECONDS: '600' }).resetAddressLimit).toEqual({ limit: 5, windowMs: 600_000 });

@@ -48,6 +48,27 @@ export function logMailer(logger: Logger): Mailer {
 }
 
 /**
+ * The mailer of a service given none: no mail is sent, and the service says so once, loudly, as it
+ * is created; each mail goes to `logger` at info, or with no logger to standard error, where a person at
+ * the terminal reads it (a link included). Never a silent sink: an embedder who forgot the mailer
+ * sees every mail it would have lost.
+ */
+export function defaultMailer(logger: Logger | undefined): Mailer {
+  const advice = 'pass createService a mailer (createSmtpMailer({ url, from }) of @sl-accounts/mail-smtp)';
+  if (logger) {
+    logger.warn({}, `no mailer: mails are not sent but written to this log; ${advice}`);
+    return logMailer(logger);
+  }
+  process.stderr.write(`sl-accounts: no mailer and no logger given to createService: mails are not sent but written here (standard error); ${advice}\n`);
+  return {
+    async send(mail) {
+      const head = [`To: ${mail.to}`, ...(mail.replyTo ? [`Reply-To: ${mail.replyTo}`] : []), `Subject: ${mail.subject}`, `Message-ID: ${mail.messageId}`];
+      process.stderr.write(`sl-accounts: mail (not sent: no mailer)\n${[...head, '', mail.text].map((line) => `  ${line}`).join('\n')}\n`);
+    },
+  };
+}
+
+/**
  * How often, at most, the log sums up the mails a full outbox dropped. A flood drops one mail per
  * request it makes; a line each was ~300 bytes of log per request (found on 2026-11-28).
  */

@@ -20,10 +20,11 @@ import {
   type Store,
   type TokenGenerator,
 } from '@sl-accounts/core';
-import { discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
+import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
 import { createHttpApi, normaliseBasePath, silentLogger, type HttpApi, type Logger } from '@sl-accounts/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
-import { logMailer, startMail, type MailOptions } from './mail.ts';
+import { defaultMailer, startMail, type MailOptions } from './mail.ts';
+import { checkServiceOptions } from './options.ts';
 
 /** A store as `createService` takes it: any `Store`, and one that migrates its schema (the SQL stores) is migrated first. */
 export type ServiceStore = Store & { migrate?(): Promise<readonly string[]> };
@@ -48,9 +49,25 @@ export interface ServiceOptions {
   readonly logger?: Logger;
   /** The path the service is mounted under (e.g. `/accounts`); default the root. */
   readonly basePath?: string;
-  /** The service's absolute URL; default each request's own (checked) origin. */
+  /**
+   * The service's absolute origin (`https://accounts.example.org`): the one origin browsers may post
+   * from, and the base of every link in the documents; default each request's own (checked) origin.
+   */
   readonly publicUrl?: string;
-  /** Trusted proxy hops in front of the host; default 0 (X-Forwarded-* ignored). */
+  /**
+   * Where mailed links land when `accounts.verifyUrl` / `accounts.resetUrl` are not given: the
+   * absolute URL under which the service's own pages (`/verify-email`, `/reset-password`) are
+   * reached. Default `publicUrl` + `basePath`, else `http://localhost` + `basePath`. Mounted under a
+   * framework's prefix, give it with the prefix (`https://example.org/accounts`). A function is
+   * asked at each mail (a server that learns its own address once it listens).
+   */
+  readonly linkBase?: string | (() => string);
+  /**
+   * How many proxies in front of the host to believe (0 to 32): the client address for the rate
+   * limits, and the origin of the documents, come from that many hops of `X-Forwarded-For`,
+   * `X-Forwarded-Host` and `X-Forwarded-Proto`. Default 0: the socket's own address, the headers
+   * ignored. Behind a proxy, leave it 0 and every client is the proxy (one rate limit for all).
+   */
   readonly trustProxy?: number;
   /**
    * The `/docs/api` page: `apiReferencePage` of `@sl-accounts/docs-page`. Absent (the default),
@@ -60,8 +77,9 @@ export interface ServiceOptions {
   /** `/mcp` (served by `api`) and its server card; default on. `false`: neither is served, and the MCP SDK is never loaded. */
   readonly mcp?: boolean;
   /**
-   * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/mail-smtp`. Default: each
-   * mail is written to `logger` at info, reset links included: for development only.
+   * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/mail-smtp`. Default, for
+   * development only: no mail is sent, and the service says so once; each mail (reset links
+   * included) is written to `logger` at info, or without a logger to standard error.
    */
   readonly mailer?: Mailer;
   /** How the outbox worker sends: Message-ID domain, poll interval, lease, retries, hooks. */
@@ -71,7 +89,7 @@ export interface ServiceOptions {
    * with its defaults. `false` turns it off (every `/api/me` asks the store).
    */
   readonly sessionCache?: SessionCacheOptions | false;
-  /** How often expired sessions, reset tokens and limiter windows are deleted; default one minute. */
+  /** How often expired sessions, reset tokens and limiter windows are deleted: 1 s to a day; default one minute. */
   readonly sweepIntervalMs?: number;
   /**
    * Wraps the use cases before the contract and MCP see them (metrics watch them this way).
@@ -114,6 +132,7 @@ const MAIL_STOP_MS = 5_000;
  *   const answer = await service.api.handle(request);
  */
 export async function createService(options: ServiceOptions): Promise<Service> {
+  checkServiceOptions(options);
   const { store, logger = silentLogger } = options;
   if (options.migrate !== false && store.migrate) {
     const applied = await store.migrate();
@@ -122,6 +141,17 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const clock = options.clock ?? systemClock;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = options.sessionCache === false ? undefined : cacheSessions(store, options.sessionCache);
+  const basePath = normaliseBasePath(options.basePath);
+  // Mailed links: the operator's front end when configured, else the service's own pages, which it then serves.
+  const linkBase = options.linkBase ?? `${options.publicUrl ?? 'http://localhost'}${basePath}`;
+  const ownPage = (path: string) => (typeof linkBase === 'function' ? () => `${linkBase()}${path}` : `${linkBase}${path}`);
+  const resetUrl = options.accounts?.resetUrl ?? ownPage(RESET_PAGE_PATH);
+  const verifyUrl = options.accounts?.verifyUrl ?? ownPage(VERIFY_PAGE_PATH);
+  const linkPages = { reset: options.accounts?.resetUrl === undefined, verify: options.accounts?.verifyUrl === undefined };
+  if (options.mailer && options.linkBase === undefined && options.publicUrl === undefined && (linkPages.reset || linkPages.verify)) {
+    // Mail really goes out, and its links would name no host a reader can reach.
+    warnOnce(logger, options.logger, `mailed links point at ${linkBase}: pass createService publicUrl (or linkBase, or accounts.resetUrl and accounts.verifyUrl) so that they reach your users`);
+  }
   const created = createAccounts(
     {
       store: sessions?.store ?? store,
@@ -129,12 +159,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ...(options.hasher ? { hasher: options.hasher } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
     },
-    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts },
+    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
   const serviceName = options.accounts?.serviceName;
   const docsPage = options.docsPage;
-  const basePath = normaliseBasePath(options.basePath);
   // The card names the page (its `websiteUrl`) only when there is one.
   const websitePath = docsPage?.({ serviceName: serviceName ?? DEFAULT_SERVICE_NAME, basePath }).page.path;
   const mcp =
@@ -148,6 +177,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       basePath: base,
       ...(serviceName === undefined ? {} : { serviceName }),
       docsPage,
+      linkPages,
       extra: mcp?.documents(base),
     });
   const api = createHttpApi({ accounts, logger, trustProxy: options.trustProxy ?? 0, publicUrl: options.publicUrl, basePath, documents, mcp });
@@ -156,7 +186,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     intervalMs: options.sweepIntervalMs ?? 60_000,
     onError: (err) => logger.warn({ err }, 'sweep failed'),
   });
-  const mail = startMail(store.outbox, options.mailer ?? logMailer(logger), clock, logger, options.mail);
+  const mail = startMail(store.outbox, options.mailer ?? defaultMailer(options.logger), clock, logger, options.mail);
 
   let closing: Promise<void> | undefined;
   return {
@@ -179,4 +209,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         await Promise.all([housekeeping.stop(), store.close()]);
       })()),
   };
+}
+
+/** Says it once, at warn: to the given logger, else to standard error (a silent default logger must not swallow it). */
+function warnOnce(logger: Logger, given: Logger | undefined, message: string): void {
+  if (given) logger.warn({}, message);
+  else process.stderr.write(`sl-accounts: ${message}\n`);
 }

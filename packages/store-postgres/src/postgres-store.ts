@@ -94,6 +94,12 @@ export interface StoreAndKysely {
 
 /** createPostgresStore, with the Kysely instance. */
 export function openPostgres(options: PostgresStoreOptions): StoreAndKysely {
+  // Without one, pg would try its defaults (a local server, the OS user) and fail deep in a connect
+  // with a stack that names neither the option nor the variable a snippet reads it from.
+  const { connectionString } = options as { connectionString?: unknown };
+  if (typeof connectionString !== 'string' || connectionString.trim() === '') {
+    throw new TypeError(`createPostgresStore needs a connectionString (postgres://user@host:5432/db), got ${connectionString === '' ? 'an empty string' : String(connectionString)}: is DATABASE_URL set?`);
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_DB_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.connectionString,

@@ -35,16 +35,17 @@ export interface AccountsOptions {
   readonly profileLimit?: RateLimitRule;
   /**
    * The page a reset mail links to, absolute; the link adds `?token=<token>`. Configured, never
-   * taken from a request, so no client can put another site's link into a mail. Default
-   * `http://localhost/reset-password` (the composition root always passes one).
+   * taken from a request, so no client can put another site's link into a mail. A function is asked
+   * at each mail (a server that learns its own address once it listens); a string is checked at
+   * creation. Default `http://localhost/reset-password` (the composition root always passes one).
    */
-  readonly resetUrl?: string;
+  readonly resetUrl?: string | (() => string);
   /**
    * The page a verification or change-of-address mail links to, absolute; the link adds
-   * `?token=<token>`. Configured, never taken from a request, as `resetUrl`. Default
-   * `http://localhost/verify-email` (the composition root always passes one).
+   * `?token=<token>`. Configured, never taken from a request, as `resetUrl` (a function alike).
+   * Default `http://localhost/verify-email` (the composition root always passes one).
    */
-  readonly verifyUrl?: string;
+  readonly verifyUrl?: string | (() => string);
   /** Links mailed per account and window (verification, change of address); default EMAIL_LINK_ACCOUNT_LIMIT. */
   readonly emailLinkLimit?: RateLimitRule;
   /** Hears failures of work done after the answer (a reset request's store write). Default: none. */
@@ -83,8 +84,10 @@ export interface UseCaseContext {
   /** What strangers may make the service mail to one inbox (see inbox.ts). */
   readonly inbox: InboxBudget;
   readonly profileRule: RateLimitRule;
-  readonly resetUrl: URL;
-  readonly verifyUrl: URL;
+  /** The reset page, as configured now (a fresh URL each call, for the caller to add its token to). */
+  readonly resetUrl: () => URL;
+  /** The verification page, as `resetUrl`. */
+  readonly verifyUrl: () => URL;
   readonly emailLinkRule: RateLimitRule;
   /** New-device notices per account and window; `null`: no bound. */
   readonly newDeviceNoticeRule: RateLimitRule | null;
@@ -97,16 +100,26 @@ export interface UseCaseContext {
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
 
+/** An http(s) URL option as a function of now: a string is checked once, here; a function at each call. */
+function pageUrl(name: string, option: string | (() => string)): () => URL {
+  const checked = (href: string) => {
+    const url = URL.parse(href);
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new RangeError(`${name} must be an http or https URL`);
+    return url;
+  };
+  if (typeof option === 'function') return () => checked(option());
+  const href = checked(option).href;
+  return () => new URL(href);
+}
+
 /** Checks the options and fills in their defaults; throws RangeError for one out of bounds. */
 export function createContext(ports: Ports & { readonly store: ManagedStore }, options: AccountsOptions): UseCaseContext {
   const { clock, tokens } = ports;
   const { rateLimiter } = ports.store;
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
   const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
-  const resetUrl = new URL(options.resetUrl ?? 'http://localhost/reset-password');
-  if (resetUrl.protocol !== 'https:' && resetUrl.protocol !== 'http:') throw new RangeError('resetUrl must be an http or https URL');
-  const verifyUrl = new URL(options.verifyUrl ?? 'http://localhost/verify-email');
-  if (verifyUrl.protocol !== 'https:' && verifyUrl.protocol !== 'http:') throw new RangeError('verifyUrl must be an http or https URL');
+  const resetUrl = pageUrl('resetUrl', options.resetUrl ?? 'http://localhost/reset-password');
+  const verifyUrl = pageUrl('verifyUrl', options.verifyUrl ?? 'http://localhost/verify-email');
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) throw new RangeError('ipv6Prefix must be an integer from 1 to 128');
   const maxSessions = options.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new RangeError('maxSessionsPerUser must be a positive integer');

@@ -58,7 +58,7 @@ export interface EmailUseCases {
 function newToken(context: UseCaseContext, purpose: EmailTokenPurpose, email: string, credentialGeneration: number) {
   const token = context.ports.tokens.generate();
   const createdAt = context.ports.clock.now();
-  const link = new URL(context.verifyUrl);
+  const link = context.verifyUrl();
   link.searchParams.set('token', token);
   return { href: link.href, stored: { tokenDigest: digestToken(token), purpose, email, credentialGeneration, createdAt, expiresAt: new Date(createdAt.getTime() + EMAIL_TOKEN_TTL_MS) } };
 }

@@ -117,7 +117,7 @@ function advice(event: SecurityEvent, resetPage: string, details: NoticeDetails)
  */
 export function securityNotices(options: {
   readonly serviceName: string;
-  readonly resetUrl: URL;
+  readonly resetUrl: () => URL;
   readonly now: () => Date;
   readonly enabled?: SecurityNoticeOptions | undefined;
 }): SecurityNotices {
@@ -125,7 +125,7 @@ export function securityNotices(options: {
   const settings = options.enabled;
   const enabled = (event: SecurityEvent) => settings !== false && settings?.[event] !== false;
   // The page as configured (a query it has, such as a language, stays); no token, unlike a reset mail's link.
-  const resetPage = resetUrl.href;
+  const resetPage = () => resetUrl().href;
   return {
     enabled,
     notice(event, meta, details = {}) {
@@ -145,7 +145,7 @@ export function securityNotices(options: {
           `IP address:  ${canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT}`,
           `User agent:  ${userAgent === '' ? '(none sent)' : userAgent}`,
           '',
-          advice(event, resetPage, details),
+          advice(event, resetPage(), details),
           '',
           `This is an automatic security notice from ${serviceName}.`,
           '',

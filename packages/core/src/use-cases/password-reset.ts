@@ -36,7 +36,7 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
   const background = new Set<Promise<void>>();
 
   function resetMail(to: string, token: string): OutgoingMail {
-    const link = new URL(resetUrl);
+    const link = resetUrl();
     link.searchParams.set('token', token);
     return {
       to,

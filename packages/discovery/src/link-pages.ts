@@ -1,0 +1,111 @@
+/**
+ * The pages the mailed links open when no front end of the operator's takes them (no `verifyUrl` or
+ * `resetUrl` configured): `<base>/verify-email?token=…` confirms an address, `<base>/reset-password?token=…`
+ * sets a new password. Plain HTML, one same-origin script and one stylesheet (link-page-script.ts),
+ * a policy that lets nothing else load or run, labels, and a live region that announces each
+ * outcome. The pages themselves hold no token: the script reads it from the address.
+ */
+import { createHash } from 'node:crypto';
+import type { DocumentRoute } from '@sl-accounts/http';
+import { documentAnswer } from './document-answer.ts';
+import { LINK_PAGE_SCRIPT, LINK_PAGE_STYLE } from './link-page-script.ts';
+
+/** Where the verification page is served, below the base path (the default target of a verification link). */
+export const VERIFY_PAGE_PATH = '/verify-email';
+/** Where the reset page is served, below the base path (the default target of a reset link). */
+export const RESET_PAGE_PATH = '/reset-password';
+
+/** Which pages to serve: those whose links point at the service. */
+export interface LinkPagesOptions {
+  readonly verify?: boolean;
+  readonly reset?: boolean;
+}
+
+/**
+ * Scripts and styles from this origin only; the script talks to this origin only; nothing may frame
+ * the pages (a password form), and no page that links out sends the token along.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const hashOf = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 27);
+const SCRIPT_PATH = `/link-pages/page.${hashOf(LINK_PAGE_SCRIPT)}.js`;
+const STYLE_PATH = `/link-pages/page.${hashOf(LINK_PAGE_STYLE)}.css`;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function html(base: string, serviceName: string, page: 'verify' | 'reset', title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${escapeHtml(base + STYLE_PATH)}">
+<title>${escapeHtml(`${title} · ${serviceName}`)}</title>
+</head>
+<body>
+<main data-page="${page}" data-api="${escapeHtml(`${base}/api`)}">
+<h1>${escapeHtml(title)}</h1>
+${body}
+<p id="status" role="status" aria-live="polite" aria-atomic="true"></p>
+</main>
+<script src="${escapeHtml(base + SCRIPT_PATH)}"></script>
+</body>
+</html>
+`;
+}
+
+const VERIFY_BODY = `<p>Press the button to confirm that the address this link was mailed to is yours (for a change of address: to move the account there).</p>
+<form id="form" novalidate>
+<button id="submit" type="submit">Confirm the address</button>
+</form>`;
+
+const RESET_BODY = `<p>Choose a new password for your account. Setting it signs out every session of the account.</p>
+<form id="form" novalidate>
+<label for="password">New password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required aria-describedby="password-hint password-error">
+<p id="password-hint" class="hint">At least 8 characters.</p>
+<p id="password-error" class="field-error"></p>
+<label for="repeat">New password, again</label>
+<input id="repeat" name="repeat" type="password" autocomplete="new-password" required aria-describedby="repeat-error">
+<p id="repeat-error" class="field-error"></p>
+<button id="submit" type="submit">Set the new password</button>
+</form>`;
+
+/** The page answer: revalidated on each visit, never framed, never a referrer. */
+const pageAnswer = (text: string) =>
+  documentAnswer('text/html; charset=utf-8', text, { 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-cache', 'referrer-policy': 'no-referrer' });
+
+/**
+ * The pages `options` asks for, under `basePath` (normalised), with their script and stylesheet at
+ * content-hashed paths (the same under every mount, so a host's router that routes the root's paths
+ * routes them), for `discoveryDocuments`.
+ */
+export function linkPages(basePath: string, serviceName: string, options: LinkPagesOptions): DocumentRoute[] {
+  const pages: DocumentRoute[] = [];
+  if (options.verify) {
+    const text = html(basePath, serviceName, 'verify', 'Confirm your address', VERIFY_BODY);
+    pages.push({ path: VERIFY_PAGE_PATH, render: () => pageAnswer(text) });
+  }
+  if (options.reset) {
+    const text = html(basePath, serviceName, 'reset', 'Set a new password', RESET_BODY);
+    pages.push({ path: RESET_PAGE_PATH, render: () => pageAnswer(text) });
+  }
+  if (pages.length === 0) return pages;
+  return [
+    ...pages,
+    { path: SCRIPT_PATH, render: () => documentAnswer('text/javascript; charset=utf-8', LINK_PAGE_SCRIPT, { 'cache-control': IMMUTABLE }) },
+    { path: STYLE_PATH, render: () => documentAnswer('text/css; charset=utf-8', LINK_PAGE_STYLE, { 'cache-control': IMMUTABLE }) },
+  ];
+}
