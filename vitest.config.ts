@@ -14,6 +14,7 @@ export const TAGS = [
   { name: 'process', description: 'starts a process: pnpm start, node, a CLI' },
   { name: 'database', description: 'PostgreSQL or PGlite' },
   { name: 'real-cost', description: 'the production work factor or a production-sized input, which the unit run proves at a small size' },
+  { name: 'compiler', description: 'type-checks code with the TypeScript compiler: seconds of CPU, the kind of work pnpm typecheck does' },
 ];
 
 export default defineConfig({

@@ -21,15 +21,37 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
+/** Whether `port` (0: any) can be listened on at 127.0.0.1 now; the port it got, or `null`. */
+function tryPort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(port, '127.0.0.1', () => {
+      const { port: got } = srv.address() as { port: number };
+      srv.close(() => resolve(got));
     });
-    srv.once('error', reject);
+    srv.once('error', () => resolve(null));
   });
 }
+
+/**
+ * A port free at 127.0.0.1: any the system gives, or with `BENCH_PORTS=<from>-<to>` one of those
+ * (on a machine shared with others, each keeps to its own range).
+ */
+export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.BENCH_PORTS ?? '');
+  if (!range) return (await tryPort(0))!;
+  const [from, to] = [Number(range[1]), Number(range[2])];
+  // Round the range from the port after the last one given: a server spawned just now may not listen yet.
+  const size = to - from + 1;
+  const start = last >= from && last <= to ? last - from + 1 : 0;
+  for (let i = 0; i < size; i++) {
+    const port = from + ((start + i) % size);
+    if ((await tryPort(port)) !== null) return (last = port);
+  }
+  throw new Error(`no free port in BENCH_PORTS=${process.env.BENCH_PORTS}`);
+}
+
+/** The port of BENCH_PORTS given last. */
+let last = 0;
 
 /** Children still running; killed if the benchmark exits early, so no server outlives it. */
 const running = new Set<ChildProcess>();

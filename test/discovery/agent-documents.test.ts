@@ -16,7 +16,7 @@ import { expectEveryPathUnder, expectFieldsOf, expectParametersOf, operationSect
 const ORIGIN = 'http://accounts.test';
 
 function compose(basePath: string): HttpApi {
-  const accounts = createAccounts({ ...createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
+  const accounts = createAccounts({ store: createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
   return createHttpApi({ accounts, basePath, documents: discoveryDocuments({ basePath }) });
 }
 

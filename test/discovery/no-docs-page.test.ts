@@ -17,7 +17,7 @@ const ORIGIN = 'http://accounts.test';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
 function compose(basePath: string, withPage: boolean): HttpApi {
-  const accounts = createAccounts({ ...createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
+  const accounts = createAccounts({ store: createMemoryStore(), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
   // The MCP endpoint as an embedder adds it: its card names the page only when one is served.
   const mcp = createMcpEndpoint({ accounts, ...(withPage ? { websitePath: API_REFERENCE_PATH } : {}) });
   return createHttpApi({ accounts, basePath, mcp, documents: discoveryDocuments({ basePath, extra: mcp.documents(basePath), ...(withPage ? { docsPage: apiReferencePage } : {}) }) });

@@ -412,7 +412,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
 describe('GET /api/health against its schema', () => {
   const compose = (ping?: () => Promise<void>) => {
     const store = createMemoryStore();
-    const accounts = createAccounts({ ...store, ...(ping ? { ping } : {}), hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
+    const accounts = createAccounts({ store: ping ? { ...store, ping } : store, hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: systemClock, tokens: randomTokens });
     return createHttpApi({ accounts });
   };
   const health = async (api: HttpApi) => {

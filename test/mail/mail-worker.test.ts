@@ -4,7 +4,7 @@
  * store's (the store contract covers every store's outbox; the server suites run on Postgres).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMailWorker, systemClock, type MailOutbox, type MailWorker } from '@sl-accounts/core';
+import { createAccountManager, startMailWorker, systemClock, type MailOutbox, type MailWorker } from '@sl-accounts/core';
 import { contactMail, messageIdOf, retryDelayMs } from '@sl-accounts/core/testing';
 import { createSmtpMailer, type SmtpMailer } from '@sl-accounts/mail-smtp';
 import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
@@ -61,7 +61,7 @@ describe('the mail worker over SMTP', () => {
     smtp = await startTestSmtp();
     store = createMemoryStore();
     const message = contact(1);
-    await store.contacts.add(message, contactMail(message, 'operator@example.net', 'sl-accounts'));
+    await createAccountManager(store).addContact(message, contactMail(message, 'operator@example.net', 'sl-accounts'));
     const [queued] = await store.outbox.claim(new Date(), { limit: 1, leaseMs: 0 });
     start();
     await poll(async () => smtp!.received.length, (n) => n === 1, 10_000);
@@ -82,7 +82,7 @@ describe('the mail worker over SMTP', () => {
   it('while SMTP is down keeps every mail and retries; once it is back each arrives exactly once', async () => {
     smtp = await startTestSmtp({ up: false });
     store = createMemoryStore();
-    for (let n = 1; n <= 3; n++) await store.contacts.add(contact(n), contactMail(contact(n), 'operator@example.net', 'sl-accounts'));
+    for (let n = 1; n <= 3; n++) await createAccountManager(store).addContact(contact(n), contactMail(contact(n), 'operator@example.net', 'sl-accounts'));
     start();
     // Every mail failed at least once (a failed send ends the round, so this takes a few polls).
     await poll(async () => failures.length, (n) => n >= 6, 10_000);
@@ -103,7 +103,7 @@ describe('the mail worker over SMTP', () => {
     smtp = await startTestSmtp();
     store = createMemoryStore();
     smtp.hold();
-    await store.contacts.add(contact(1), contactMail(contact(1), 'operator@example.net', 'sl-accounts'));
+    await createAccountManager(store).addContact(contact(1), contactMail(contact(1), 'operator@example.net', 'sl-accounts'));
     start();
     // The server has the mail and has not answered yet.
     await poll(async () => (await store.outbox.claim(new Date(), { limit: 1, leaseMs: 0 })).length, (n) => n === 0, 10_000);
@@ -121,7 +121,7 @@ describe('the mail worker over SMTP', () => {
     smtp = await startTestSmtp();
     store = createMemoryStore();
     smtp.hold();
-    await store.contacts.add(contact(1), contactMail(contact(1), 'operator@example.net', 'sl-accounts'));
+    await createAccountManager(store).addContact(contact(1), contactMail(contact(1), 'operator@example.net', 'sl-accounts'));
     start();
     await poll(async () => (await store.outbox.claim(new Date(), { limit: 1, leaseMs: 0 })).length, (n) => n === 0, 10_000);
     const before = Date.now();
@@ -157,7 +157,7 @@ describe('the mail worker while its store fails', () => {
       onRecovered: () => recoveries++,
     });
     try {
-      await store.contacts.add(contact(1), contactMail(contact(1), 'operator@example.net', 'sl-accounts'));
+      await createAccountManager(store).addContact(contact(1), contactMail(contact(1), 'operator@example.net', 'sl-accounts'));
       await poll(async () => claims, (n) => n >= 5, 10_000);
       expect(errors).toHaveLength(1);
       broken = false;

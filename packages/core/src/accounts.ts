@@ -13,7 +13,8 @@ import { serviceUseCases, type ServiceUseCases } from './use-cases/service.ts';
 import { sessionUseCases, type SessionUseCases } from './use-cases/sessions.ts';
 import { signupUseCases, type SignupUseCases } from './use-cases/signup.ts';
 import { Pbkdf2PasswordHasher } from './password-hasher.ts';
-import type { Ports } from './ports.ts';
+import type { ManagedStore } from './account-manager.ts';
+import type { Ports } from './store.ts';
 import { randomTokens, systemClock } from './system.ts';
 
 /**
@@ -34,29 +35,20 @@ export interface Accounts
     EmailUseCases {}
 
 /**
- * What `createAccounts` needs: the store's ports, and optionally the hasher, clock and token source,
- * which default to PBKDF2 at the production cost, the system clock and 32 random bytes (tests pass
- * a cheap hasher and a `ManualClock`).
+ * What `createAccounts` needs: the store (or a store with a session cache in front, `cacheSessions`),
+ * and optionally the hasher, clock and token source, which default to PBKDF2 at the production cost,
+ * the system clock and 32 random bytes (tests pass a cheap hasher and a `ManualClock`).
  */
-export type AccountsPorts = Omit<Ports, 'hasher' | 'clock' | 'tokens'> & Partial<Pick<Ports, 'hasher' | 'clock' | 'tokens'>>;
+export type AccountsPorts = { readonly store: ManagedStore } & Partial<Omit<Ports, 'store'>>;
 
 /**
  * The service's use cases over the given ports. This is the core's public entry: any Node host can
  * call these with its own transport. Throws RangeError for an option out of bounds.
  */
 export function createAccounts(ports: AccountsPorts, options: AccountsOptions = {}): Accounts {
-  // Named one by one rather than spread: a store may be a class whose ports are not own properties.
-  const { users, sessions, contacts, resets, verifications, rateLimiter, deviceKeys } = ports;
   const context = createContext(
     {
-      users,
-      sessions,
-      contacts,
-      resets,
-      verifications,
-      rateLimiter,
-      deviceKeys,
-      ping: () => ports.ping(),
+      store: ports.store,
       hasher: ports.hasher ?? new Pbkdf2PasswordHasher(),
       clock: ports.clock ?? systemClock,
       tokens: ports.tokens ?? randomTokens,

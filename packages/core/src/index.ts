@@ -81,35 +81,45 @@ export {
   parseRequest,
 } from './schemas.ts';
 
-// The ports: what an adapter implements.
+// The store port: what a store adapter implements (small repositories inside units of work).
 export type {
-  Ports,
   Store,
+  Repositories,
+  Ports,
   User,
   UserRecord,
   NewUser,
-  UserStore,
+  UserChanges,
+  UserExpectation,
+  UserRepository,
   NewSession,
   SessionWithUser,
   SessionInfo,
-  SessionStore,
+  KeptSessions,
+  SessionRepository,
+  ResetToken,
+  ResetTokenRepository,
+  EmailTokenPurpose,
+  NewEmailToken,
+  EmailToken,
+  EmailTokenRepository,
   ContactMessage,
-  ContactStore,
+  ContactRepository,
+  ExpiredCounts,
+} from './store.ts';
+export { FIRST_CREDENTIAL_GENERATION } from './store.ts';
+
+// The other ports.
+export type {
   OutgoingMail,
   AccountMail,
+  MailToQueue,
+  OutboxRepository,
   Mailer,
   QueuedMail,
   MailOutbox,
   MailKind,
   DroppedMail,
-  NewPasswordReset,
-  PasswordReset,
-  PasswordResetStore,
-  EmailTokenPurpose,
-  NewEmailToken,
-  EmailLink,
-  EmailConfirmed,
-  EmailVerificationStore,
   RateLimitRule,
   RateLimitHit,
   RateLimiter,
@@ -121,7 +131,18 @@ export type {
   SessionRevocations,
 } from './ports.ts';
 
-export { FIRST_CREDENTIAL_GENERATION, MAIL_KINDS } from './ports.ts';
+// The account rules over a store: each change one unit of work (the store contract runs them on every store).
+export {
+  createAccountManager,
+  toUser,
+  type AccountManager,
+  type ManagedStore,
+  type EmailLink,
+  type EmailConfirmed,
+  type NewPasswordReset,
+  type PasswordReset,
+} from './account-manager.ts';
+export { MAIL_KINDS } from './ports.ts';
 
 // Adapters that need nothing but Node, and the background work.
 export { Pbkdf2PasswordHasher, type Pbkdf2, DEFAULT_PBKDF2_ITERATIONS } from './password-hasher.ts';
@@ -129,7 +150,7 @@ export { systemClock, randomTokens, digestToken } from './system.ts';
 export { InProcessRevocations } from './revocations.ts';
 export {
   cacheSessions,
-  type CachedSessionStore,
+  type SessionCache,
   type SessionCacheOptions,
   type SessionCacheStats,
   DEFAULT_SESSION_CACHE_SIZE,

@@ -1,4 +1,5 @@
-import type { ContactMessage, OutgoingMail } from './ports.ts';
+import type { OutgoingMail } from './ports.ts';
+import type { ContactMessage } from './store.ts';
 
 /**
  * Control characters (a line break above all), and the invisible marks that reorder text on

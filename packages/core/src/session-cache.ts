@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { AccountMail, NewSession, SessionRevocations, SessionStore, SessionWithUser } from './ports.ts';
+import type { ManagedStore } from './account-manager.ts';
+import type { SessionRepository, SessionWithUser, Store } from './store.ts';
 
 /** Default bound on the sessions a cache holds. */
 export const DEFAULT_SESSION_CACHE_SIZE = 50_000;
@@ -46,9 +47,15 @@ export interface SessionCacheStats {
   readonly bytes: number;
 }
 
-/** A session store with a cache in front; `close()` stops listening to the feed. */
-export interface CachedSessionStore extends SessionStore {
+/** A session cache in front of a store (see `cacheSessions`). */
+export interface SessionCache {
+  /**
+   * The store with the cache in front: its `sessions.findWithUser` answers from memory where it can,
+   * its deletes evict, and `forget` evicts what a unit of work ended. Everything else is the store's.
+   */
+  readonly store: ManagedStore;
   stats(): SessionCacheStats;
+  /** Stops listening to the feed and empties the cache (the store itself stays open). */
   close(): void;
 }
 
@@ -60,20 +67,23 @@ interface Read {
 }
 
 /**
- * Puts a bounded cache of sessions (token digest -> user and expiry) in front of any session store,
- * kept honest by the store's revocation feed:
+ * Puts a bounded cache of sessions (token digest -> user and expiry) in front of any store's
+ * sessions, kept honest by the store's revocation feed:
  *
  * - a hit is answered from memory only while the feed lags by at most `stalenessMs`; while it
  *   lags (a listening connection down, or reconnected and not yet confirmed), the cache is emptied
  *   and every lookup asks the store;
  * - a revoked digest is evicted as soon as the feed delivers it (`'all'` empties the cache), and a
  *   store read that was running when its digest was revoked does not fill the cache;
- * - deletes through this store evict at once, before the store is asked;
+ * - deletes through it evict at once, before the store is asked, and so does what a unit of work
+ *   ended, once the use case hands it over (`forget`);
  * - an entry is answered for at most `maxAgeMs` (a minute) before the store is asked again;
  * - only sessions that exist are cached (a random cookie cannot fill the cache), and the expiry is
  *   returned with the user, so the use case checks it against its clock on every hit.
  */
-export function cacheSessions(store: SessionStore, revocations: SessionRevocations, options: SessionCacheOptions = {}): CachedSessionStore {
+export function cacheSessions(store: Store, options: SessionCacheOptions = {}): SessionCache {
+  const { revocations } = store;
+  const sessions = store.sessions;
   const maxEntries = options.maxEntries ?? DEFAULT_SESSION_CACHE_SIZE;
   const maxBytes = options.maxBytes ?? DEFAULT_SESSION_CACHE_BYTES;
   const stalenessMs = options.stalenessMs ?? DEFAULT_SESSION_CACHE_STALENESS_MS;
@@ -138,7 +148,7 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
     if (shared) return shared.result;
     const pending: Read = {
       revoked: false,
-      result: store.findWithUser(digest).then(
+      result: sessions.findWithUser(digest).then(
         (found) => {
           if (reads.get(digest) === pending) reads.delete(digest);
           // Filled only if nothing revoked it meanwhile and the feed is still caught up, so any
@@ -156,12 +166,12 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
     return pending.result;
   }
 
-  return {
+  const cached: SessionRepository = {
     async findWithUser(digest) {
       if (!caughtUp()) {
         if (entries.size > 0 || reads.size > 0) flush();
         bypassed++;
-        return store.findWithUser(digest);
+        return sessions.findWithUser(digest);
       }
       const entry = entries.get(digest);
       if (entry) {
@@ -172,34 +182,63 @@ export function cacheSessions(store: SessionStore, revocations: SessionRevocatio
       return read(digest);
     },
 
-    // The sessions a create ends reach the cache through the feed, as every deletion does.
-    create: (session: NewSession, maxPerUser?: number, notice?: AccountMail | null) => store.create(session, maxPerUser, notice),
+    // The sessions an insert's unit of work ends reach the cache through `forget` and the feed.
+    insert: (session) => sessions.insert(session),
 
-    listByUser: (userId, at) => store.listByUser(userId, at),
-
-    async deleteById(userId, id) {
-      const digest = await store.deleteById(userId, id);
-      if (digest !== null) evict(digest);
-      return digest;
-    },
-
-    forget(digests) {
-      for (const digest of digests) evict(digest);
-      store.forget?.(digests);
-    },
+    listByUser: (userId, at) => sessions.listByUser(userId, at),
 
     async delete(digest) {
       evict(digest);
-      return store.delete(digest);
+      return sessions.delete(digest);
     },
 
+    async deleteByUser(userId, kept) {
+      const ended = await sessions.deleteByUser(userId, kept);
+      for (const digest of ended) evict(digest);
+      return ended;
+    },
+  };
+
+  // Delegates by getters: a store may be a class whose members are not own properties.
+  const front: ManagedStore = {
+    get users() {
+      return store.users;
+    },
+    sessions: cached,
+    get resetTokens() {
+      return store.resetTokens;
+    },
+    get emailTokens() {
+      return store.emailTokens;
+    },
+    get contacts() {
+      return store.contacts;
+    },
+    get outbox() {
+      return store.outbox;
+    },
+    get rateLimiter() {
+      return store.rateLimiter;
+    },
+    get deviceKeys() {
+      return store.deviceKeys;
+    },
+    revocations,
+    transaction: (work) => store.transaction(work),
     async deleteExpired(at) {
       for (const [digest, entry] of entries.entries()) if (entry.expiresAt.getTime() <= at.getTime()) evict(digest);
       return store.deleteExpired(at);
     },
+    ping: () => store.ping(),
+    close: () => store.close(),
+    forget(digests) {
+      for (const digest of digests) evict(digest);
+    },
+  };
 
+  return {
+    store: front,
     stats: () => ({ hits, misses, bypassed, entries: entries.size, bytes: entries.calculatedSize }),
-
     close() {
       unsubscribe();
       flush();

@@ -20,7 +20,7 @@ async function setup(options: AccountsOptions = {}) {
     verify: (p: string, phc: string) => (verifications++, inner.verify(p, phc)),
     verifyDummy: (p: string) => (verifications++, inner.verifyDummy(p)),
   };
-  const accounts = createAccounts({ ...store, hasher, clock, tokens: randomTokens }, options);
+  const accounts = createAccounts({ store, hasher, clock, tokens: randomTokens }, options);
   await accounts.signup(ALICE, { clientIp: '192.0.2.1' });
   let ip = 0;
   // Every attempt from another address: only the per-account limit can stop them.

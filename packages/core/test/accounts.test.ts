@@ -47,7 +47,7 @@ class RecordingHasher implements PasswordHasher {
 function setup(hasher: PasswordHasher = new RecordingHasher()) {
   const store = createMemoryStore();
   const clock = new ManualClock();
-  const accounts = createAccounts({ ...store, hasher, clock, tokens: randomTokens });
+  const accounts = createAccounts({ store, hasher, clock, tokens: randomTokens });
   return { store, clock, accounts, hasher };
 }
 
@@ -139,9 +139,9 @@ describe('login', () => {
   it('upgrades a hash weaker than the configured work factor at the next successful login', async () => {
     const store = createMemoryStore();
     const clock = new ManualClock();
-    const weak = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens });
+    const weak = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens });
     await weak.signup(ALICE, meta());
-    const strong = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 2000 }), clock, tokens: randomTokens });
+    const strong = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 2000 }), clock, tokens: randomTokens });
 
     await expect(strong.login({ email: ALICE.email, password: 'wrong password' }, meta())).rejects.toBeInstanceOf(InvalidCredentials);
     expect((await store.users.findByEmail(ALICE.email))?.passwordHash).toMatch(/^\$pbkdf2-sha256\$i=1000\$/);
@@ -183,11 +183,11 @@ describe('sessions', () => {
     clock.advance(SESSION_TTL_MS / 2);
     await accounts.login({ email: ALICE.email, password: ALICE.password }, meta('198.51.100.7'));
     // The signup's verification link (valid a day) is gone by now.
-    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, rateLimitWindows: 1 });
+    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, standIns: 0, rateLimitWindows: 1 });
     clock.advance(SESSION_TTL_MS / 2);
     // The login's per-IP window, its per-account window, the account's window of new-device notices (it
     // came with no device proof) and the inbox's (the notice went to an address nobody verified).
-    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, rateLimitWindows: 4 });
+    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, standIns: 0, rateLimitWindows: 4 });
     expect(store.sessions.size).toBe(1);
     expect(store.rateLimiter.size).toBe(0);
   });
@@ -262,7 +262,7 @@ describe('health', () => {
     const { accounts, clock } = setup();
     expect(await accounts.health()).toEqual({ ok: true, status: 'ok', service: 'sl-accounts', time: clock.now().toISOString() });
     const store: MemoryStore = createMemoryStore();
-    const down = createAccounts({ ...store, ping: () => Promise.reject(new Error('down')), hasher: new RecordingHasher(), clock, tokens: randomTokens });
+    const down = createAccounts({ store: { ...store, ping: () => Promise.reject(new Error('down')) }, hasher: new RecordingHasher(), clock, tokens: randomTokens });
     expect(await down.health()).toMatchObject({ ok: false, status: 'unavailable' });
   });
 
@@ -270,7 +270,7 @@ describe('health', () => {
     const store = createMemoryStore();
     const answers: (() => void)[] = [];
     const ping = () => new Promise<void>((resolve) => answers.push(resolve));
-    const accounts = createAccounts({ ...store, ping, hasher: new RecordingHasher(), clock: new ManualClock(), tokens: randomTokens });
+    const accounts = createAccounts({ store: { ...store, ping }, hasher: new RecordingHasher(), clock: new ManualClock(), tokens: randomTokens });
     const checks = Array.from({ length: 100 }, () => accounts.health());
     expect(answers).toHaveLength(1);
     answers[0]!();
@@ -309,7 +309,7 @@ describe('device proofs at login', () => {
       await expect(accounts.login(ALICE, { ...meta(), deviceProof: forged }), forged).rejects.toBeInstanceOf(RateLimited);
     }
     // The same proof under another store's key is worth nothing either.
-    const elsewhere = createAccounts({ ...createMemoryStore(), hasher: new RecordingHasher(), clock: new ManualClock(), tokens: randomTokens });
+    const elsewhere = createAccounts({ store: createMemoryStore(), hasher: new RecordingHasher(), clock: new ManualClock(), tokens: randomTokens });
     await elsewhere.signup(ALICE, meta());
     for (let i = 0; i < 20; i++) await elsewhere.login({ email: ALICE.email, password: 'wrong' }, meta(`198.51.100.${i}`)).catch(() => {});
     await expect(elsewhere.login(ALICE, { ...meta(), deviceProof: alice.device.proof })).rejects.toBeInstanceOf(RateLimited);

@@ -9,7 +9,7 @@ import { createMemoryStore } from '@sl-accounts/store-memory';
 
 function setup(options: AccountsOptions = {}) {
   const store = createMemoryStore();
-  const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: new ManualClock(), tokens: randomTokens }, options);
+  const accounts = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: new ManualClock(), tokens: randomTokens }, options);
   return { store, accounts };
 }
 const CONTACT = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, a question.' };

@@ -65,7 +65,7 @@ const meta = (sessionToken: string | null = null, deviceProof: string | null = n
 function setup(options: AccountsOptions = {}, hasher = new HoldingHasher()) {
   const store = createMemoryStore();
   const clock = new ManualClock();
-  const accounts = createAccounts({ ...store, hasher, clock, tokens: randomTokens }, options);
+  const accounts = createAccounts({ store, hasher, clock, tokens: randomTokens }, options);
   /** The token of the latest reset mail queued. */
   const resetToken = async () => {
     await accounts.settled();
@@ -132,7 +132,7 @@ describe('a rehash at login', () => {
     const { session } = await weak.accounts.signup(ADA, meta());
     // The same store under a higher work factor: the next login upgrades the hash.
     const hasher = new HoldingHasher(2000);
-    const accounts = createAccounts({ ...weak.store, hasher, clock: weak.clock, tokens: randomTokens });
+    const accounts = createAccounts({ store: weak.store, hasher, clock: weak.clock, tokens: randomTokens });
     const hold = hasher.holdNext();
     const login = accounts.login(ADA, meta());
     await hold.entered;
@@ -146,7 +146,7 @@ describe('a rehash at login', () => {
   it('is no change of credential: the generation stays and every session lives on', async () => {
     const weak = setup({}, new HoldingHasher(1000));
     const { user, session } = await weak.accounts.signup(ADA, meta());
-    const accounts = createAccounts({ ...weak.store, hasher: new HoldingHasher(2000), clock: weak.clock, tokens: randomTokens });
+    const accounts = createAccounts({ store: weak.store, hasher: new HoldingHasher(2000), clock: weak.clock, tokens: randomTokens });
     await accounts.login(ADA, meta());
     expect(await weak.store.users.findById(user.id)).toMatchObject({ passwordHash: expect.stringMatching(/^\$pbkdf2-sha256\$i=2000\$/), credentialGeneration: 0 });
     await expect(accounts.me(meta(session.token))).resolves.toEqual(user);

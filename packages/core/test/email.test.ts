@@ -24,7 +24,7 @@ function setup(options: AccountsOptions = {}) {
     await gate;
     return verify(password, hash);
   };
-  const accounts = createAccounts({ ...store, hasher, clock }, { verifyUrl: 'https://app.example.org/verify', ...options });
+  const accounts = createAccounts({ store, hasher, clock }, { verifyUrl: 'https://app.example.org/verify', ...options });
   /** Every mail queued since the last call, claimed from the outbox. */
   const mails = async (): Promise<readonly QueuedMail[]> => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 3_600_000 });
   /** Signs `user` up and, when `verified`, follows the verification link: the owner proved the address. */

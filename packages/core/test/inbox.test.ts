@@ -17,7 +17,7 @@ const fresh = (sessionToken: string | null = null) => ({ clientIp: `198.51.${++i
 function setup() {
   const store = createMemoryStore();
   const clock = new ManualClock();
-  const accounts = createAccounts({ ...store, hasher: testHasher, clock, tokens: randomTokens }, { verifyUrl: 'https://app.example.org/verify' });
+  const accounts = createAccounts({ store, hasher: testHasher, clock, tokens: randomTokens }, { verifyUrl: 'https://app.example.org/verify' });
   /** Every mail queued since the last call (the outbox is claimed: each comes once). */
   const drain = async (): Promise<readonly QueuedMail[]> => {
     await accounts.settled();

@@ -57,7 +57,7 @@ describe('securityNotices', () => {
   });
 
   it('createAccounts refuses an unknown event with a RangeError', () => {
-    expect(() => createAccounts(createMemoryStore(), { securityNotices: { 'password-change': false } as never })).toThrow(/securityNotices: unknown event password-change/);
+    expect(() => createAccounts({ store: createMemoryStore() }, { securityNotices: { 'password-change': false } as never })).toThrow(/securityNotices: unknown event password-change/);
   });
 });
 
@@ -69,7 +69,7 @@ describe('the use cases queue each notice with its change', () => {
   function setup(options: AccountsOptions = {}) {
     const store = createMemoryStore();
     const clock = new ManualClock();
-    const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, options);
+    const accounts = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, options);
     const claim = () => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 });
     const queued = async () => (await claim()).map((m) => [m.to, m.subject]);
     /** Follows the verification link the last signup queued: the account's address is proven. */

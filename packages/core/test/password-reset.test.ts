@@ -3,7 +3,7 @@
  * token's single use and lifetime, and what the reset ends.
  */
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, RESET_TOKEN_TTL_MS, Unauthenticated, ValidationError, createAccounts, digestToken, randomTokens, type QueuedMail } from '@sl-accounts/core';
+import { Pbkdf2PasswordHasher, RESET_TOKEN_TTL_MS, Unauthenticated, ValidationError, createAccountManager, createAccounts, digestToken, randomTokens, type QueuedMail } from '@sl-accounts/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { ManualClock } from '@sl-accounts/core/testing';
 
@@ -15,7 +15,7 @@ const meta = (sessionToken: string | null = null) => ({ clientIp: `203.0.113.${+
 function setup(resetUrl = 'https://accounts.example.org/reset-password') {
   const store = createMemoryStore();
   const clock = new ManualClock();
-  const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, { resetUrl });
+  const accounts = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, { resetUrl });
   /** Every mail queued so far, claimed from the outbox. */
   const mails = async (): Promise<readonly QueuedMail[]> => {
     await accounts.settled();
@@ -44,8 +44,9 @@ describe('password reset', () => {
     const token = link.searchParams.get('token')!;
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);
     // Not kept as it is: only its digest opens the account.
-    expect(await store.resets.consume(token, clock.now(), 'x')).toBeNull();
-    expect(await store.resets.consume(digestToken(token), clock.now(), '$pbkdf2-sha256$i=1$YQ$YQ')).not.toBeNull();
+    const manager = createAccountManager(store);
+    expect(await manager.completeReset(token, clock.now(), 'x')).toBeNull();
+    expect(await manager.completeReset(digestToken(token), clock.now(), '$pbkdf2-sha256$i=1$YQ$YQ')).not.toBeNull();
   });
 
   it('the token sets the password once, ends every session, and the old password no longer works', async () => {
@@ -81,9 +82,10 @@ describe('password reset', () => {
   it('a store failure after the answer reaches onBackgroundError, not the caller', async () => {
     const store = createMemoryStore();
     const errors: unknown[] = [];
-    const failing = { ...store.resets, request: () => Promise.reject(new Error('store down')), consume: store.resets.consume.bind(store.resets), deleteExpired: store.resets.deleteExpired.bind(store.resets) };
+    // The token's write fails (the read before it succeeds).
+    const failing = { ...store, resetTokens: { ...store.resetTokens, put: () => Promise.reject(new Error('store down')) } };
     const accounts = createAccounts(
-      { ...store, resets: failing, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: new ManualClock(), tokens: randomTokens },
+      { store: failing, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: new ManualClock(), tokens: randomTokens },
       { onBackgroundError: (e) => errors.push(e) },
     );
     // The per-address bound shows only in a refusal: it counts slots, and what is left of them is not known without asking each.

@@ -9,9 +9,10 @@ import {
   digestToken,
   randomTokens,
   type RevocationListener,
+  type SessionRepository,
   type SessionRevocations,
-  type SessionStore,
   type SessionWithUser,
+  type Store,
 } from '@sl-accounts/core';
 import { ManualClock } from '@sl-accounts/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
@@ -35,7 +36,7 @@ class FakeFeed implements SessionRevocations {
 const digest = (n: number) => n.toString(16).padStart(64, '0');
 const session = (id: number): SessionWithUser => ({ user: { id, name: `User ${id}`, email: `u${id}@example.com`, emailVerified: false }, expiresAt: new Date('2030-01-01T00:00:00Z') });
 
-/** A store whose rows the test sets, counting reads; a read can be held open. */
+/** A store's sessions whose rows the test sets, counting reads; a read can be held open. */
 function fakeStore() {
   const rows = new Map<string, SessionWithUser>();
   let gate: Promise<void> | undefined;
@@ -46,16 +47,17 @@ function fakeStore() {
       await gate;
       return found;
     }),
-    create: vi.fn(async () => true),
+    insert: vi.fn(async () => true),
     delete: vi.fn(async (d: string) => {
       const row = rows.get(d);
       rows.delete(d);
       return row ? { expiresAt: row.expiresAt } : null;
     }),
-    deleteExpired: vi.fn(async () => 0),
+    /** The store's sweep (of which the cache sees only what it forwards). */
+    deleteExpired: vi.fn(async () => ({ sessions: 0, resetTokens: 0, emailTokens: 0, standIns: 0 })),
     listByUser: vi.fn(async () => []),
-    /** Deletes the row named by the id (here: the digest itself) and returns its digest. */
-    deleteById: vi.fn(async (_userId: number, id: string) => (rows.delete(id) ? id : null)),
+    /** Deletes the rows named in `kept.except` (here: a comma list of digests) and returns them. */
+    deleteByUser: vi.fn(async (_userId: number, kept?: { except?: string | null }) => (kept?.except ?? '').split(',').filter((d) => rows.delete(d))),
     /** Holds every read until the returned function is called. */
     hold() {
       let release!: () => void;
@@ -65,14 +67,32 @@ function fakeStore() {
         release();
       };
     },
-  } satisfies SessionStore & Record<string, unknown>;
+  } satisfies SessionRepository & Record<string, unknown>;
   return store;
+}
+
+/**
+ * `cacheSessions` over a store that has these sessions and this feed (nothing else of it is used),
+ * seen as the session repository it puts in front, with the cache's own members beside.
+ */
+function cached(sessions: ReturnType<typeof fakeStore>, feed: FakeFeed, options: Parameters<typeof cacheSessions>[1]) {
+  const cache = cacheSessions({ sessions, revocations: feed, deleteExpired: sessions.deleteExpired } as unknown as Store, options);
+  const front = cache.store;
+  return {
+    findWithUser: (d: string) => front.sessions.findWithUser(d),
+    delete: (d: string) => front.sessions.delete(d),
+    deleteByUser: (userId: number, digests: string) => front.sessions.deleteByUser(userId, { except: digests }),
+    deleteExpired: (at: Date) => front.deleteExpired(at),
+    forget: (digests: readonly string[]) => front.forget!(digests),
+    stats: () => cache.stats(),
+    close: () => cache.close(),
+  };
 }
 
 function setup(options: { maxEntries?: number; maxBytes?: number } = {}) {
   const store = fakeStore();
   const feed = new FakeFeed();
-  const cache = cacheSessions(store, feed, { stalenessMs: 100, ...options });
+  const cache = cached(store, feed, { stalenessMs: 100, ...options });
   return { store, feed, cache, lagging: (ms: number) => void (feed.lag = ms) };
 }
 
@@ -90,7 +110,7 @@ describe('cacheSessions', () => {
     const store = fakeStore();
     const feed = new FakeFeed();
     let t = 5_000;
-    const cache = cacheSessions(store, feed, { stalenessMs: 100, maxAgeMs: 1_000, now: () => t });
+    const cache = cached(store, feed, { stalenessMs: 100, maxAgeMs: 1_000, now: () => t });
     store.rows.set(digest(1), session(1));
     await cache.findWithUser(digest(1));
     t += 1_000;
@@ -211,16 +231,16 @@ describe('cacheSessions', () => {
     expect(store.deleteExpired).toHaveBeenCalledTimes(1);
   });
 
-  it('evicts what deleteById ended and what it is told to forget, without waiting for the feed', async () => {
+  it('evicts what deleteByUser ended and what it is told to forget, without waiting for the feed', async () => {
     const { store, cache } = setup();
     for (const n of [1, 2, 3]) store.rows.set(digest(n), session(n));
     for (const n of [1, 2, 3]) await cache.findWithUser(digest(n));
     expect(cache.stats().entries).toBe(3);
-    expect(await cache.deleteById(1, digest(1))).toBe(digest(1));
+    expect(await cache.deleteByUser(1, digest(1))).toEqual([digest(1)]);
     expect(await cache.findWithUser(digest(1))).toBeNull();
-    // Ended by another store method (a password change): gone from the store, and told to the cache.
+    // Ended in a unit of work (a password change): gone from the store, and told to the cache.
     store.rows.delete(digest(2));
-    cache.forget!([digest(2)]);
+    cache.forget([digest(2)]);
     expect(await cache.findWithUser(digest(2))).toBeNull();
     expect(await cache.findWithUser(digest(3))).toEqual(session(3));
   });
@@ -264,11 +284,11 @@ describe('the session cache under the use cases', () => {
   async function service() {
     const store = createMemoryStore();
     const clock = new ManualClock();
-    const ports = { ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock, tokens: randomTokens };
+    const ports = { hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock, tokens: randomTokens };
     // Two instances over one store, each with its own cache, as two processes on one database.
-    const a = createAccounts({ ...ports, sessions: cacheSessions(store.sessions, store.revocations) });
-    const bSessions = cacheSessions(store.sessions, store.revocations);
-    const b = createAccounts({ ...ports, sessions: bSessions });
+    const a = createAccounts({ ...ports, store: cacheSessions(store).store });
+    const bSessions = cacheSessions(store);
+    const b = createAccounts({ ...ports, store: bSessions.store });
     const { session } = await a.signup({ name: 'Ada', email: 'ada@example.com', password: 'cached sessions' }, { clientIp: '192.0.2.1' });
     return { a, b, bSessions, clock, token: session.token };
   }
@@ -311,9 +331,9 @@ describe('the session cache under the use cases', () => {
     store.revocations.subscribe({ revoked: (d) => swept.push(d) });
     const at = new Date('2026-01-01T00:00:00Z');
     await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: '$pbkdf2-sha256$i=1$a$b', createdAt: at });
-    await store.sessions.create({ tokenDigest: digest(7), userId: 1, credentialGeneration: 0, createdAt: at, expiresAt: at });
-    await store.sessions.create({ tokenDigest: digest(8), userId: 1, credentialGeneration: 0, createdAt: at, expiresAt: new Date('2030-01-01T00:00:00Z') });
-    await store.sessions.deleteExpired(at);
+    await store.sessions.insert({ tokenDigest: digest(7), userId: 1, credentialGeneration: 0, createdAt: at, expiresAt: at });
+    await store.sessions.insert({ tokenDigest: digest(8), userId: 1, credentialGeneration: 0, createdAt: at, expiresAt: new Date('2030-01-01T00:00:00Z') });
+    await store.deleteExpired(at);
     await store.sessions.delete(digest(8));
     expect(swept).toEqual([[digest(7)], [digest(8)]]);
   });

@@ -9,7 +9,7 @@ import { createMemoryStore } from '@sl-accounts/store-memory';
 
 function setup() {
   const store = createMemoryStore();
-  const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: new ManualClock(), tokens: randomTokens });
+  const accounts = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 1 }), clock: new ManualClock(), tokens: randomTokens });
   return { store, accounts };
 }
 const meta = { clientIp: '192.0.2.1' };

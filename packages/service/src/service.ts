@@ -140,7 +140,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   }
   const clock = options.clock ?? systemClock;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
-  const sessions = options.sessionCache === false ? undefined : cacheSessions(store.sessions, store.revocations, options.sessionCache);
+  const sessions = options.sessionCache === false ? undefined : cacheSessions(store, options.sessionCache);
   const basePath = normaliseBasePath(options.basePath);
   // Mailed links: the operator's front end when configured, else the service's own pages, which it then serves.
   const linkBase = options.linkBase ?? `${options.publicUrl ?? 'http://localhost'}${basePath}`;
@@ -154,8 +154,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   }
   const created = createAccounts(
     {
-      ...store,
-      ...(sessions ? { sessions } : {}),
+      store: sessions?.store ?? store,
       clock,
       ...(options.hasher ? { hasher: options.hasher } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),

@@ -1,10 +1,13 @@
 /**
  * The store contract: what the use cases rely on from every store adapter. Each adapter runs it
- * unchanged from its own tests, like Lucia's `testAdapter`. Every write is observed: through the
- * ports where a port reads it back, else through the test-only inspection that `open` provides.
+ * unchanged from its own tests, like Lucia's `testAdapter`. The cases run the core's own account
+ * rules (`createAccountManager`) over the store, so every race the rules rely on the store for (its
+ * units of work, its compare-and-sets, its unique address) is proven on each store; the port's
+ * members are checked one by one besides. Every write is observed: through the store where it reads
+ * it back, else (contact messages) through the test-only inspection that `open` provides.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '@sl-accounts/core';
+import { createAccountManager, type AccountManager, type Store } from '@sl-accounts/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { contactCases } from './cases/contacts.ts';
 import { credentialCases } from './cases/credentials.ts';
@@ -15,6 +18,7 @@ import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
 import { sessionCases } from './cases/sessions.ts';
+import { unitOfWorkCases } from './cases/units-of-work.ts';
 import { userCases } from './cases/users.ts';
 import type { CurrentStore, StoreInspection } from './current-store.ts';
 import type { TestStore } from './test-stores.ts';
@@ -38,12 +42,15 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
   const { title, skip } = typeof name === 'string' ? { title: name, skip: undefined } : name;
   describe.skipIf(skip !== undefined)(`store contract: ${title}`, () => {
     let opened: StoreUnderTest | undefined;
+    let accounts: AccountManager | undefined;
     beforeEach(async () => {
       opened = await open();
+      accounts = createAccountManager(opened.store);
     });
     afterEach(async () => {
       await opened?.close();
       opened = undefined;
+      accounts = undefined;
     });
 
     const running = (): StoreUnderTest => {
@@ -53,6 +60,10 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     const current: CurrentStore = {
       get store() {
         return running().store;
+      },
+      get accounts() {
+        running();
+        return accounts!;
       },
       get inspect() {
         return running().inspect;
@@ -76,5 +87,6 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('security notices queued with their change', () => noticeCases(current));
     describe('device keys', () => deviceKeyCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
+    describe('units of work and the members the rules build on', () => unitOfWorkCases(current));
   });
 }

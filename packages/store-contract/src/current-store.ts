@@ -1,19 +1,15 @@
 /** What the contract and its case modules share: the store of the running case (types only). */
-import type { ContactMessage, Store } from '@sl-accounts/core';
+import type { AccountManager, ContactMessage, Store } from '@sl-accounts/core';
 
 /**
- * What the contract reads of a store beyond its ports: writes that no port reads back. Test-only:
- * the adapter's tests build it (from the store's own state, or with SQL); it is not a port, and no
- * production code has it.
+ * What the contract reads of a store beyond its ports: contact messages, which nothing in the
+ * service reads back (the operator reads the table, or their mails). Test-only: the adapter's tests
+ * build it (from the store's own state, or with SQL); it is not a port, and no production code has it.
+ * Every other write the contract reads back through the store itself.
  */
 export interface StoreInspection {
   /** Every contact message the store keeps, as stored, in the order they were added. */
   contactMessages(): Promise<readonly ContactMessage[]>;
-  /**
-   * What reset requests left in the store: reset tokens (bound to an account or to none) and outbox
-   * entries (mails and the stand-ins of requests for unknown addresses), each counted once.
-   */
-  resetFootprint(): Promise<{ readonly tokens: number; readonly outboxEntries: number }>;
   /**
    * The store's bounds, where it keeps at most so many (a store in memory): limiter windows that do
    * not hold, and mails of one kind in the outbox. The cases flood past them; for a store without
@@ -25,5 +21,7 @@ export interface StoreInspection {
 /** The store of the running case, for the case modules (read inside a case, never while collecting). */
 export interface CurrentStore {
   readonly store: Store;
+  /** The core's account rules over `store`, each change one unit of work: what the use cases run. */
+  readonly accounts: AccountManager;
   readonly inspect: StoreInspection;
 }

@@ -2,7 +2,7 @@
  * Fixed values for the contract cases. Time is always passed in, so the cases use dates far from
  * today: an adapter that read its own clock would fail them.
  */
-import { FIRST_CREDENTIAL_GENERATION, type NewSession, type Store, type User } from '@sl-accounts/core';
+import { FIRST_CREDENTIAL_GENERATION, type AccountManager, type NewSession, type User } from '@sl-accounts/core';
 
 export const T0 = new Date('2031-03-01T12:00:00.000Z');
 export const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -20,15 +20,15 @@ export const G0 = FIRST_CREDENTIAL_GENERATION;
 export const digest = (n: number) => n.toString(16).padStart(64, '0');
 
 /** Inserts a user that must not be taken yet. */
-export async function addUser(store: Store, email = 'ada@example.com', name = 'Ada'): Promise<User> {
-  const user = await store.users.insert({ name, email, passwordHash: PHC, createdAt: T0 });
+export async function addUser(accounts: AccountManager, email = 'ada@example.com', name = 'Ada'): Promise<User> {
+  const user = await accounts.signUp({ name, email, passwordHash: PHC, createdAt: T0 });
   if (!user) throw new Error(`${email} was taken`);
   return user;
 }
 
 /** Creates the session whose digest is `digest(n)`, under the generation of a new account. */
-export async function addSession(store: Store, userId: number, n: number, expiresAt: Date): Promise<NewSession> {
+export async function addSession(accounts: AccountManager, userId: number, n: number, expiresAt: Date): Promise<NewSession> {
   const session = { tokenDigest: digest(n), userId, credentialGeneration: G0, createdAt: T0, expiresAt };
-  if (!(await store.sessions.create(session))) throw new Error(`session ${n} of user ${userId} was not created`);
+  if (!(await accounts.startSession(session))) throw new Error(`session ${n} of user ${userId} was not created`);
   return session;
 }

@@ -1,5 +1,4 @@
-import type { ContactMessage, ContactStore, OutgoingMail } from '@sl-accounts/core';
-import type { MemoryOutbox } from './outbox.ts';
+import type { ContactMessage, ContactRepository } from '@sl-accounts/core';
 
 /** Default most messages kept. */
 export const DEFAULT_CONTACT_CAPACITY = 10_000;
@@ -47,7 +46,7 @@ function restore(stored: StoredContact): ContactMessage {
  * messages alone bounds little (a user agent may be ~16 KB, a message 5,000 astral code points). The
  * newest message is always kept. Use the Postgres store to keep every one.
  */
-export class MemoryContactStore implements ContactStore {
+export class MemoryContactStore implements ContactRepository {
   readonly #stored: StoredContact[] = [];
   readonly capacity: number;
   readonly byteCapacity: number;
@@ -56,10 +55,11 @@ export class MemoryContactStore implements ContactStore {
   /** How many older messages were let go to stay within the capacities. */
   dropped = 0;
 
-  readonly #outbox: MemoryOutbox;
+  /** Called first by every method (the store's check that no unit of work calls it). */
+  readonly #guard: (what: string) => void;
 
-  constructor(outbox: MemoryOutbox, options: { readonly capacity?: number; readonly byteCapacity?: number } = {}) {
-    this.#outbox = outbox;
+  constructor(options: { readonly capacity?: number; readonly byteCapacity?: number; readonly guard?: (what: string) => void } = {}) {
+    this.#guard = options.guard ?? (() => {});
     this.capacity = options.capacity ?? DEFAULT_CONTACT_CAPACITY;
     this.byteCapacity = options.byteCapacity ?? DEFAULT_CONTACT_BYTE_CAPACITY;
   }
@@ -69,10 +69,14 @@ export class MemoryContactStore implements ContactStore {
     return this.#stored.map(restore);
   }
 
-  async add(message: ContactMessage, mail: OutgoingMail | null): Promise<void> {
+  async add(message: ContactMessage): Promise<void> {
+    this.#guard('contacts.add');
+    this.keep(message);
+  }
+
+  /** Stores `message` (synchronously: a unit of work's commit calls it). */
+  keep(message: ContactMessage): void {
     const stored = store(message);
-    // In the same synchronous step as the message: both are kept, or (a throw) neither.
-    if (mail) this.#outbox.enqueue(mail, message.receivedAt);
     this.#stored.push(stored);
     this.bytes += contactBytes(stored);
     while (this.#stored.length > 1 && (this.#stored.length > this.capacity || this.bytes > this.byteCapacity)) {

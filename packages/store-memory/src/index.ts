@@ -5,11 +5,8 @@
 
 // The whole store.
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
-export type {
-  MemorySessionStore,
-} from './session-store.ts';
 
-// The adapters that stand alone, for a host that wants only one of them in memory.
+// The parts that stand alone, for a host that wants only one of them in memory.
 export { DEFAULT_CONTACT_BYTE_CAPACITY, DEFAULT_CONTACT_CAPACITY, MemoryContactStore } from './contact-store.ts';
 export { DEFAULT_RATE_LIMIT_KEYS, MemoryRateLimiter } from './rate-limiter.ts';
 export { DEFAULT_OUTBOX_CAPACITY, MemoryOutbox } from './outbox.ts';

@@ -1,26 +1,25 @@
-import type { DeviceKeyStore, Store, UserStore } from '@sl-accounts/core';
+import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/core';
 import { MemoryContactStore } from './contact-store.ts';
-import { MemoryEmailVerificationStore } from './email-token-store.ts';
+import { deleteWhere } from './delete-where.ts';
+import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
-import { MemoryPasswordResetStore } from './reset-store.ts';
-import { MemorySessionStore } from './session-store.ts';
-import { MemoryUserStore, UserTable } from './user-store.ts';
+import { emailTokenRepository, resetTokenRepository, sessionRepository, userRepository, type Where } from './repositories.ts';
+import { Tables, Unit } from './tables.ts';
 
 /**
- * In-memory adapters. Every method is async like a real store's, so a missing `await` fails here
- * too. State lives in Maps and is lost with the process; expired entries go at the next sweep.
+ * The memory store: every repository in Maps, every method async like a real store's (so a missing
+ * `await` fails here too), units of work one at a time (see Gate), writes undone when a unit fails.
+ * State is lost with the process; expired entries go at the next sweep.
  */
 
-/**
- * Every store port in memory. The sessions, contact messages, limiter and outbox have their concrete
- * types, so tests can look inside (how many sessions are kept, the messages as stored).
- */
+/** Every part of the store in memory; the parts tests look inside have their concrete types. */
 export interface MemoryStore extends Store {
-  readonly users: UserStore;
-  readonly sessions: MemorySessionStore;
+  readonly sessions: SessionRepository & {
+    /** How many sessions are kept, expired ones included (for tests of the sweep). */
+    readonly size: number;
+  };
   readonly contacts: MemoryContactStore;
-  readonly resets: MemoryPasswordResetStore;
   readonly rateLimiter: MemoryRateLimiter;
   readonly outbox: MemoryOutbox;
 }
@@ -40,33 +39,109 @@ export interface MemoryStoreOptions {
   readonly rateLimitKeys?: number;
 }
 
+/** Runs each method of `repository` as one step outside any unit of work (see Gate). */
+function outside<R extends object>(gate: Gate, name: string, repository: R): R {
+  const gated: Record<string, unknown> = {};
+  for (const [method, fn] of Object.entries(repository) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    // The repositories' methods finish synchronously (no store awaits anything), so one step is the whole call.
+    gated[method] = (...args: unknown[]) => gate.step(`${name}.${method}`, () => fn(...args));
+  }
+  return gated as R;
+}
+
 /** A fresh, empty in-memory store: every port the core needs, for tests and embedding. */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  // One outbox for every store that mails: each gets this instance and enqueues in its own write.
-  const outbox = new MemoryOutbox(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity });
-  // One table for both: the session store joins on the users the user store writes.
-  const users = new UserTable(outbox);
-  const sessions = new MemorySessionStore(users);
+  const gate = new Gate();
+  const guard = (what: string) => gate.check(what);
+  const tables = new Tables();
+  const revocations = new InProcessRevocations();
+  const outbox = new MemoryOutbox({ guard, ...(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity }) });
+  const contacts = new MemoryContactStore({
+    guard,
+    ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
+    ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
+  });
+
+  /** The repositories writing through `unit`. */
+  const repositories = (unit: Unit): Repositories => {
+    const where: Where = { tables, unit, revocations };
+    // What a unit of work queues or stores beyond the tables waits for its commit.
+    const queued: OutboxRepository = { add: async (mail) => unit.later(() => outbox.queue(mail)) };
+    const contactsOf: ContactRepository = { add: async (message) => unit.later(() => contacts.keep(message)) };
+    return { users: userRepository(where), sessions: sessionRepository(where), resetTokens: resetTokenRepository(where), emailTokens: emailTokenRepository(where), contacts: contactsOf, outbox: queued };
+  };
+  const autocommit = repositories(new Unit(false));
+  const sessions = Object.defineProperty(outside(gate, 'sessions', autocommit.sessions), 'size', { get: () => tables.sessions.size }) as MemoryStore['sessions'];
+
+  let key: string | undefined;
+  const deviceKeys: DeviceKeyStore = {
+    // One key for the life of the store: only this process uses it.
+    getOrCreate: async (candidate) => {
+      guard('deviceKeys.getOrCreate');
+      return (key ??= candidate);
+    },
+  };
+
   return {
-    users: new MemoryUserStore(users),
+    users: outside(gate, 'users', autocommit.users),
     sessions,
-    revocations: sessions.revocations,
+    resetTokens: outside(gate, 'resetTokens', autocommit.resetTokens),
+    emailTokens: outside(gate, 'emailTokens', autocommit.emailTokens),
+    contacts,
     outbox,
-    contacts: new MemoryContactStore(outbox, {
-      ...(options.contactCapacity === undefined ? {} : { capacity: options.contactCapacity }),
-      ...(options.contactByteCapacity === undefined ? {} : { byteCapacity: options.contactByteCapacity }),
-    }),
-    resets: new MemoryPasswordResetStore(users, outbox),
-    verifications: new MemoryEmailVerificationStore(users, outbox),
-    rateLimiter: new MemoryRateLimiter(options.rateLimitKeys),
-    deviceKeys: memoryDeviceKeys(),
+    rateLimiter: new MemoryRateLimiter(options.rateLimitKeys, guard),
+    deviceKeys,
+    revocations,
+
+    transaction: (work) =>
+      gate.unit(async () => {
+        const unit = new Unit(true);
+        let ended = false;
+        const tx = repositories(unit);
+        // A call through `tx` after its unit ended would write outside any unit: refused.
+        const live = <R extends object>(name: string, repository: R): R =>
+          Object.fromEntries(
+            Object.entries(repository).map(([method, fn]: [string, (...args: unknown[]) => Promise<unknown>]) => [
+              method,
+              (...args: unknown[]) => (ended ? Promise.reject(new Error(`tx.${name}.${method} was called after its unit of work ended`)) : fn(...args)),
+            ]),
+          ) as R;
+        try {
+          const result = await work({
+            users: live('users', tx.users),
+            sessions: live('sessions', tx.sessions),
+            resetTokens: live('resetTokens', tx.resetTokens),
+            emailTokens: live('emailTokens', tx.emailTokens),
+            contacts: live('contacts', tx.contacts),
+            outbox: live('outbox', tx.outbox),
+          });
+          ended = true;
+          unit.commit();
+          return result;
+        } catch (error) {
+          ended = true;
+          unit.rollback();
+          throw error;
+        }
+      }),
+
+    deleteExpired: (now) =>
+      gate.step('deleteExpired', () => {
+        const t = now.getTime();
+        const gone = [...tables.sessions].filter(([, s]) => s.expiresAt.getTime() <= t).map(([digest]) => digest);
+        const unit = new Unit(false);
+        for (const digest of gone) tables.removeSession(unit, digest);
+        revocations.publish(gone);
+        const expired = (token: { readonly expiresAt: Date }) => token.expiresAt.getTime() <= t;
+        return {
+          sessions: gone.length,
+          resetTokens: deleteWhere(tables.resetTokens, expired) + deleteWhere(tables.unboundResetTokens, expired),
+          emailTokens: deleteWhere(tables.emailTokens, expired),
+          standIns: outbox.deleteStandIns(now),
+        };
+      }),
+
     ping: async () => {},
     close: async () => {},
   };
-}
-
-/** One key for the life of the store: only this process uses it. */
-function memoryDeviceKeys(): DeviceKeyStore {
-  let key: string | undefined;
-  return { getOrCreate: async (candidate) => (key ??= candidate) };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MAIL_KINDS, type DroppedMail, type MailKind, type MailOutbox, type OutgoingMail, type QueuedMail } from '@sl-accounts/core';
+import { MAIL_KINDS, type DroppedMail, type MailKind, type MailOutbox, type MailToQueue, type OutgoingMail, type QueuedMail } from '@sl-accounts/core';
 
 interface Entry {
   readonly mail: OutgoingMail & { readonly kind: MailKind };
@@ -23,9 +23,9 @@ const rank = (entry: Entry) => MAIL_KINDS.indexOf(entry.mail.kind);
 const emptyLanes = (): Record<MailKind, Map<string, Entry>> => ({ security: new Map(), unverified: new Map(), contact: new Map() });
 
 /**
- * The memory store's outbox. Store methods that cause a mail (a contact message, a reset request)
- * hold this same instance and call `enqueue` in the synchronous step that writes their own data, so
- * both happen or neither. Lost with the process, like everything in the memory store.
+ * The memory store's outbox. A unit of work's mails are queued here (`enqueue`) when it commits, so
+ * they go with what caused them or not at all. Lost with the process, like everything in the memory
+ * store.
  *
  * Each kind of mail has its own lane and bound, so a flood of one kind lets go only the oldest of
  * that kind: contact mail (any visitor's) and `unverified` mail (a signup's verification link, which
@@ -36,10 +36,7 @@ const emptyLanes = (): Record<MailKind, Map<string, Entry>> => ({ security: new 
 export class MemoryOutbox implements MailOutbox {
   /** Per kind, in insertion order: the first key is the kind's oldest mail. */
   readonly #lanes = emptyLanes();
-  /**
-   * Stand-ins a reset request for an unknown address queues instead of a mail (see
-   * `PasswordResetStore.request`): their due times, under the same bound, removed by the next claim.
-   */
+  /** Stand-ins (see `MailToQueue`): their due times, under the same bound, removed by `deleteStandIns`. */
   readonly #standIns = new Map<string, number>();
   readonly #listeners = new Set<(mail: DroppedMail) => void>();
   /** Mails kept at most, per kind. */
@@ -49,7 +46,11 @@ export class MemoryOutbox implements MailOutbox {
   /** The same, per kind. */
   readonly droppedByKind: Record<MailKind, number> = { security: 0, unverified: 0, contact: 0 };
 
-  constructor(options: { readonly capacity?: number } = {}) {
+  /** Called first by every method (the store's check that no unit of work calls it). */
+  readonly #guard: (what: string) => void;
+
+  constructor(options: { readonly capacity?: number; readonly guard?: (what: string) => void } = {}) {
+    this.#guard = options.guard ?? (() => {});
     this.capacity = options.capacity ?? DEFAULT_OUTBOX_CAPACITY;
     if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError('capacity must be a positive integer');
   }
@@ -72,7 +73,19 @@ export class MemoryOutbox implements MailOutbox {
     }
   }
 
-  /** Queues a stand-in for a mail that must not go (see `#standIns`): the same steps as `enqueue`, nothing to send. */
+  async add(mail: MailToQueue): Promise<void> {
+    this.#guard('outbox.add');
+    this.queue(mail);
+  }
+
+  /** Queues `mail`, or a stand-in when it has no recipient: the same steps either way. Synchronous. */
+  queue(mail: MailToQueue): void {
+    const { queuedAt, to, ...rest } = mail;
+    if (to === null) this.enqueueStandIn(queuedAt);
+    else this.enqueue({ ...rest, to }, queuedAt);
+  }
+
+  /** Queues a stand-in (see `MailToQueue`): the same steps as `enqueue`, nothing to send. */
   enqueueStandIn(now: Date): void {
     this.#standIns.set(randomUUID(), now.getTime());
     for (const id of this.#standIns.keys()) {
@@ -86,9 +99,20 @@ export class MemoryOutbox implements MailOutbox {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Removes the stand-ins due at `now`; returns how many. */
+  deleteStandIns(now: Date): number {
+    let deleted = 0;
+    for (const [id, dueAt] of this.#standIns) {
+      if (dueAt > now.getTime()) continue;
+      this.#standIns.delete(id);
+      deleted++;
+    }
+    return deleted;
+  }
+
   async claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]> {
+    this.#guard('outbox.claim');
     const t = now.getTime();
-    for (const [id, dueAt] of this.#standIns) if (dueAt <= t) this.#standIns.delete(id);
     const due = MAIL_KINDS.flatMap((kind) => [...this.#lanes[kind]]).filter(([, e]) => e.dueAt <= t)
       // Security mail first: after an outage it does not wait behind a backlog of other mail.
       .sort(([, a], [, b]) => rank(a) - rank(b) || a.dueAt - b.dueAt || a.createdAt.getTime() - b.createdAt.getTime());
@@ -101,10 +125,12 @@ export class MemoryOutbox implements MailOutbox {
   }
 
   async markSent(id: string): Promise<void> {
+    this.#guard('outbox.markSent');
     for (const kind of MAIL_KINDS) if (this.#lanes[kind].delete(id)) return;
   }
 
   async retryLater(id: string, attempts: number, retryAt: Date, error: string): Promise<void> {
+    this.#guard('outbox.retryLater');
     const entry = MAIL_KINDS.map((kind) => this.#lanes[kind].get(id)).find((e) => e !== undefined);
     if (!entry || entry.attempts !== attempts) return;
     entry.dueAt = retryAt.getTime();
@@ -112,10 +138,11 @@ export class MemoryOutbox implements MailOutbox {
   }
 
   async depth(): Promise<number> {
+    this.#guard('outbox.depth');
     return MAIL_KINDS.reduce((sum, kind) => sum + this.#lanes[kind].size, 0);
   }
 
-  /** Stand-ins kept (for tests: a reset request for an unknown address queues one). */
+  /** Stand-ins kept (for tests). */
   get standIns(): number {
     return this.#standIns.size;
   }

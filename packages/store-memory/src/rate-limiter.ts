@@ -32,8 +32,11 @@ export class MemoryRateLimiter implements RateLimiter {
   /** Windows that hold, in the order they came to hold. */
   readonly #held = new Map<string, Window>();
   readonly maxKeys: number;
+  /** Called first by every method (the store's check that no unit of work calls it). */
+  readonly #guard: (what: string) => void;
 
-  constructor(maxKeys: number = DEFAULT_RATE_LIMIT_KEYS) {
+  constructor(maxKeys: number = DEFAULT_RATE_LIMIT_KEYS, guard: (what: string) => void = () => {}) {
+    this.#guard = guard;
     if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('maxKeys must be a positive integer');
     this.maxKeys = maxKeys;
     // No ttl: windows end by the injected clock, which lru-cache's own timers do not follow. Bounded
@@ -44,6 +47,7 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit> {
+    this.#guard('rateLimiter.consume');
     const t = now.getTime();
     let window = this.#held.get(key) ?? this.#open.get(key);
     if (!window || window.resetAt <= t) {
@@ -58,6 +62,7 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async refund(key: string, now: Date): Promise<void> {
+    this.#guard('rateLimiter.refund');
     const held = this.#held.get(key);
     const window = held ?? this.#open.peek(key);
     if (!window || window.resetAt <= now.getTime() || window.count === 0) return;
@@ -71,12 +76,14 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async clear(key: string): Promise<void> {
+    this.#guard('rateLimiter.clear');
     // A window that refuses is cleared too: clearing is a deliberate end (a completed reset), not an eviction.
     this.#held.delete(key);
     this.#open.delete(key);
   }
 
   async deleteExpired(now: Date): Promise<number> {
+    this.#guard('rateLimiter.deleteExpired');
     const t = now.getTime();
     const ended: string[] = [];
     for (const [key, window] of this.#open.entries()) if (window.resetAt <= t) ended.push(key);

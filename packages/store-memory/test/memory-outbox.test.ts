@@ -49,15 +49,16 @@ describe('MemoryOutbox', () => {
     expect(rest.filter((m) => m.kind === 'contact').map((m) => m.subject)).toEqual(Array.from({ length: 10 }, (_, i) => `mail ${i + 6}`));
   });
 
-  it('a stand-in is no mail: never claimed, not in the depth, removed by the next claim, and bounded', async () => {
+  it('a stand-in is no mail: never claimed, not in the depth, removed once due by deleteStandIns, and bounded', async () => {
     const outbox = new MemoryOutbox({ capacity: 5 });
-    for (let n = 0; n < 8; n++) outbox.enqueueStandIn(new Date(n));
+    for (let n = 0; n < 8; n++) await outbox.add({ to: null, subject: 'Reset', text: 'link', queuedAt: new Date(n) });
     expect(outbox.standIns).toBe(5);
     expect(await outbox.depth()).toBe(0);
     expect(outbox.dropped).toBe(0);
-    expect(await outbox.claim(new Date(6), { limit: 10, leaseMs: 1_000 })).toEqual([]);
-    expect(outbox.standIns).toBe(1);
     expect(await outbox.claim(new Date(7), { limit: 10, leaseMs: 1_000 })).toEqual([]);
+    expect(outbox.deleteStandIns(new Date(6))).toBe(4);
+    expect(outbox.standIns).toBe(1);
+    expect(outbox.deleteStandIns(new Date(7))).toBe(1);
     expect(outbox.standIns).toBe(0);
   });
 

@@ -11,7 +11,6 @@ testStoreContract(await testStore('memory'), async () => {
     inspect: {
       // The kept messages themselves: what the store would hand to nobody but a test.
       contactMessages: async () => [...store.contacts.messages],
-      resetFootprint: async () => ({ tokens: store.resets.size, outboxEntries: (await store.outbox.depth()) + store.outbox.standIns }),
       bounds,
     },
     close: () => store.close(),

@@ -1,67 +1,58 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AccountMail, MailOutbox, OutgoingMail, QueuedMail } from '@sl-accounts/core';
+import { sql, type Kysely } from 'kysely';
+import type { ContactRepository, MailKind, MailOutbox, OutboxRepository, QueuedMail } from '@sl-accounts/core';
+import { statement } from './compiled.ts';
 import type { Database } from './database.ts';
 import { KIND_RANK } from './migrations.ts';
+import type { Unit } from './unit.ts';
 
-/**
- * Queues `mail`, due at once. Other store methods call it with their own transaction, so the mail is
- * written with what caused it, or not at all. Within this package only (the entry does not export it).
- */
-export async function enqueueMail(db: Kysely<Database> | Transaction<Database>, mail: OutgoingMail, now: Date): Promise<void> {
-  await db
-    .insertInto('mail_outbox')
-    .values({ id: randomUUID(), recipient: mail.to, subject: mail.subject, body: mail.text, reply_to: mail.replyTo ?? null, kind: mail.kind ?? 'security', created_at: now, due_at: now })
-    .execute();
+// A stand-in (no recipient) is one row like a mail: the same statement, the same work.
+const addMail = statement(8, (db, id: string, recipient: string | null, subject: string, body: string, replyTo: string | null, kind: MailKind, createdAt: Date, dueAt: Date) =>
+  db.insertInto('mail_outbox').values({ id, recipient, subject, body, reply_to: replyTo, kind, created_at: createdAt, due_at: dueAt }),
+);
+const addContact = statement(6, (db, name: string, email: string, message: string, clientIp: string, userAgent: string | null, receivedAt: Date) =>
+  db.insertInto('contact_messages').values({ name, email, message, client_ip: clientIp, user_agent: userAgent, received_at: receivedAt }),
+);
+
+/** The outbox as a unit of work writes to it. */
+export function outboxRepository({ run }: Unit): OutboxRepository {
+  return {
+    async add(mail) {
+      await addMail(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt, mail.queuedAt);
+    },
+  };
 }
 
-/**
- * Queues `notice` to the address of the user `userId` as the transaction `trx` reads it (nothing when
- * there is no such user): a security notice, written with the change it reports.
- */
-export async function enqueueNotice(trx: Transaction<Database>, userId: number, notice: AccountMail): Promise<void> {
-  await trx
-    .insertInto('mail_outbox')
-    .columns(['id', 'recipient', 'subject', 'body', 'reply_to', 'kind', 'created_at', 'due_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('users')
-        .select((s) => [
-          s.val(randomUUID()).as('id'),
-          'email',
-          s.val(notice.subject).as('subject'),
-          s.val(notice.text).as('body'),
-          s.val(notice.replyTo ?? null).as('reply_to'),
-          s.val(notice.kind ?? 'security').as('kind'),
-          s.val(notice.queuedAt).as('created_at'),
-          s.val(notice.queuedAt).as('due_at'),
-        ])
-        .where('id', '=', userId),
-    )
-    .execute();
+/** Contact messages: written, never read back. */
+export function contactRepository({ run }: Unit): ContactRepository {
+  return {
+    async add(message) {
+      await addContact(run, message.name, message.email, message.message, message.clientIp, message.userAgent, message.receivedAt);
+    },
+  };
 }
 
 /** Longest error text kept per mail: enough for an SMTP reply, bounded whatever a server answers. */
 const ERROR_CHARS = 1_000;
 
+/** The mail worker's side of the outbox; `add` is the repository's, outside any unit of work. */
 export class PostgresMailOutbox implements MailOutbox {
   readonly #db: Kysely<Database>;
+  readonly #queue: OutboxRepository;
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, queue: OutboxRepository) {
     this.#db = db;
+    this.#queue = queue;
   }
+
+  add: OutboxRepository['add'] = (mail) => this.#queue.add(mail);
 
   async claim(now: Date, options: { readonly limit: number; readonly leaseMs: number }): Promise<readonly QueuedMail[]> {
     const leaseEnd = new Date(now.getTime() + options.leaseMs);
     // One statement: the rows are locked as they are picked, and SKIP LOCKED lets another worker's
-    // claim pass over them instead of waiting and then taking the same rows. The due stand-ins
-    // (rows without a recipient, see reset-store.ts) go in the same statement, unsent.
+    // claim pass over them instead of waiting and then taking the same rows. Stand-ins (rows without
+    // a recipient) are never picked; the sweep removes them.
     const rows = await this.#db
-      .with('stand_ins', (db) =>
-        db
-          .deleteFrom('mail_outbox')
-          .where('id', 'in', (eb) => eb.selectFrom('mail_outbox').select('id').where('recipient', 'is', null).where('due_at', '<=', now).forUpdate().skipLocked()),
-      )
       .updateTable('mail_outbox')
       .set((eb) => ({ due_at: leaseEnd, attempts: eb('attempts', '+', 1) }))
       .where('id', 'in', (eb) =>

@@ -1,25 +1,24 @@
 import pg from 'pg';
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
-import { DEFAULT_SERVICE_NAME, InProcessRevocations, type SessionRevocations, type Store } from '@sl-accounts/core';
-import { throughKysely, type RunStatement } from './compiled.ts';
-import { PostgresContactStore } from './contact-store.ts';
-import { PostgresEmailVerificationStore } from './email-token-store.ts';
+import { Kysely, PGliteDialect, PostgresDialect, sql, type Compilable, type QueryCreator } from 'kysely';
+import { DEFAULT_SERVICE_NAME, InProcessRevocations, type Repositories, type SessionRevocations, type Store } from '@sl-accounts/core';
+import { statement, throughKysely, type RunStatement } from './compiled.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { importPGlite } from './import-pglite.ts';
 import { initDataDir } from './init-data-dir.ts';
 import type { Database } from './database.ts';
 import { migrateToLatest } from './migrations.ts';
-import { PostgresMailOutbox } from './outbox.ts';
+import { contactRepository, outboxRepository, PostgresMailOutbox } from './outbox.ts';
 import { preparingPool } from './prepared-pool.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
 import { openPrivatePGlite, privateDataDir } from './private-data-dir.ts';
 import { PostgresRateLimiter } from './rate-limiter.ts';
-import { PostgresPasswordResetStore } from './reset-store.ts';
 import { PostgresRevocationFeed, type RevocationFeedStatus } from './revocation-feed.ts';
-import { PostgresSessionStore } from './session-store.ts';
+import { sessionRepository } from './sessions.ts';
 import { DEFAULT_DB_TIMEOUT_MS } from './settings.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
-import { PostgresUserStore } from './user-store.ts';
+import { emailTokenRepository, resetTokenRepository } from './tokens.ts';
+import { unitOn, type Unit } from './unit.ts';
+import { userRepository } from './users.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
 export interface PostgresStore extends Store {
@@ -135,7 +134,7 @@ export function openPostgres(options: PostgresStoreOptions): StoreAndKysely {
     ...(options.revocationHeartbeatMs === undefined ? {} : { heartbeatMs: options.revocationHeartbeatMs }),
     ...(onFeedError ? { onError: onFeedError } : {}),
   });
-  const store = storeOn(db, bounded.rows, revocations);
+  const store = storeOn(db, { rows: bounded.rows, transaction: (work) => bounded.transaction(work) }, revocations);
   return {
     store: {
       ...store,
@@ -199,7 +198,8 @@ export function openPGlite(options: PGliteStoreOptions = {}): StoreAndKysely {
   const db = new Kysely<Database>({ dialect });
   // This process is the directory's only writer, so the session store's own deletes are every revocation.
   const revocations = new InProcessRevocations();
-  const store = storeOn(db, throughKysely(db), revocations, revocations);
+  // One connection: a unit of work holds it, and every other statement waits for the unit to end.
+  const store = storeOn(db, { rows: throughKysely(db), transaction: (work) => db.transaction().execute((trx) => work(throughKysely(trx))) }, revocations, revocations);
   return {
     store: {
       ...store,
@@ -215,21 +215,64 @@ export function openPGlite(options: PGliteStoreOptions = {}): StoreAndKysely {
   };
 }
 
-/**
- * The store on `db`; `run` runs the hot statements (straight on the pool on a Postgres server,
- * through `db` on PGlite); `published`, when given, hears every session the session store deletes.
- */
-function storeOn(db: Kysely<Database>, run: RunStatement, revocations: SessionRevocations, published?: InProcessRevocations): PostgresStore {
+/** How statements run: one at a time on any connection, or together in a unit of work on one. */
+interface Connections {
+  readonly rows: RunStatement;
+  transaction<T>(work: (run: RunStatement) => Promise<T>): Promise<T>;
+}
+
+/** The repositories of one unit (of work, or of none). */
+function repositories(unit: Unit): Repositories {
   return {
-    users: new PostgresUserStore(db, run, published),
-    sessions: new PostgresSessionStore(db, run, published),
-    contacts: new PostgresContactStore(db),
-    resets: new PostgresPasswordResetStore(db, published),
-    verifications: new PostgresEmailVerificationStore(db, published),
-    outbox: new PostgresMailOutbox(db),
-    rateLimiter: new PostgresRateLimiter(db, run),
+    users: userRepository(unit),
+    sessions: sessionRepository(unit),
+    resetTokens: resetTokenRepository(unit),
+    emailTokens: emailTokenRepository(unit),
+    contacts: contactRepository(unit),
+    outbox: outboxRepository(unit),
+  };
+}
+
+const deleteExpiredSessions = statement(1, (db, now: Date) => db.deleteFrom('sessions').where('expires_at', '<=', now).returning('token_digest'));
+/** How many rows a delete deleted, as one row: `{ n }`. */
+const counted = <Q extends Compilable<unknown>>(db: Kysely<Database>, deleted: (db: QueryCreator<Database>) => Q) =>
+  db.with('deleted', (q) => deleted(q) as never).selectFrom('deleted').select(sql<number>`count(*)::int`.as('n'));
+const deleteExpiredResets = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('password_resets').where('expires_at', '<=', now).returning('email')));
+const deleteExpiredEmailTokens = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('email_tokens').where('expires_at', '<=', now).returning('user_id')));
+// Stand-ins (rows without a recipient) due by now: they were never to be sent.
+const deleteStandIns = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('mail_outbox').where('recipient', 'is', null).where('due_at', '<=', now).returning('id')));
+
+/**
+ * The store on `db`; `connections` run the repositories' statements (straight on the pool on a
+ * Postgres server, through `db` on PGlite); `published`, when given, hears every session deleted or
+ * changed (PGlite: this process is the only writer, and no trigger tells it).
+ */
+function storeOn(db: Kysely<Database>, connections: Connections, revocations: SessionRevocations, published?: InProcessRevocations): PostgresStore {
+  const { rows } = connections;
+  const outside = repositories(unitOn(rows, false, published));
+  return {
+    ...outside,
+    outbox: new PostgresMailOutbox(db, outside.outbox),
+    async transaction(work) {
+      let unit: ReturnType<typeof unitOn> | undefined;
+      const result = await connections.transaction((run) => work(repositories((unit = unitOn(run, true, published)))));
+      unit?.committed();
+      return result;
+    },
+    rateLimiter: new PostgresRateLimiter(db, rows),
     deviceKeys: new PostgresDeviceKeyStore(db),
     revocations,
+    async deleteExpired(now) {
+      // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
+      const [sessions, resetTokens, emailTokens, standIns] = await Promise.all([
+        deleteExpiredSessions(rows, now),
+        deleteExpiredResets(rows, now),
+        deleteExpiredEmailTokens(rows, now),
+        deleteStandIns(rows, now),
+      ]);
+      published?.publish(sessions.map((r) => r.token_digest));
+      return { sessions: sessions.length, resetTokens: resetTokens[0]!.n, emailTokens: emailTokens[0]!.n, standIns: standIns[0]!.n };
+    },
     ping: async () => {
       await sql`select 1`.execute(db);
     },

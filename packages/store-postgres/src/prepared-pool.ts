@@ -23,6 +23,12 @@ export interface PreparingPool extends PostgresPool {
    */
   rows(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
   /**
+   * Runs `work` in one transaction on one pooled connection, its statements run as `rows` runs them
+   * (each within the statement bound): BEGIN, then COMMIT when `work` resolves, or ROLLBACK when it
+   * throws (the error is passed on). A connection that failed on the way is destroyed, never reused.
+   */
+  transaction<T>(work: (run: (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>) => Promise<T>): Promise<T>;
+  /**
    * The same pool without the statement bound (for migrations): its connections are ended by the
    * same `end()`, which either view may call, any number of times.
    */
@@ -102,6 +108,22 @@ export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): Preparing
         return (await client.run(sql, parameters)).rows;
       } finally {
         client.release();
+      }
+    },
+    async transaction(work) {
+      const client = await connect(true);
+      let broken = false;
+      try {
+        await client.run('begin', []);
+        const result = await work(async (sql, parameters) => (await client.run(sql, parameters)).rows);
+        await client.run('commit', []);
+        return result;
+      } catch (error) {
+        // A connection whose transaction cannot be rolled back is in no state to be reused.
+        await client.run('rollback', []).catch(() => (broken = true));
+        throw error;
+      } finally {
+        client.release(broken);
       }
     },
     end: endOnce,

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock } from '@sl-accounts/core';
+import { createAccountManager, createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock } from '@sl-accounts/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { DEFAULT_PGLITE_SETTINGS, createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl-accounts/store-postgres';
 import {
@@ -51,13 +51,13 @@ for (const [target, createDatabase] of [
       expect((await store.users.findByEmail('ada@example.com'))?.id).toBe(user!.id);
     });
 
-    it('a contact message and its mail are written in one transaction: a mail the database refuses takes the message with it', async () => {
+    it('a contact message and its mail are written in one unit of work: a mail the database refuses takes the message with it', async () => {
       const message = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, friend.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 };
-      // Postgres text cannot hold NUL: the outbox insert fails after the message's insert succeeded.
-      await expect(store.contacts.add(message, { to: 'ops@example.net', subject: 'bad \u0000 subject', text: 'text' })).rejects.toThrow();
+      // Postgres text cannot hold NUL: the outbox insert fails after the message's insert succeeded, and the unit rolls back.
+      await expect(createAccountManager(store).addContact(message, { to: 'ops@example.net', subject: 'bad \u0000 subject', text: 'text' })).rejects.toThrow();
       expect(await store.query('select * from contact_messages')).toEqual([]);
       expect(await store.outbox.depth()).toBe(0);
-      await store.contacts.add(message, { to: 'ops@example.net', subject: 'fine', text: 'text' });
+      await createAccountManager(store).addContact(message, { to: 'ops@example.net', subject: 'fine', text: 'text' });
       expect(await store.query('select name from contact_messages')).toEqual([{ name: 'Ada' }]);
       expect(await store.outbox.depth()).toBe(1);
     });
@@ -69,12 +69,12 @@ for (const [target, createDatabase] of [
     it('refuses a session key that is not a 64-hex digest', async () => {
       const user = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
       const session = { userId: user!.id, credentialGeneration: 0, createdAt: T0, expiresAt: T0 };
-      await expect(store.sessions.create({ ...session, tokenDigest: 'a-raw-token' })).rejects.toThrow(/check constraint/);
-      await expect(store.sessions.create({ ...session, tokenDigest: digestToken('a-raw-token') })).resolves.toBe(true);
+      await expect(store.sessions.insert({ ...session, tokenDigest: 'a-raw-token' })).rejects.toThrow(/check constraint/);
+      await expect(store.sessions.insert({ ...session, tokenDigest: digestToken('a-raw-token') })).resolves.toBe(true);
     });
 
     it('after a signup the tables hold the PHC hash and the token digest, never the password or token', async () => {
-      const accounts = createAccounts({ ...store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: systemClock, tokens: randomTokens });
+      const accounts = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: systemClock, tokens: randomTokens });
       const { session } = await accounts.signup({ name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' }, { clientIp: '203.0.113.1' });
       const users = await store.query('select email, password_hash from users');
       expect(users).toEqual([{ email: 'ada@example.com', password_hash: expect.stringMatching(/^\$pbkdf2-sha256\$i=1000\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/) }]);
@@ -197,7 +197,7 @@ describe.skipIf(pglite.skip)(`a PGlite data directory, on ${pglite.title}`, () =
     try {
       await store.migrate();
       await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 });
-      await store.contacts.add({ name: 'Ada', email: 'ada@example.com', message: 'Hello there, friend.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 }, null);
+      await store.contacts.add({ name: 'Ada', email: 'ada@example.com', message: 'Hello there, friend.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 });
       expect((await stat(join(dataDir, 'sl-owner.pid'))).mode & 0o777).toBe(0o600);
       expect(await sharedPaths(dataDir)).toEqual([]);
       const modes = new Set<number>();
@@ -372,7 +372,8 @@ describe('connection failures', () => {
       await expect(store.users.findByEmail('ada@example.com')).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.sessions.findWithUser(digestToken('x'))).rejects.toBeInstanceOf(StoreUnavailable);
-      await expect(store.sessions.create({ tokenDigest: digestToken('x'), userId: 1, credentialGeneration: 0, createdAt: T0, expiresAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.sessions.insert({ tokenDigest: digestToken('x'), userId: 1, credentialGeneration: 0, createdAt: T0, expiresAt: T0 })).rejects.toBeInstanceOf(StoreUnavailable);
+      await expect(store.transaction((tx) => tx.users.findById(1))).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.sessions.delete(digestToken('x'))).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.rateLimiter.consume('k', { limit: 1, windowMs: 1000 }, T0)).rejects.toBeInstanceOf(StoreUnavailable);
       await expect(store.rateLimiter.refund('k', T0)).rejects.toBeInstanceOf(StoreUnavailable);

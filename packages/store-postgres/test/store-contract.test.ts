@@ -39,12 +39,6 @@ const openOn =
               receivedAt: row.received_at,
             }),
           ),
-        resetFootprint: async () => {
-          const [row] = await store.query<{ tokens: number; outbox_entries: number }>(
-            'select (select count(*) from password_resets)::int as tokens, (select count(*) from mail_outbox)::int as outbox_entries',
-          );
-          return { tokens: row!.tokens, outboxEntries: row!.outbox_entries };
-        },
       },
       close: () => store.close(),
     };

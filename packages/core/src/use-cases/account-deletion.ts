@@ -5,7 +5,7 @@ import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget, signedIn } from './sessions.ts';
+import { signedIn } from './sessions.ts';
 
 export interface AccountDeletionUseCases {
   /**
@@ -17,7 +17,6 @@ export interface AccountDeletionUseCases {
 }
 
 export function accountDeletionUseCases(context: UseCaseContext): AccountDeletionUseCases {
-  const { users } = context.ports;
   return {
     deleteAccount: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
       withQuota(async (tally) => {
@@ -26,9 +25,8 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         const record = await confirmPassword(context, session, input.password, tally);
         // The notice is queued in the deletion's transaction, to the address the account had: it goes
         // although the account is gone, and never for a deletion that did not happen.
-        const ended = await users.delete(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record));
+        const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record));
         if (ended === null) throw new Unauthenticated();
-        forget(context, ended);
         return {};
       }),
   };

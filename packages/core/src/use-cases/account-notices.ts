@@ -6,7 +6,8 @@
  * stranger can cause to that inbox: `unverified`, counted against it, and left out past the bound,
  * while the change they report goes ahead.
  */
-import type { AccountMail, User } from '../ports.ts';
+import type { AccountMail } from '../ports.ts';
+import type { User } from '../store.ts';
 import type { UseCaseContext } from './context.ts';
 import type { NoticeDetails, SecurityEvent } from './notices.ts';
 import type { RequestMeta } from './request.ts';

@@ -10,7 +10,7 @@ export interface ContactUseCases {
 }
 
 export function contactUseCases(context: UseCaseContext): ContactUseCases {
-  const { contacts, clock } = context.ports;
+  const { clock } = context.ports;
   const { contactTo, serviceName } = context;
   return {
     contact: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
@@ -20,7 +20,7 @@ export function contactUseCases(context: UseCaseContext): ContactUseCases {
         // The user agent is the transport's, not the client's field: kept, with what no store can hold replaced.
         const userAgent = meta.userAgent == null ? null : toWellFormed(meta.userAgent);
         const message = { ...input, clientIp, userAgent, receivedAt: clock.now() };
-        await contacts.add(message, contactTo === undefined ? null : contactMail(message, contactTo, serviceName));
+        await context.manager.addContact(message, contactTo === undefined ? null : contactMail(message, contactTo, serviceName));
         return {};
       }),
   };

@@ -1,7 +1,9 @@
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
+import { createAccountManager, type AccountManager, type ManagedStore } from '../account-manager.ts';
 import { INBOX_LIMIT, inboxBudget, slotBudget, type InboxBudget } from '../inbox.ts';
-import type { Ports, RateLimitRule } from '../ports.ts';
+import type { RateLimitRule } from '../ports.ts';
+import type { Ports } from '../store.ts';
 import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
@@ -63,7 +65,9 @@ export interface AccountsOptions {
 
 /** What every group of use cases is built on: the ports, and the options with their defaults filled in. */
 export interface UseCaseContext {
-  readonly ports: Ports;
+  readonly ports: Ports & { readonly store: ManagedStore };
+  /** Every write of an account's data, as one unit of work each, over the store. */
+  readonly manager: AccountManager;
   readonly devices: DeviceProofs;
   readonly serviceName: string;
   readonly rules: Readonly<Record<LimitedOperation, RateLimitRule>>;
@@ -90,7 +94,7 @@ export interface UseCaseContext {
   readonly onBackgroundError: (error: unknown) => void;
   readonly contactTo: string | undefined;
   readonly maxSessions: number;
-  /** The security notices, as configured; each use case hands its notice to the store with its change. */
+  /** The security notices, as configured; each use case hands its notice to the manager with its change. */
   readonly notices: SecurityNotices;
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
@@ -109,8 +113,9 @@ function pageUrl(name: string, option: string | (() => string)): () => URL {
 }
 
 /** Checks the options and fills in their defaults; throws RangeError for one out of bounds. */
-export function createContext(ports: Ports, options: AccountsOptions): UseCaseContext {
-  const { rateLimiter, clock, tokens } = ports;
+export function createContext(ports: Ports & { readonly store: ManagedStore }, options: AccountsOptions): UseCaseContext {
+  const { clock, tokens } = ports;
+  const { rateLimiter } = ports.store;
   const rules = { ...RATE_LIMITS, ...options.rateLimits };
   const ipv6Prefix = options.ipv6Prefix ?? DEFAULT_IPV6_PREFIX;
   const resetUrl = pageUrl('resetUrl', options.resetUrl ?? 'http://localhost/reset-password');
@@ -128,7 +133,8 @@ export function createContext(ports: Ports, options: AccountsOptions): UseCaseCo
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   return {
     ports,
-    devices: createDeviceProofs(ports.deviceKeys, tokens, clock),
+    manager: createAccountManager(ports.store),
+    devices: createDeviceProofs(ports.store.deviceKeys, tokens, clock),
     serviceName,
     rules,
     accountRule,

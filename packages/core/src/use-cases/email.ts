@@ -4,7 +4,9 @@
  * moves only when the link is confirmed), and the change of name.
  */
 import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
-import type { AccountMail, EmailConfirmed, EmailLink, EmailTokenPurpose, OutgoingMail, User } from '../ports.ts';
+import type { EmailConfirmed, EmailLink } from '../account-manager.ts';
+import type { AccountMail, OutgoingMail } from '../ports.ts';
+import type { EmailTokenPurpose, User } from '../store.ts';
 import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, PROFILE_SESSION_POLICY, refundRequest, withQuota, type Counted, type Quota, type Tally } from '../rate-limits.ts';
 import { EmailChangeRequest, EmailVerificationConfirmRequest, parseRequest, UpdateProfileRequest } from '../schemas.ts';
 import type { InboxTicket } from '../inbox.ts';
@@ -14,7 +16,7 @@ import { accountNotice } from './account-notices.ts';
 import { addressNotice } from './address-notices.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget, forgetUser, signedIn, type SignedInSession } from './sessions.ts';
+import { signedIn, type SignedInSession } from './sessions.ts';
 
 /** How long a verification or change-of-address link is valid, from its mail. */
 export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
@@ -124,7 +126,9 @@ function presentedDigest(meta: RequestMeta): string | null {
 }
 
 export function emailUseCases(context: UseCaseContext): EmailUseCases {
-  const { users, verifications, rateLimiter, clock } = context.ports;
+  const { store, clock } = context.ports;
+  const { users, rateLimiter } = store;
+  const { manager } = context;
 
   /** Counts a mailed link against the account's limit. */
   const countLink = (userId: number, tally: Tally) =>
@@ -156,11 +160,9 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
             addressNotice(context, 'email-changed', meta, { to: done.user.email, newEmail: done.user.email, toNewAddress: true }),
           ].filter((mail) => mail !== null);
         };
-        const done = await verifications.consume(digestToken(input.token), clock.now(), presentedDigest(meta), mails);
+        const done = await manager.confirmEmailLink(digestToken(input.token), clock.now(), presentedDigest(meta), mails);
         if (done === 'taken') throw new EmailTaken();
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
-        forget(context, done.endedSessions);
-        await forgetUser(context, done.user.id);
         return { user: done.user, purpose: done.purpose };
       }),
 
@@ -175,7 +177,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         const link = await countLink(record.id, tally);
         // The inbox's share refuses the request, not the account: its link is not spent.
         const ticket = await requireInbox(record.email, link, tally);
-        if (!(await verifications.request(record.id, verificationLink(context, record.email, record.credentialGeneration)))) {
+        if (!(await manager.requestEmailLink(record.id, verificationLink(context, record.email, record.credentialGeneration)))) {
           await ticket.refund();
           throw new Unauthenticated();
         }
@@ -203,7 +205,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         const toOld = notice && toAddress(notice, record.email);
         // Under the generation the password was checked against: a password changed or reset while
         // it was hashed (by the owner, locking out whoever asked) stores no link and mails nothing.
-        if (!(await verifications.request(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld)))) {
+        if (!(await manager.requestEmailLink(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld)))) {
           await ticket.refund();
           throw new Unauthenticated();
         }
@@ -216,9 +218,8 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         // Counted before the body is read, valid or not, as every limited request is.
         await countRequest(rateLimiter, PROFILE_SESSION_POLICY, accountKey(PROFILE_SESSION_POLICY, session.digest), context.profileRule, clock.now(), tally);
         const input = parseRequest(UpdateProfileRequest, await readBody(body));
-        const user = await users.rename(session.user.id, input.name);
+        const user = await manager.rename(session.user.id, input.name);
         if (!user) throw new Unauthenticated();
-        await forgetUser(context, user.id);
         return { user };
       }),
   };

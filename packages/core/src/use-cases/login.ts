@@ -1,6 +1,6 @@
 import { DEVICE_LOGIN_POLICY } from '../device-proofs.ts';
 import { InvalidCredentials } from '../errors.ts';
-import type { User, UserRecord } from '../ports.ts';
+import type { User, UserRecord } from '../store.ts';
 import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, NEW_DEVICE_NOTICE_POLICY, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { LoginRequest, parseRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
@@ -20,7 +20,8 @@ export interface LoginUseCases {
 }
 
 export function loginUseCases(context: UseCaseContext): LoginUseCases {
-  const { users, sessions, rateLimiter, hasher, clock } = context.ports;
+  const { store, hasher, clock } = context.ports;
+  const { users, sessions, rateLimiter } = store;
   const { accountRule, devices, notices, newDeviceNoticeRule } = context;
   /** Whether a login checks the presented device proofs: for its limit, or for the new-device notice. */
   const checksDevices = accountRule !== null || notices.enabled('new-device-sign-in');
@@ -67,14 +68,14 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
     const generation = record.credentialGeneration;
     // Only under the generation the check was made against: a password changed meanwhile stays.
-    if (hasher.needsRehash(record.passwordHash)) await users.updatePasswordHash(record.id, generation, await hasher.hash(input.password));
+    if (hasher.needsRehash(record.passwordHash)) await context.manager.replaceHash(record.id, generation, await hasher.hash(input.password));
     // Every presented session ends, not only the first: one planted under a longer path (sent
     // first) would otherwise outlive this login and shadow the fresh one.
     const presented = meta.sessionToken;
     if (typeof presented === 'string') await sessions.delete(digestToken(presented));
     else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
     // The password was right when it was read; if it has changed since (a change, a reset, a
-    // deletion committed while it was hashed), the store issues nothing and the old password has
+    // deletion committed while it was hashed), no session is stored and the old password has
     // opened nothing.
     // A client without a genuine proof for the account is a new device (or one whose proof expired
     // or was cleared): its owner is told, in the session's own transaction, so only a login that

@@ -6,7 +6,6 @@ import { parseRequest, PasswordResetConfirmRequest, PasswordResetRequest } from 
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget } from './sessions.ts';
 
 /** How long a password reset token is valid, from its request. */
 export const RESET_TOKEN_TTL_MS = 30 * 60 * 1000;
@@ -30,7 +29,8 @@ export interface PasswordResetUseCases {
 }
 
 export function passwordResetUseCases(context: UseCaseContext): PasswordResetUseCases {
-  const { resets, rateLimiter, hasher, clock, tokens } = context.ports;
+  const { store, hasher, clock, tokens } = context.ports;
+  const { rateLimiter } = store;
   const { serviceName, resetUrl, resetLinks, onBackgroundError, devices } = context;
   /** Work started after an answer, so `settled` can wait for it. */
   const background = new Set<Promise<void>>();
@@ -69,7 +69,7 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
     // After the answer: a known address costs a write and a mail the unknown one does not, and
     // an answer that waited for them would tell the two apart by its time (test/bench/reset-timing.ts
     // measures both).
-    const work = resets.request(input.email, reset, resetMail(input.email, token)).then(
+    const work = context.manager.requestReset(input.email, reset, resetMail(input.email, token)).then(
       () => {},
       (error: unknown) => onBackgroundError(error),
     );
@@ -86,10 +86,9 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
         await context.limit('passwordResetConfirm', meta, tally);
         const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.newPassword);
-        // The notice goes to the account's address only if the token was good: the store queues it with the change.
-        const done = await resets.consume(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta));
+        // The notice goes to the account's address only if the token was good: it is queued with the change.
+        const done = await context.manager.completeReset(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta));
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
-        forget(context, done.endedSessions);
         // The owner proved themselves through the mailbox: the failures others counted against the
         // account (guesses at the old password) go, and this client gets a device proof, so it signs
         // in even while others lock the account again.

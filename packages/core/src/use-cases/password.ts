@@ -1,11 +1,11 @@
 import { Unauthenticated, WrongPassword } from '../errors.ts';
-import type { UserRecord } from '../ports.ts';
+import type { UserRecord } from '../store.ts';
 import { accountKey, countRequest, refundRequest, SESSION_PASSWORD_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { ChangePasswordRequest, parseRequest } from '../schemas.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { forget, signedIn, type SignedInSession } from './sessions.ts';
+import { signedIn, type SignedInSession } from './sessions.ts';
 
 export interface PasswordUseCases {
   /**
@@ -26,7 +26,8 @@ export interface PasswordUseCases {
  * cannot be used to guess the password faster than a login could.
  */
 export async function confirmPassword(context: UseCaseContext, session: SignedInSession, password: string, tally: Tally): Promise<UserRecord> {
-  const { users, rateLimiter, hasher, clock } = context.ports;
+  const { store, hasher, clock } = context.ports;
+  const { users, rateLimiter } = store;
   const attempt = await countRequest(rateLimiter, SESSION_PASSWORD_POLICY, accountKey(SESSION_PASSWORD_POLICY, session.digest), context.sessionPasswordRule, clock.now(), tally);
   const record = await users.findById(session.user.id);
   // The user went between the session lookup and now (deleted elsewhere): the session went with it.
@@ -37,7 +38,7 @@ export async function confirmPassword(context: UseCaseContext, session: SignedIn
 }
 
 export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
-  const { users, hasher } = context.ports;
+  const { hasher } = context.ports;
   return {
     changePassword: (body: RequestBody, meta: RequestMeta): Promise<Quota> =>
       withQuota(async (tally) => {
@@ -46,9 +47,8 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
         const record = await confirmPassword(context, session, input.currentPassword, tally);
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice is queued with the change, or not at all (a change that lost its race sends none).
-        const ended = await users.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record));
+        const ended = await context.manager.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record));
         if (ended === null) throw new Unauthenticated();
-        forget(context, ended);
         return {};
       }),
   };

@@ -1,3 +1,4 @@
+import type { ExpiredCounts } from '../store.ts';
 import type { UseCaseContext } from './context.ts';
 
 /** The health check's answer. */
@@ -15,19 +16,22 @@ export interface ServiceUseCases {
    * share one ping of the store.
    */
   health(): Promise<Health>;
-  /** Deletes expired sessions, reset tokens, e-mail tokens and ended limiter windows; returns how many of each. */
-  sweep(): Promise<{ readonly sessions: number; readonly resetTokens: number; readonly emailTokens: number; readonly rateLimitWindows: number }>;
+  /**
+   * Deletes expired sessions, reset tokens, e-mail tokens, the outbox's due stand-ins and ended
+   * limiter windows; returns how many of each.
+   */
+  sweep(): Promise<ExpiredCounts & { readonly rateLimitWindows: number }>;
 }
 
 export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
   const { ports, serviceName } = context;
-  const { sessions, resets, verifications, rateLimiter, clock } = ports;
+  const { store, clock } = ports;
 
   // Health checks that overlap share one ping, so a flood of them (or one MCP batch) keeps at most
   // one statement in flight; a check that arrives during a ping gets that ping's answer.
   let pinging: Promise<boolean> | undefined;
   const pingOnce = () =>
-    (pinging ??= ports
+    (pinging ??= store
       .ping()
       .then(() => true, () => false)
       .finally(() => {
@@ -42,8 +46,8 @@ export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
 
     async sweep() {
       const now = clock.now();
-      const [s, t, e, r] = await Promise.all([sessions.deleteExpired(now), resets.deleteExpired(now), verifications.deleteExpired(now), rateLimiter.deleteExpired(now)]);
-      return { sessions: s, resetTokens: t, emailTokens: e, rateLimitWindows: r };
+      const [expired, rateLimitWindows] = await Promise.all([store.deleteExpired(now), store.rateLimiter.deleteExpired(now)]);
+      return { ...expired, rateLimitWindows };
     },
   };
 }

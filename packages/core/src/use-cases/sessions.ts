@@ -1,5 +1,6 @@
 import { NotFound, Unauthenticated } from '../errors.ts';
-import type { AccountMail, User } from '../ports.ts';
+import type { AccountMail } from '../ports.ts';
+import type { User } from '../store.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
 import { firstLive, type SessionMeta } from './request.ts';
@@ -45,28 +46,12 @@ export interface SessionUseCases {
  * `notice` (a new device's sign-in) is queued with the session, or not at all.
  */
 export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number, notice: AccountMail | null = null): Promise<IssuedSession | null> {
-  const { tokens, clock, sessions } = context.ports;
+  const { tokens, clock } = context.ports;
   const token = tokens.generate();
   const createdAt = clock.now();
   const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-  if (!(await sessions.create({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions, notice))) return null;
+  if (!(await context.manager.startSession({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions, notice))) return null;
   return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
-}
-
-/** Sessions a store ended beside a change: a cache in front of it forgets them now, not at the feed's pace. */
-export function forget(context: UseCaseContext, digests: readonly string[]): void {
-  if (digests.length > 0) context.ports.sessions.forget?.(digests);
-}
-
-/**
- * The user's row changed (a name, an address, its verification): a cache in front of the store
- * forgets the user's sessions now, so this process answers the change at once (other processes
- * hear it through the revocation feed, within its bound).
- */
-export async function forgetUser(context: UseCaseContext, userId: number): Promise<void> {
-  const { sessions, clock } = context.ports;
-  if (!sessions.forget) return;
-  forget(context, (await sessions.listByUser(userId, clock.now())).map((s) => s.tokenDigest));
 }
 
 /** A signed-in session: its user and its token's digest. */
@@ -77,13 +62,14 @@ export interface SignedInSession {
 
 /** Ends the token's session; Unauthenticated when it names none, or an expired one (deleted now). */
 async function endSessionOf(context: UseCaseContext, token: string): Promise<void> {
-  const deleted = await context.ports.sessions.delete(digestToken(token));
+  const deleted = await context.ports.store.sessions.delete(digestToken(token));
   if (!deleted || deleted.expiresAt.getTime() <= context.ports.clock.now().getTime()) throw new Unauthenticated();
 }
 
 /** The user of the token's session; Unauthenticated when it names none, or an expired one (deleted now). `me`'s hot path. */
 async function userOf(context: UseCaseContext, token: string): Promise<User> {
-  const { sessions, clock } = context.ports;
+  const { store, clock } = context.ports;
+  const { sessions } = store;
   const digest = digestToken(token);
   const found = await sessions.findWithUser(digest);
   if (!found) throw new Unauthenticated();
@@ -104,7 +90,7 @@ export function signedIn(context: UseCaseContext, meta: SessionMeta): Promise<Si
 }
 
 export function sessionUseCases(context: UseCaseContext): SessionUseCases {
-  const { sessions, clock } = context.ports;
+  const { store, clock } = context.ports;
   const end = (token: string) => endSessionOf(context, token);
   const user = (token: string) => userOf(context, token);
 
@@ -123,15 +109,14 @@ export function sessionUseCases(context: UseCaseContext): SessionUseCases {
 
     async listSessions(meta: SessionMeta): Promise<readonly ListedSession[]> {
       const { user, digest } = await signedIn(context, meta);
-      const listed = await sessions.listByUser(user.id, clock.now());
+      const listed = await store.sessions.listByUser(user.id, clock.now());
       return listed.map((s) => ({ id: s.id, createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString(), current: s.tokenDigest === digest }));
     },
 
     async endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }> {
       const { user, digest } = await signedIn(context, meta);
-      const ended = await sessions.deleteById(user.id, id);
+      const ended = await context.manager.endSession(user.id, id);
       if (ended === null) throw new NotFound('Session');
-      forget(context, [ended]);
       return { current: ended === digest };
     },
   };

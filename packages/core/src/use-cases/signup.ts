@@ -1,6 +1,6 @@
 import type { IssuedDeviceProof } from '../device-proofs.ts';
 import { EmailTaken, InvalidCredentials } from '../errors.ts';
-import { FIRST_CREDENTIAL_GENERATION, type User } from '../ports.ts';
+import { FIRST_CREDENTIAL_GENERATION, type User } from '../store.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
 import { parseRequest, SignupRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
@@ -27,7 +27,7 @@ export interface SignupUseCases {
 }
 
 export function signupUseCases(context: UseCaseContext): SignupUseCases {
-  const { users, hasher, clock } = context.ports;
+  const { hasher, clock } = context.ports;
   return {
     signup: (body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota> =>
       withQuota(async (tally) => {
@@ -38,7 +38,7 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
         // inbox's share. Past it the answer is the same 201 (it tells nothing of the inbox), only
         // without the mail; a taken address mails nothing, so its count is given back.
         const ticket = await context.inbox.take(input.email);
-        const user = await users.insert({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, ticket ? verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION) : undefined);
+        const user = await context.manager.signUp({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, ticket ? verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION) : undefined);
         if (!user) {
           await ticket?.refund();
           throw new EmailTaken();

@@ -10,10 +10,10 @@ export function contactCases(current: CurrentStore): void {
   });
 
   it('add stores a message, with or without a user agent', async () => {
-    const { store, inspect } = current;
+    const { accounts, inspect } = current;
     const message = { name: 'Ada', email: 'ada@example.com', message: 'Hello there, a question.', clientIp: '203.0.113.7', receivedAt: T0 };
-    await expect(store.contacts.add({ ...message, userAgent: 'curl/8.5.0' }, null)).resolves.toBeUndefined();
-    await expect(store.contacts.add({ ...message, userAgent: null, clientIp: '2001:db8::1' }, null)).resolves.toBeUndefined();
+    await expect(accounts.addContact({ ...message, userAgent: 'curl/8.5.0' }, null)).resolves.toBeUndefined();
+    await expect(accounts.addContact({ ...message, userAgent: null, clientIp: '2001:db8::1' }, null)).resolves.toBeUndefined();
     expect(await inspect.contactMessages()).toStrictEqual([
       { ...message, userAgent: 'curl/8.5.0' },
       { ...message, userAgent: null, clientIp: '2001:db8::1' },
@@ -21,7 +21,7 @@ export function contactCases(current: CurrentStore): void {
   });
 
   it('add takes long and non-ASCII text as given', async () => {
-    const { store, inspect } = current;
+    const { accounts, inspect } = current;
     const message: ContactMessage = {
       name: 'Zoë Ω',
       email: 'zoe@example.com',
@@ -30,12 +30,12 @@ export function contactCases(current: CurrentStore): void {
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) "quoted"; \\ backslash',
       receivedAt: T0,
     };
-    await expect(store.contacts.add(message, null)).resolves.toBeUndefined();
+    await expect(accounts.addContact(message, null)).resolves.toBeUndefined();
     expect(await inspect.contactMessages()).toStrictEqual([message]);
   });
 
   it('keeps every message: repeated ones, and many added at once', async () => {
-    const { store, inspect } = current;
+    const { accounts, inspect } = current;
     const message = (n: number): ContactMessage => ({
       name: `Sender ${n}`,
       email: `sender${n}@example.com`,
@@ -44,9 +44,9 @@ export function contactCases(current: CurrentStore): void {
       userAgent: null,
       receivedAt: at(n),
     });
-    await store.contacts.add(message(0), null);
-    await store.contacts.add(message(0), null);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => store.contacts.add(message(i + 1), null)));
+    await accounts.addContact(message(0), null);
+    await accounts.addContact(message(0), null);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => accounts.addContact(message(i + 1), null)));
     const stored = await inspect.contactMessages();
     expect(stored.slice(0, 2)).toStrictEqual([message(0), message(0)]);
     // Concurrent adds may land in any order.

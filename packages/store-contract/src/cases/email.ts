@@ -12,78 +12,78 @@ const claimAll = async (current: CurrentStore) => (await current.store.outbox.cl
 /** Verification and change-of-address tokens (one per account, the newest winning), and the change of name. */
 export function emailCases(current: CurrentStore): void {
   it('insert with a verification link stores its token and queues its mail with the account; consume verifies the address once', async () => {
-    const { store } = current;
-    const ada = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [mail('ada@example.com', 'Confirm', 'unverified')] });
+    const { store, accounts } = current;
+    const ada = await accounts.signUp({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [mail('ada@example.com', 'Confirm', 'unverified')] });
     expect(ada).toEqual({ id: expect.any(Number), name: 'Ada', email: 'ada@example.com', emailVerified: false });
     expect(await claimAll(current)).toEqual([{ to: 'ada@example.com', subject: 'Confirm', kind: 'unverified' }]);
-    await addSession(store, ada!.id, 1, at(7 * DAY));
-    const done = await store.verifications.consume(digest(2001), at(HOUR), null, none);
+    await addSession(accounts, ada!.id, 1, at(7 * DAY));
+    const done = await accounts.confirmEmailLink(digest(2001), at(HOUR), null, none);
     expect(done).toEqual({ purpose: 'verify', user: { ...ada, emailVerified: true }, previousEmail: 'ada@example.com', previousEmailVerified: false, endedSessions: [] });
     expect((await store.users.findByEmail('ada@example.com'))?.emailVerified).toBe(true);
     expect((await store.sessions.findWithUser(digest(1)))?.user.emailVerified).toBe(true);
     // Single use; the session stayed.
-    expect(await store.verifications.consume(digest(2001), at(HOUR), null, none)).toBeNull();
+    expect(await accounts.confirmEmailLink(digest(2001), at(HOUR), null, none)).toBeNull();
     expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
   });
 
   it('a taken address at insert stores neither the token nor its mail', async () => {
-    const { store } = current;
-    await addUser(store, 'ada@example.com');
-    expect(await store.users.insert({ name: 'Eve', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [mail('ada@example.com')] })).toBeNull();
+    const { store, accounts } = current;
+    await addUser(accounts, 'ada@example.com');
+    expect(await accounts.signUp({ name: 'Eve', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [mail('ada@example.com')] })).toBeNull();
     expect(await store.outbox.depth()).toBe(0);
-    expect(await store.verifications.consume(digest(2001), T0, null, none)).toBeNull();
+    expect(await accounts.confirmEmailLink(digest(2001), T0, null, none)).toBeNull();
   });
 
   it('a token verifies its own account only; an unknown digest verifies nothing', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    const grace = await addUser(store, 'grace@example.com', 'Grace');
-    expect(await store.verifications.request(ada.id, { token: token(1, 'verify', 'ada@example.com'), mails: [] })).toBe(true);
-    expect(await store.verifications.request(grace.id, { token: token(2, 'verify', 'grace@example.com'), mails: [] })).toBe(true);
-    expect(await store.verifications.consume(digest(2999), T0, null, none)).toBeNull();
-    expect(((await store.verifications.consume(digest(2002), T0, null, none)) as EmailConfirmed).user).toEqual({ ...grace, emailVerified: true });
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    const grace = await addUser(accounts, 'grace@example.com', 'Grace');
+    expect(await accounts.requestEmailLink(ada.id, { token: token(1, 'verify', 'ada@example.com'), mails: [] })).toBe(true);
+    expect(await accounts.requestEmailLink(grace.id, { token: token(2, 'verify', 'grace@example.com'), mails: [] })).toBe(true);
+    expect(await accounts.confirmEmailLink(digest(2999), T0, null, none)).toBeNull();
+    expect(((await accounts.confirmEmailLink(digest(2002), T0, null, none)) as EmailConfirmed).user).toEqual({ ...grace, emailVerified: true });
     expect((await store.users.findByEmail('ada@example.com'))?.emailVerified).toBe(false);
     expect((await store.users.findByEmail('grace@example.com'))?.emailVerified).toBe(true);
   });
 
   it('request for an unknown user stores nothing and queues no mail', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    expect(await store.verifications.request(ada.id + 1000, { token: token(1, 'verify', 'x@example.com'), mails: [mail('x@example.com')] })).toBe(false);
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    expect(await accounts.requestEmailLink(ada.id + 1000, { token: token(1, 'verify', 'x@example.com'), mails: [mail('x@example.com')] })).toBe(false);
     expect(await store.outbox.depth()).toBe(0);
-    expect(await store.verifications.consume(digest(2001), T0, null, none)).toBeNull();
+    expect(await accounts.confirmEmailLink(digest(2001), T0, null, none)).toBeNull();
   });
 
   it('an expired token fails (at its expiry too); the newest token of an account supersedes the one before', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    await store.verifications.request(ada.id, { token: token(1, 'verify', 'ada@example.com', at(DAY)), mails: [] });
-    expect(await store.verifications.consume(digest(2001), at(DAY), null, none)).toBeNull();
-    await store.verifications.request(ada.id, { token: token(2, 'verify', 'ada@example.com'), mails: [] });
-    await store.verifications.request(ada.id, { token: token(3, 'verify', 'ada@example.com'), mails: [mail('ada@example.com', 'Again')] });
-    expect(await store.verifications.consume(digest(2002), T0, null, none)).toBeNull();
-    expect(((await store.verifications.consume(digest(2003), T0, null, none)) as EmailConfirmed).user.emailVerified).toBe(true);
+    const { accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    await accounts.requestEmailLink(ada.id, { token: token(1, 'verify', 'ada@example.com', at(DAY)), mails: [] });
+    expect(await accounts.confirmEmailLink(digest(2001), at(DAY), null, none)).toBeNull();
+    await accounts.requestEmailLink(ada.id, { token: token(2, 'verify', 'ada@example.com'), mails: [] });
+    await accounts.requestEmailLink(ada.id, { token: token(3, 'verify', 'ada@example.com'), mails: [mail('ada@example.com', 'Again')] });
+    expect(await accounts.confirmEmailLink(digest(2002), T0, null, none)).toBeNull();
+    expect(((await accounts.confirmEmailLink(digest(2003), T0, null, none)) as EmailConfirmed).user.emailVerified).toBe(true);
     expect(await claimAll(current)).toEqual([{ to: 'ada@example.com', subject: 'Again', kind: 'security' }]);
   });
 
   it('a verification token mailed to an address the account no longer has verifies nothing', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    await store.verifications.request(ada.id, { token: token(1, 'change', 'lovelace@example.com'), mails: [] });
-    await store.verifications.consume(digest(2001), T0, null, none);
+    const { accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    await accounts.requestEmailLink(ada.id, { token: token(1, 'change', 'lovelace@example.com'), mails: [] });
+    await accounts.confirmEmailLink(digest(2001), T0, null, none);
     // Written by hand as a stale verification token would be: for the old address.
-    await store.verifications.request(ada.id, { token: token(2, 'verify', 'ada@example.com'), mails: [] });
-    expect(await store.verifications.consume(digest(2002), T0, null, none)).toBeNull();
+    await accounts.requestEmailLink(ada.id, { token: token(2, 'verify', 'ada@example.com'), mails: [] });
+    expect(await accounts.confirmEmailLink(digest(2002), T0, null, none)).toBeNull();
   });
 
   it('a change token moves the account to its address, verified, ends the other sessions, moves the generation on, voids the reset token and queues the mails', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    const grace = await addUser(store, 'grace@example.com', 'Grace');
-    for (const n of [1, 2, 3]) await addSession(store, ada.id, n, at(7 * DAY));
-    await addSession(store, grace.id, 4, at(7 * DAY));
-    await store.resets.request('ada@example.com', { tokenDigest: digest(1001), createdAt: T0, expiresAt: at(30 * MINUTE) }, mail('ada@example.com', 'Reset'));
-    await store.verifications.request(ada.id, { token: token(1, 'change', 'lovelace@example.com'), mails: [mail('lovelace@example.com', 'Link'), mail('ada@example.com', 'Notice')] });
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    const grace = await addUser(accounts, 'grace@example.com', 'Grace');
+    for (const n of [1, 2, 3]) await addSession(accounts, ada.id, n, at(7 * DAY));
+    await addSession(accounts, grace.id, 4, at(7 * DAY));
+    await accounts.requestReset('ada@example.com', { tokenDigest: digest(1001), createdAt: T0, expiresAt: at(30 * MINUTE) }, mail('ada@example.com', 'Reset'));
+    await accounts.requestEmailLink(ada.id, { token: token(1, 'change', 'lovelace@example.com'), mails: [mail('lovelace@example.com', 'Link'), mail('ada@example.com', 'Notice')] });
     expect(await claimAll(current)).toEqual(
       expect.arrayContaining([
         { to: 'ada@example.com', subject: 'Reset', kind: 'security' },
@@ -92,7 +92,7 @@ export function emailCases(current: CurrentStore): void {
       ]),
     );
     let seen: EmailConfirmed | undefined;
-    const done = await store.verifications.consume(digest(2001), at(HOUR), digest(2), (confirmed) => {
+    const done = await accounts.confirmEmailLink(digest(2001), at(HOUR), digest(2), (confirmed) => {
       seen = confirmed;
       return [mail(confirmed.previousEmail, 'Changed'), mail(confirmed.user.email, 'Changed')];
     });
@@ -106,26 +106,26 @@ export function emailCases(current: CurrentStore): void {
     expect(await store.sessions.findWithUser(digest(2))).toEqual({ user: moved, expiresAt: at(7 * DAY) });
     expect((await store.sessions.findWithUser(digest(4)))?.user).toEqual(grace);
     // A login that read the old generation stores no session; the reset link to the old address opens nothing.
-    expect(await store.sessions.create({ tokenDigest: digest(5), userId: ada.id, credentialGeneration: G0, createdAt: T0, expiresAt: at(DAY) })).toBe(false);
-    expect(await store.resets.consume(digest(1001), at(MINUTE), OTHER_PHC)).toBeNull();
+    expect(await accounts.startSession({ tokenDigest: digest(5), userId: ada.id, credentialGeneration: G0, createdAt: T0, expiresAt: at(DAY) })).toBe(false);
+    expect(await accounts.completeReset(digest(1001), at(MINUTE), OTHER_PHC)).toBeNull();
     expect(await claimAll(current)).toEqual(
       expect.arrayContaining([
         { to: 'ada@example.com', subject: 'Changed', kind: 'security' },
         { to: 'lovelace@example.com', subject: 'Changed', kind: 'security' },
       ]),
     );
-    expect(await store.verifications.consume(digest(2001), at(HOUR), null, none)).toBeNull();
+    expect(await accounts.confirmEmailLink(digest(2001), at(HOUR), null, none)).toBeNull();
     // The old address is free for a new account.
-    expect(await store.users.insert({ name: 'New Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).not.toBeNull();
+    expect(await accounts.signUp({ name: 'New Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 })).not.toBeNull();
   });
 
   it('a confirmed change tells whether the owner had verified the address it left, to the mails it queues too', async () => {
-    const { store } = current;
-    const ada = await store.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [] });
-    expect(await store.verifications.consume(digest(2001), T0, null, none)).toMatchObject({ purpose: 'verify', previousEmailVerified: false });
-    await store.verifications.request(ada!.id, { token: token(2, 'change', 'lovelace@example.com'), mails: [] });
+    const { accounts } = current;
+    const ada = await accounts.signUp({ name: 'Ada', email: 'ada@example.com', passwordHash: PHC, createdAt: T0 }, { token: token(1, 'verify', 'ada@example.com'), mails: [] });
+    expect(await accounts.confirmEmailLink(digest(2001), T0, null, none)).toMatchObject({ purpose: 'verify', previousEmailVerified: false });
+    await accounts.requestEmailLink(ada!.id, { token: token(2, 'change', 'lovelace@example.com'), mails: [] });
     let seen: boolean | undefined;
-    const moved = await store.verifications.consume(digest(2002), T0, null, (confirmed) => {
+    const moved = await accounts.confirmEmailLink(digest(2002), T0, null, (confirmed) => {
       seen = confirmed.previousEmailVerified;
       return [];
     });
@@ -134,33 +134,33 @@ export function emailCases(current: CurrentStore): void {
   });
 
   it('a change to an address that became taken answers taken and changes nothing, not even the token', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    await addSession(store, ada.id, 1, at(DAY));
-    await store.verifications.request(ada.id, { token: token(1, 'change', 'taken@example.com'), mails: [] });
-    const taker = await addUser(store, 'taken@example.com', 'Taker');
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    await addSession(accounts, ada.id, 1, at(DAY));
+    await accounts.requestEmailLink(ada.id, { token: token(1, 'change', 'taken@example.com'), mails: [] });
+    const taker = await addUser(accounts, 'taken@example.com', 'Taker');
     const mails = () => [mail('ada@example.com', 'Changed')];
-    expect(await store.verifications.consume(digest(2001), T0, null, mails)).toBe('taken');
+    expect(await accounts.confirmEmailLink(digest(2001), T0, null, mails)).toBe('taken');
     expect(await store.users.findByEmail('ada@example.com')).toEqual({ ...ada, passwordHash: PHC, credentialGeneration: G0 });
     expect((await store.users.findByEmail('taken@example.com'))?.id).toBe(taker.id);
     expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
     expect(await store.outbox.depth()).toBe(0);
     // Once the address is free again, the same link works.
-    await store.users.delete(taker.id, G0);
-    expect((await store.verifications.consume(digest(2001), T0, null, mails)) as EmailConfirmed).toMatchObject({ user: { email: 'taken@example.com' } });
+    await accounts.deleteAccount(taker.id, G0);
+    expect((await accounts.confirmEmailLink(digest(2001), T0, null, mails)) as EmailConfirmed).toMatchObject({ user: { email: 'taken@example.com' } });
   });
 
   it('two accounts racing to confirm a move to one address: exactly one wins, the other is told it is taken', async () => {
-    const { store } = current;
+    const { store, accounts } = current;
     for (let round = 0; round < 5; round++) {
       const target = `prize${round}@example.com`;
-      const a = await addUser(store, `a${round}@example.com`);
-      const b = await addUser(store, `b${round}@example.com`);
-      await store.verifications.request(a.id, { token: token(10 * round + 1, 'change', target), mails: [] });
-      await store.verifications.request(b.id, { token: token(10 * round + 2, 'change', target), mails: [] });
+      const a = await addUser(accounts, `a${round}@example.com`);
+      const b = await addUser(accounts, `b${round}@example.com`);
+      await accounts.requestEmailLink(a.id, { token: token(10 * round + 1, 'change', target), mails: [] });
+      await accounts.requestEmailLink(b.id, { token: token(10 * round + 2, 'change', target), mails: [] });
       const results = await Promise.all([
-        store.verifications.consume(digest(2000 + 10 * round + 1), T0, null, none),
-        store.verifications.consume(digest(2000 + 10 * round + 2), T0, null, none),
+        accounts.confirmEmailLink(digest(2000 + 10 * round + 1), T0, null, none),
+        accounts.confirmEmailLink(digest(2000 + 10 * round + 2), T0, null, none),
       ]);
       expect(results.filter((r) => r === 'taken'), `round ${round}`).toHaveLength(1);
       const winner = results.find((r): r is EmailConfirmed => r !== 'taken' && r !== null);
@@ -170,14 +170,14 @@ export function emailCases(current: CurrentStore): void {
   });
 
   it('a move racing a signup of the same address: exactly one gets it', async () => {
-    const { store } = current;
+    const { store, accounts } = current;
     for (let round = 0; round < 5; round++) {
       const target = `contested${round}@example.com`;
-      const a = await addUser(store, `mover${round}@example.com`);
-      await store.verifications.request(a.id, { token: token(round, 'change', target), mails: [] });
+      const a = await addUser(accounts, `mover${round}@example.com`);
+      await accounts.requestEmailLink(a.id, { token: token(round, 'change', target), mails: [] });
       const [moved, signedUp] = await Promise.all([
-        store.verifications.consume(digest(2000 + round), T0, null, none),
-        store.users.insert({ name: 'Signup', email: target, passwordHash: PHC, createdAt: T0 }),
+        accounts.confirmEmailLink(digest(2000 + round), T0, null, none),
+        accounts.signUp({ name: 'Signup', email: target, passwordHash: PHC, createdAt: T0 }),
       ]);
       const moverWon = moved !== 'taken' && moved !== null;
       expect(moverWon !== (signedUp !== null), `round ${round}`).toBe(true);
@@ -186,13 +186,13 @@ export function emailCases(current: CurrentStore): void {
   });
 
   it('a move racing a password change of the same account: exactly one of them happens', async () => {
-    const { store } = current;
+    const { store, accounts } = current;
     for (let round = 0; round < 5; round++) {
-      const a = await addUser(store, `racer${round}@example.com`);
-      await store.verifications.request(a.id, { token: token(round, 'change', `moved${round}@example.com`), mails: [] });
+      const a = await addUser(accounts, `racer${round}@example.com`);
+      await accounts.requestEmailLink(a.id, { token: token(round, 'change', `moved${round}@example.com`), mails: [] });
       const [moved, changed] = await Promise.all([
-        store.verifications.consume(digest(2000 + round), T0, null, none),
-        store.users.changePassword(a.id, G0, OTHER_PHC, null),
+        accounts.confirmEmailLink(digest(2000 + round), T0, null, none),
+        accounts.changePassword(a.id, G0, OTHER_PHC, null),
       ]);
       const moverWon = moved !== 'taken' && moved !== null;
       expect(moverWon !== (changed !== null), `round ${round}`).toBe(true);
@@ -203,67 +203,67 @@ export function emailCases(current: CurrentStore): void {
   });
 
   it('request writes nothing under a credential generation that has moved on: no token, no mail', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
     // The password changed while the request was checking the old one.
-    expect(await store.users.changePassword(ada.id, G0, OTHER_PHC, null)).not.toBeNull();
-    expect(await store.verifications.request(ada.id, { token: token(1, 'change', 'thief@example.com'), mails: [mail('thief@example.com', 'Link')] })).toBe(false);
+    expect(await accounts.changePassword(ada.id, G0, OTHER_PHC, null)).not.toBeNull();
+    expect(await accounts.requestEmailLink(ada.id, { token: token(1, 'change', 'thief@example.com'), mails: [mail('thief@example.com', 'Link')] })).toBe(false);
     expect(await store.outbox.depth()).toBe(0);
-    expect(await store.verifications.consume(digest(2001), at(MINUTE), null, none)).toBeNull();
+    expect(await accounts.confirmEmailLink(digest(2001), at(MINUTE), null, none)).toBeNull();
     // Under the current generation it is written.
-    expect(await store.verifications.request(ada.id, { token: token(2, 'change', 'new@example.com', at(DAY), G0 + 1), mails: [mail('new@example.com', 'Link')] })).toBe(true);
-    expect(((await store.verifications.consume(digest(2002), at(MINUTE), null, none)) as EmailConfirmed).user.email).toBe('new@example.com');
+    expect(await accounts.requestEmailLink(ada.id, { token: token(2, 'change', 'new@example.com', at(DAY), G0 + 1), mails: [mail('new@example.com', 'Link')] })).toBe(true);
+    expect(((await accounts.confirmEmailLink(digest(2002), at(MINUTE), null, none)) as EmailConfirmed).user.email).toBe('new@example.com');
   });
 
   it('a pending change of address dies with a password change or a completed reset: its link moves nothing afterwards', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    await store.verifications.request(ada.id, { token: token(1, 'change', 'thief@example.com'), mails: [] });
-    expect(await store.users.changePassword(ada.id, G0, OTHER_PHC, null)).not.toBeNull();
-    expect(await store.verifications.consume(digest(2001), at(MINUTE), null, () => [mail('thief@example.com', 'Changed')])).toBeNull();
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    await accounts.requestEmailLink(ada.id, { token: token(1, 'change', 'thief@example.com'), mails: [] });
+    expect(await accounts.changePassword(ada.id, G0, OTHER_PHC, null)).not.toBeNull();
+    expect(await accounts.confirmEmailLink(digest(2001), at(MINUTE), null, () => [mail('thief@example.com', 'Changed')])).toBeNull();
     expect(await store.users.findByEmail('ada@example.com')).toMatchObject({ id: ada.id, passwordHash: OTHER_PHC });
     expect(await store.users.findByEmail('thief@example.com')).toBeNull();
     expect(await store.outbox.depth()).toBe(0);
 
-    const grace = await addUser(store, 'grace@example.com', 'Grace');
-    await store.verifications.request(grace.id, { token: token(2, 'change', 'thief@example.com'), mails: [] });
-    await store.resets.request('grace@example.com', { tokenDigest: digest(1002), createdAt: T0, expiresAt: at(30 * MINUTE) }, mail('grace@example.com', 'Reset'));
-    expect(await store.resets.consume(digest(1002), at(MINUTE), OTHER_PHC)).not.toBeNull();
-    expect(await store.verifications.consume(digest(2002), at(MINUTE), null, none)).toBeNull();
+    const grace = await addUser(accounts, 'grace@example.com', 'Grace');
+    await accounts.requestEmailLink(grace.id, { token: token(2, 'change', 'thief@example.com'), mails: [] });
+    await accounts.requestReset('grace@example.com', { tokenDigest: digest(1002), createdAt: T0, expiresAt: at(30 * MINUTE) }, mail('grace@example.com', 'Reset'));
+    expect(await accounts.completeReset(digest(1002), at(MINUTE), OTHER_PHC)).not.toBeNull();
+    expect(await accounts.confirmEmailLink(digest(2002), at(MINUTE), null, none)).toBeNull();
     expect((await store.users.findById(grace.id))?.email).toBe('grace@example.com');
     expect(await store.users.findByEmail('thief@example.com')).toBeNull();
   });
 
   it('a completed password reset marks the address verified', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    await store.resets.request('ada@example.com', { tokenDigest: digest(1001), createdAt: T0, expiresAt: at(30 * MINUTE) }, mail('ada@example.com', 'Reset'));
-    expect(await store.resets.consume(digest(1001), at(MINUTE), OTHER_PHC)).not.toBeNull();
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    await accounts.requestReset('ada@example.com', { tokenDigest: digest(1001), createdAt: T0, expiresAt: at(30 * MINUTE) }, mail('ada@example.com', 'Reset'));
+    expect(await accounts.completeReset(digest(1001), at(MINUTE), OTHER_PHC)).not.toBeNull();
     expect(await store.users.findById(ada.id)).toMatchObject({ emailVerified: true, passwordHash: OTHER_PHC });
   });
 
   it('the token goes with its account; deleteExpired removes expired tokens only', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    const grace = await addUser(store, 'grace@example.com', 'Grace');
-    const alan = await addUser(store, 'alan@example.com', 'Alan');
-    await store.verifications.request(ada.id, { token: token(1, 'verify', 'ada@example.com'), mails: [] });
-    await store.verifications.request(grace.id, { token: token(2, 'verify', 'grace@example.com', at(HOUR)), mails: [] });
-    await store.verifications.request(alan.id, { token: token(3, 'verify', 'alan@example.com', at(2 * DAY)), mails: [] });
-    await store.users.delete(ada.id, G0);
-    expect(await store.verifications.consume(digest(2001), T0, null, none)).toBeNull();
-    expect(await store.verifications.deleteExpired(at(DAY))).toBe(1);
-    expect(await store.verifications.deleteExpired(at(DAY))).toBe(0);
-    expect(await store.verifications.consume(digest(2003), at(DAY), null, none)).not.toBeNull();
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    const grace = await addUser(accounts, 'grace@example.com', 'Grace');
+    const alan = await addUser(accounts, 'alan@example.com', 'Alan');
+    await accounts.requestEmailLink(ada.id, { token: token(1, 'verify', 'ada@example.com'), mails: [] });
+    await accounts.requestEmailLink(grace.id, { token: token(2, 'verify', 'grace@example.com', at(HOUR)), mails: [] });
+    await accounts.requestEmailLink(alan.id, { token: token(3, 'verify', 'alan@example.com', at(2 * DAY)), mails: [] });
+    await accounts.deleteAccount(ada.id, G0);
+    expect(await accounts.confirmEmailLink(digest(2001), T0, null, none)).toBeNull();
+    expect((await store.deleteExpired(at(DAY))).emailTokens).toBe(1);
+    expect((await store.deleteExpired(at(DAY))).emailTokens).toBe(0);
+    expect(await accounts.confirmEmailLink(digest(2003), at(DAY), null, none)).not.toBeNull();
   });
 
   it('rename sets the name, which sessions show at once; an unknown user is null', async () => {
-    const { store } = current;
-    const ada = await addUser(store, 'ada@example.com');
-    await addSession(store, ada.id, 1, at(DAY));
-    expect(await store.users.rename(ada.id, 'Augusta Ada King')).toEqual({ ...ada, name: 'Augusta Ada King' });
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    await addSession(accounts, ada.id, 1, at(DAY));
+    expect(await accounts.rename(ada.id, 'Augusta Ada King')).toEqual({ ...ada, name: 'Augusta Ada King' });
     expect((await store.sessions.findWithUser(digest(1)))?.user.name).toBe('Augusta Ada King');
     expect((await store.users.findByEmail('ada@example.com'))?.name).toBe('Augusta Ada King');
-    expect(await store.users.rename(ada.id + 1000, 'Nobody')).toBeNull();
+    expect(await accounts.rename(ada.id + 1000, 'Nobody')).toBeNull();
   });
 }

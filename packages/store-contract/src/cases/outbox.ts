@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ContactMessage, OutgoingMail, QueuedMail, Store } from '@sl-accounts/core';
+import type { AccountManager, ContactMessage, OutgoingMail, QueuedMail } from '@sl-accounts/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addUser, at, DAY, digest, G0, MINUTE, PHC, T0 } from '../fixtures.ts';
 
@@ -22,17 +22,17 @@ const mail = (n: number): OutgoingMail => ({
   replyTo: `sender${n}@example.com`,
 });
 
-/** Queues mail `n` the only way a port can: with the contact message that causes it. */
-async function queue(store: Store, n: number, now = T0): Promise<void> {
-  await store.contacts.add(message(n, now), mail(n));
+/** Queues mail `n` as the service does: with the contact message that causes it. */
+async function queue(accounts: AccountManager, n: number, now = T0): Promise<void> {
+  await accounts.addContact(message(n, now), mail(n));
 }
 
 const subjects = (mails: readonly QueuedMail[]) => mails.map((m) => m.subject);
 
 /** A signup's verification link: unverified mail, the only way a port queues it with an account. */
-async function signUp(store: Store, email: string, now: Date): Promise<void> {
+async function signUp(accounts: AccountManager, email: string, now: Date): Promise<void> {
   const link = { token: { tokenDigest: digest(5000 + Number(now)), purpose: 'verify' as const, email, credentialGeneration: G0, createdAt: now, expiresAt: at(DAY) }, mails: [{ kind: 'unverified' as const, to: email, subject: `Confirm ${email}`, text: 'link' }] };
-  await store.users.insert({ name: 'Stranger', email, passwordHash: PHC, createdAt: now }, link);
+  await accounts.signUp({ name: 'Stranger', email, passwordHash: PHC, createdAt: now }, link);
 }
 
 /** Mails are queued only by the store methods that cause them; the outbox is read through its own port. */
@@ -43,8 +43,8 @@ export function outboxCases(current: CurrentStore): void {
   });
 
   it('a contact message with a mail stores both; the claim gives the mail back exactly, as attempt 1', async () => {
-    const { store, inspect } = current;
-    await queue(store, 1);
+    const { store, accounts, inspect } = current;
+    await queue(accounts, 1);
     expect(await inspect.contactMessages()).toStrictEqual([message(1)]);
     expect(await store.outbox.depth()).toBe(1);
     const [claimed, ...rest] = await store.outbox.claim(T0, one);
@@ -53,23 +53,23 @@ export function outboxCases(current: CurrentStore): void {
   });
 
   it('a contact message without a mail queues nothing; a mail without Reply-To comes back without one', async () => {
-    const { store } = current;
-    await store.contacts.add(message(1), null);
+    const { store, accounts } = current;
+    await accounts.addContact(message(1), null);
     expect(await store.outbox.depth()).toBe(0);
     const { replyTo: _replyTo, ...bare } = mail(2);
-    await store.contacts.add(message(2), bare);
+    await accounts.addContact(message(2), bare);
     const [claimed] = await store.outbox.claim(T0, one);
     expect(claimed).toStrictEqual({ ...bare, id: expect.any(String), attempts: 1, createdAt: T0 });
   });
 
   it('a mail’s kind comes back as queued; a mail that names none is security mail', async () => {
-    const { store } = current;
-    await queue(store, 1, at(1));
+    const { store, accounts } = current;
+    await queue(accounts, 1, at(1));
     const { kind: _kind, ...unnamed } = mail(2);
-    await store.contacts.add(message(2, at(2)), unnamed);
-    await addUser(store, 'ada@example.com');
-    await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(3), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
-    await signUp(store, 'new@example.com', at(4));
+    await accounts.addContact(message(2, at(2)), unnamed);
+    await addUser(accounts, 'ada@example.com');
+    await accounts.requestReset('ada@example.com', { tokenDigest: digest(1), createdAt: at(3), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
+    await signUp(accounts, 'new@example.com', at(4));
     const claimed = await store.outbox.claim(at(4), { limit: 10, leaseMs: LEASE });
     expect(claimed.map((m) => [m.subject, m.kind])).toEqual([
       ['Contact 1', 'contact'],
@@ -80,12 +80,12 @@ export function outboxCases(current: CurrentStore): void {
   });
 
   it('neither contact mail nor unverified mail (a flood of signups’ links) ever pushes an existing account’s security mail out; the newest of each kind are kept', async () => {
-    const { store, inspect } = current;
-    await addUser(store, 'ada@example.com');
-    expect(await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: T0, expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' })).toBe(true);
+    const { store, accounts, inspect } = current;
+    await addUser(accounts, 'ada@example.com');
+    expect(await accounts.requestReset('ada@example.com', { tokenDigest: digest(1), createdAt: T0, expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' })).toBe(true);
     const flood = (inspect.bounds?.outboxMailsPerKind ?? 30) + 20;
-    for (let n = 1; n <= flood; n++) await signUp(store, `stranger${n}@example.com`, at(n));
-    for (let n = 1; n <= flood; n++) await queue(store, n, at(n));
+    for (let n = 1; n <= flood; n++) await signUp(accounts, `stranger${n}@example.com`, at(n));
+    for (let n = 1; n <= flood; n++) await queue(accounts, n, at(n));
     const claimed = await store.outbox.claim(at(flood), { limit: 3 * flood, leaseMs: LEASE });
     expect(claimed.filter((m) => m.kind === 'security').map((m) => m.subject)).toEqual(['Reset']);
     const unverified = claimed.filter((m) => m.kind === 'unverified');
@@ -94,12 +94,12 @@ export function outboxCases(current: CurrentStore): void {
   });
 
   it('contact mail never pushes security mail out, however much of it comes', async () => {
-    const { store, inspect } = current;
-    await addUser(store, 'ada@example.com');
+    const { store, accounts, inspect } = current;
+    await addUser(accounts, 'ada@example.com');
     const reset = { to: 'ada@example.com', subject: 'Reset', text: 'link' };
-    expect(await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: T0, expiresAt: at(30 * MINUTE) }, reset)).toBe(true);
+    expect(await accounts.requestReset('ada@example.com', { tokenDigest: digest(1), createdAt: T0, expiresAt: at(30 * MINUTE) }, reset)).toBe(true);
     const flood = (inspect.bounds?.outboxMailsPerKind ?? 30) + 20;
-    for (let n = 1; n <= flood; n++) await queue(store, n, at(n));
+    for (let n = 1; n <= flood; n++) await queue(accounts, n, at(n));
     const claimed = await store.outbox.claim(at(flood), { limit: flood + 1, leaseMs: LEASE });
     expect(claimed.filter((m) => m.kind === 'security').map((m) => m.subject)).toEqual(['Reset']);
     // The newest contact mails are kept, whatever a bound let go.
@@ -107,25 +107,25 @@ export function outboxCases(current: CurrentStore): void {
   });
 
   it('claims security mail, then unverified mail, then contact mail, whatever has waited longer', async () => {
-    const { store } = current;
-    await queue(store, 1, at(1));
-    await signUp(store, 'new@example.com', at(2));
-    await addUser(store, 'ada@example.com');
-    await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(3), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
+    const { store, accounts } = current;
+    await queue(accounts, 1, at(1));
+    await signUp(accounts, 'new@example.com', at(2));
+    await addUser(accounts, 'ada@example.com');
+    await accounts.requestReset('ada@example.com', { tokenDigest: digest(1), createdAt: at(3), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
     expect(subjects(await store.outbox.claim(at(3), one))).toEqual(['Reset']);
     expect(subjects(await store.outbox.claim(at(3), one))).toEqual(['Confirm new@example.com']);
     expect(subjects(await store.outbox.claim(at(3), one))).toEqual(['Contact 1']);
   });
 
   it('claims security mail before contact mail that has waited longer, so a backlog does not hold up a reset link', async () => {
-    const { store } = current;
-    for (let n = 1; n <= 3; n++) await queue(store, n, at(n));
-    await addUser(store, 'ada@example.com');
-    await store.resets.request('ada@example.com', { tokenDigest: digest(1), createdAt: at(10), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
+    const { store, accounts } = current;
+    for (let n = 1; n <= 3; n++) await queue(accounts, n, at(n));
+    await addUser(accounts, 'ada@example.com');
+    await accounts.requestReset('ada@example.com', { tokenDigest: digest(1), createdAt: at(10), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset', text: 'link' });
     expect(subjects(await store.outbox.claim(at(10), one))).toEqual(['Reset']);
     expect(subjects(await store.outbox.claim(at(10), one))).toEqual(['Contact 1']);
     // A security mail waiting for its retry lets due contact mail go meanwhile.
-    await store.resets.request('ada@example.com', { tokenDigest: digest(2), createdAt: at(20), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset again', text: 'link' });
+    await accounts.requestReset('ada@example.com', { tokenDigest: digest(2), createdAt: at(20), expiresAt: at(30 * MINUTE) }, { to: 'ada@example.com', subject: 'Reset again', text: 'link' });
     const [again] = await store.outbox.claim(at(20), one);
     expect(again?.subject).toBe('Reset again');
     await store.outbox.retryLater(again!.id, 1, at(5_000), 'ECONNREFUSED');
@@ -135,20 +135,20 @@ export function outboxCases(current: CurrentStore): void {
 
   it('claims only due mails, oldest first, at most `limit`', async () => {
     const { outbox } = current.store;
-    await queue(current.store, 2, at(2));
-    await queue(current.store, 1, at(1));
-    await queue(current.store, 3, at(3));
+    await queue(current.accounts, 2, at(2));
+    await queue(current.accounts, 1, at(1));
+    await queue(current.accounts, 3, at(3));
     expect(await outbox.claim(T0, { limit: 10, leaseMs: LEASE })).toEqual([]);
     expect(subjects(await outbox.claim(at(2), { limit: 10, leaseMs: LEASE }))).toEqual(['Contact 1', 'Contact 2']);
-    await queue(current.store, 4, at(4));
-    await queue(current.store, 5, at(5));
+    await queue(current.accounts, 4, at(4));
+    await queue(current.accounts, 5, at(5));
     expect(subjects(await outbox.claim(at(10), { limit: 2, leaseMs: LEASE }))).toEqual(['Contact 3', 'Contact 4']);
     expect(await outbox.depth()).toBe(5);
   });
 
   it('a claimed mail is held until its lease ends, then claimed again as the next attempt', async () => {
     const { outbox } = current.store;
-    await queue(current.store, 1);
+    await queue(current.accounts, 1);
     const [first] = await outbox.claim(T0, one);
     expect(await outbox.claim(T0, one)).toEqual([]);
     expect(await outbox.claim(at(LEASE - 1), one)).toEqual([]);
@@ -159,8 +159,8 @@ export function outboxCases(current: CurrentStore): void {
 
   it('markSent removes the mail: never claimed again, not counted', async () => {
     const { outbox } = current.store;
-    await queue(current.store, 1);
-    await queue(current.store, 2);
+    await queue(current.accounts, 1);
+    await queue(current.accounts, 2);
     const [claimed] = await outbox.claim(T0, one);
     await outbox.markSent(claimed!.id);
     expect(await outbox.depth()).toBe(1);
@@ -171,7 +171,7 @@ export function outboxCases(current: CurrentStore): void {
 
   it('retryLater makes the mail due at the given time, not before, and counts the attempts', async () => {
     const { outbox } = current.store;
-    await queue(current.store, 1);
+    await queue(current.accounts, 1);
     const [claimed] = await outbox.claim(T0, one);
     await outbox.retryLater(claimed!.id, 1, at(5_000), 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:25');
     expect(await outbox.claim(at(4_999), one)).toEqual([]);
@@ -185,7 +185,7 @@ export function outboxCases(current: CurrentStore): void {
 
   it('retryLater from a claim that lost its lease changes nothing', async () => {
     const { outbox } = current.store;
-    await queue(current.store, 1);
+    await queue(current.accounts, 1);
     const [stale] = await outbox.claim(T0, one);
     const [fresh] = await outbox.claim(at(LEASE), one);
     expect(fresh!.attempts).toBe(2);
@@ -197,7 +197,7 @@ export function outboxCases(current: CurrentStore): void {
 
   it('parallel claims never hand one mail to two claimers, and together take every due mail', async () => {
     const { outbox } = current.store;
-    await Promise.all(Array.from({ length: 30 }, (_, i) => queue(current.store, i)));
+    await Promise.all(Array.from({ length: 30 }, (_, i) => queue(current.accounts, i)));
     const claims = await Promise.all(Array.from({ length: 12 }, () => outbox.claim(T0, { limit: 4, leaseMs: LEASE })));
     const ids = claims.flat().map((m) => m.id);
     expect(new Set(ids).size).toBe(ids.length);

@@ -42,14 +42,14 @@ const EMAILS: readonly string[] = [
 
 export function roundTripCases(current: CurrentStore): void {
   it('users: insert and findByEmail give back names and e-mails exactly', async () => {
-    const { store } = current;
+    const { store, accounts } = current;
     const users = [
       ...SAMPLES.map(([label, name], i) => ({ label, name, email: `user${i}@example.com` })),
       ...EMAILS.map((email) => ({ label: email, name: 'Ada', email })),
     ];
     const ids: number[] = [];
     for (const { label, name, email } of users) {
-      const user = await addUser(store, email, name);
+      const user = await addUser(accounts, email, name);
       expect(user, label).toStrictEqual({ id: user.id, name, email, emailVerified: false });
       ids.push(user.id);
     }
@@ -60,18 +60,18 @@ export function roundTripCases(current: CurrentStore): void {
   });
 
   it('sessions: findWithUser gives back the user’s name and e-mail exactly', async () => {
-    const { store } = current;
+    const { store, accounts } = current;
     // A prefix keeps the e-mails unique where the samples outnumber them.
     const pairs = SAMPLES.map(([label, name], i) => ({ label, name, email: `${i}.${EMAILS[i % EMAILS.length]!}` }));
     for (const [i, { label, name, email }] of pairs.entries()) {
-      const user = await addUser(store, email, name);
-      await addSession(store, user.id, i + 1, at(7 * DAY + i));
+      const user = await addUser(accounts, email, name);
+      await addSession(accounts, user.id, i + 1, at(7 * DAY + i));
       expect(await store.sessions.findWithUser(digest(i + 1)), label).toStrictEqual({ user: { id: user.id, name, email, emailVerified: false }, expiresAt: at(7 * DAY + i) });
     }
   });
 
   it('contacts: every field comes back exactly, the time to the millisecond', async () => {
-    const { store, inspect } = current;
+    const { accounts, inspect } = current;
     const IPS = ['203.0.113.7', '2001:db8::1', '::ffff:127.0.0.1', 'fe80::1%eth0'];
     const messages: ContactMessage[] = SAMPLES.map(([, text], i) => ({
       name: text,
@@ -81,7 +81,7 @@ export function roundTripCases(current: CurrentStore): void {
       userAgent: i % 5 === 4 ? null : text,
       receivedAt: at(i * 1_234_567 + 89),
     }));
-    for (const message of messages) await store.contacts.add(message, null);
+    for (const message of messages) await accounts.addContact(message, null);
     const stored = await inspect.contactMessages();
     expect(stored).toHaveLength(messages.length);
     for (const [i, [label]] of SAMPLES.entries()) expect(stored[i], label).toStrictEqual(messages[i]);

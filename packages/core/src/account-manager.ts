@@ -1,0 +1,328 @@
+/**
+ * The account manager: every rule about what an account's change writes, ends and mails, written
+ * once over the store's repositories (as ASP.NET Core Identity's UserManager over its small stores).
+ * Each method is one unit of work. The use cases (use-cases/) check requests, count limits, hash
+ * and write the mails' text, then call one of these; the store contract runs them on every store.
+ *
+ * The races are decided by the credential generation (see `UserRecord.credentialGeneration`): a
+ * change is a compare-and-set on the generation it read, and moves it on; a session or e-mail token
+ * is written only while its generation is current. Inside a unit of work, a row a compare-and-set
+ * touched stays locked until the unit ends, so what is ended or mailed after it is what the change
+ * saw. Sessions a change ends are handed to the session cache in front of the store (`forget`).
+ */
+import { EmailTaken } from './errors.ts';
+import type { AccountMail, OutgoingMail } from './ports.ts';
+import type { ContactMessage, EmailTokenPurpose, NewEmailToken, NewSession, NewUser, Repositories, Store, User, UserRecord } from './store.ts';
+
+/** A token of a link and the mails that go with it, written in one unit of work. */
+export interface EmailLink {
+  readonly token: NewEmailToken;
+  readonly mails: readonly OutgoingMail[];
+}
+
+/** What a confirmed e-mail token changed. */
+export interface EmailConfirmed {
+  readonly purpose: EmailTokenPurpose;
+  /** The user as it is now (verified; at the new address after a change). */
+  readonly user: User;
+  /** The address the account had before (the same as `user.email` after a verification). */
+  readonly previousEmail: string;
+  /**
+   * Whether the account's owner had proven `previousEmail` (it was verified before this change): a
+   * notice to an address nobody proved would be mail to whoever typed it.
+   */
+  readonly previousEmailVerified: boolean;
+  /** The sessions a change of address ended (none for a verification). */
+  readonly endedSessions: readonly string[];
+}
+
+/** A password reset token to store. */
+export interface NewPasswordReset {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** What a reset token's use changed. */
+export interface PasswordReset {
+  readonly userId: number;
+  /** The account's normalised e-mail address (its failed-login count is cleared by it). */
+  readonly email: string;
+  readonly endedSessions: readonly string[];
+}
+
+/** A store, or a store with a session cache in front (`cacheSessions`), which forgets what the store ended. */
+export type ManagedStore = Store & { forget?(digests: readonly string[]): void };
+
+/** The account manager (see the module's comment). */
+export interface AccountManager {
+  /**
+   * Inserts the user (see `UserRepository.insert`) and, with `verification`, stores its token as the
+   * new user's and queues its mails, in one unit of work: all or nothing. `null` when the address is taken.
+   */
+  signUp(user: NewUser, verification?: EmailLink): Promise<User | null>;
+  /**
+   * Stores a session under the credential generation its login read (see `SessionRepository.insert`):
+   * whether it stored it (`false`: that generation is stale, or the user gone). With `maxPerUser`, ends
+   * the user's oldest sessions beyond that many, never the new one (concurrent logins too leave at
+   * most that many); with `notice`, queues it to the user's address as the locked row has it. One
+   * unit of work; without either, the single statement of the fast path.
+   */
+  startSession(session: NewSession, maxPerUser?: number, notice?: AccountMail | null): Promise<boolean>;
+  /** A weaker hash replaced by an equivalent one (login's rehash), only while the generation is `generation`: no change of credential. */
+  replaceHash(userId: number, generation: number, passwordHash: string): Promise<boolean>;
+  /** Sets the user's name; the user as it is now, or `null` when there is no such user. */
+  rename(userId: number, name: string): Promise<User | null>;
+  /**
+   * Sets a new password while the generation is still `generation` (the one read before the current
+   * password was checked), moves it on, ends every session of the user but `keep` and queues
+   * `notice`: the ended sessions' digests, or `null` when the generation moved on (nothing changes).
+   */
+  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  /**
+   * Deletes the user with their sessions and tokens while the generation is still `generation`, and
+   * queues `notice` to the address the account had (it goes although the account is gone): the ended
+   * sessions' digests, or `null` when there was no such user or the generation moved on.
+   */
+  deleteAccount(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  /** Ends the user's session with this listed id: its digest, or `null` when no session of the user has it. */
+  endSession(userId: number, id: string): Promise<string | null>;
+  /**
+   * Stores a reset token for `email`, then queues `mail` with its link: the token bound to the account
+   * at the address and its generation now, or, for an address that is nobody's, bound to none (it
+   * opens nothing, not even an account made there later) with a stand-in instead of the mail. The same
+   * repository calls either way, so neither the time nor what is written tells the two apart. Whether
+   * it was an account's.
+   */
+  requestReset(email: string, reset: NewPasswordReset, mail: OutgoingMail): Promise<boolean>;
+  /**
+   * Uses a reset token: when it is stored, unexpired at `now`, bound to an account and the account is
+   * still at the generation it was requested under, sets the password, moves the generation on, marks
+   * the address verified (the link was read there), ends every session and queues `notice`. Of
+   * concurrent uses one succeeds. `null` for an unknown, used, expired or stale token (nothing
+   * changes, but that a stale token is used up).
+   */
+  completeReset(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null): Promise<PasswordReset | null>;
+  /**
+   * Replaces the user's e-mail token with the link's and queues its mails, if the user is still at
+   * the token's generation (the one the request checked the password against): whether it wrote.
+   */
+  requestEmailLink(userId: number, link: EmailLink): Promise<boolean>;
+  /**
+   * Uses an e-mail token unexpired at `now` (of concurrent uses at most one succeeds):
+   * - `verify`: when the account's address is still the one the token was mailed to, marks it verified;
+   * - `change`: while the account is at the token's generation (a password change, a reset or another
+   *   move since voids a pending move), moves it to the token's address, verified, moves the
+   *   generation on and ends every session but `keep`; `'taken'` when the address is another
+   *   account's (the unique index decides, also against a concurrent signup or move): then nothing
+   *   changes, the token included.
+   * On success queues `mails(confirmed)` in the same unit of work. `null` for an unknown, used, expired
+   * or stale token (nothing changes but that a stale token is used up).
+   */
+  confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[]): Promise<EmailConfirmed | 'taken' | null>;
+  /** Stores the message and, when `mail` is given, queues it: both or neither. */
+  addContact(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
+}
+
+/** A user as the ports give it out, without what stays inside the core. */
+export const toUser = (record: UserRecord): User => ({ id: record.id, name: record.name, email: record.email, emailVerified: record.emailVerified });
+
+/** `notice`, addressed. */
+const addressed = (notice: AccountMail, to: string) => ({ ...notice, to });
+
+/** Before any session: `listByUser` with this `now` lists expired sessions too. */
+const EVER = new Date(0);
+
+export function createAccountManager(store: ManagedStore): AccountManager {
+  /** Sessions a unit of work ended: a cache in front of the store forgets them now, not at the feed's pace. */
+  const forget = (digests: readonly string[]) => {
+    if (digests.length > 0) store.forget?.(digests);
+  };
+  /**
+   * The user's row changed (a name, an address, its verification): a cache in front of the store
+   * forgets the user's sessions now (other processes hear it through the revocation feed).
+   */
+  const forgetUser = async (userId: number) => {
+    if (store.forget) forget((await store.sessions.listByUser(userId, EVER)).map((s) => s.tokenDigest));
+  };
+  /** Runs a unit of work that ends sessions, and forgets them once it committed. */
+  const ending = async <T>(work: (tx: Repositories) => Promise<T>, ended: (result: T) => readonly string[]): Promise<T> => {
+    const result = await store.transaction(work);
+    forget(ended(result));
+    return result;
+  };
+
+  return {
+    async signUp(user, verification) {
+      if (!verification) {
+        const record = await store.users.insert(user);
+        return record && toUser(record);
+      }
+      return store.transaction(async (tx) => {
+        const record = await tx.users.insert(user);
+        if (!record) return null;
+        // At the first generation, which the row just inserted holds: always written.
+        await tx.emailTokens.put(record.id, verification.token);
+        for (const mail of verification.mails) await tx.outbox.add({ ...mail, queuedAt: verification.token.createdAt });
+        return toUser(record);
+      });
+    },
+
+    async startSession(session, maxPerUser, notice) {
+      if (maxPerUser === undefined && !notice) return store.sessions.insert(session);
+      const trimmed = await ending(
+        async (tx) => {
+          // The insert locks the user's row: no change of address (which moves the generation) or
+          // other login of the user comes between it and the commit.
+          if (!(await tx.sessions.insert(session))) return null;
+          if (notice) {
+            const owner = await tx.users.findById(session.userId);
+            if (owner) await tx.outbox.add(addressed(notice, owner.email));
+          }
+          if (maxPerUser === undefined) return [];
+          return tx.sessions.deleteByUser(session.userId, { except: session.tokenDigest, keepNewest: maxPerUser - 1 });
+        },
+        (ended) => ended ?? [],
+      );
+      return trimmed !== null;
+    },
+
+    async replaceHash(userId, generation, passwordHash) {
+      // The generation is the condition, not a change: a rehash changes no credential.
+      return (await store.users.update(userId, { passwordHash }, { credentialGeneration: generation })) !== null;
+    },
+
+    async rename(userId, name) {
+      const record = await store.users.update(userId, { name });
+      if (!record) return null;
+      await forgetUser(userId);
+      return toUser(record);
+    },
+
+    changePassword(userId, generation, passwordHash, keep, notice) {
+      return ending(
+        async (tx) => {
+          // The compare-and-set locks the row first: a login waiting on it then finds the new
+          // generation and stores nothing; one that got the lock first has committed, and its
+          // session is among those ended below. A reset token dies with the generation it names.
+          const user = await tx.users.update(userId, { passwordHash, credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          return tx.sessions.deleteByUser(userId, { except: keep });
+        },
+        (ended) => ended ?? [],
+      );
+    },
+
+    deleteAccount(userId, generation, notice) {
+      return ending(
+        async (tx) => {
+          // Moved on first, as a change of credential: the row is locked and any login in flight stale.
+          const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          // Named before the user goes, so they can be reported.
+          const ended = await tx.sessions.deleteByUser(userId);
+          await tx.users.delete(userId);
+          return ended;
+        },
+        (ended) => ended ?? [],
+      );
+    },
+
+    async endSession(userId, id) {
+      const listed = (await store.sessions.listByUser(userId, EVER)).find((s) => s.id === id);
+      if (!listed || !(await store.sessions.delete(listed.tokenDigest))) return null;
+      forget([listed.tokenDigest]);
+      return listed.tokenDigest;
+    },
+
+    async requestReset(email, reset, mail) {
+      // Three statements and no unit of work, the same whatever the address: a token bound to a
+      // generation that moves on before it is written is void, one bound to no account opens nothing
+      // whoever signs up later, and the mail is queued only once its token is stored (a token whose
+      // mail failed to queue is one nobody knows). On PGlite's one connection, what runs after the
+      // answer holds up the client's next request: BEGIN and COMMIT would add two round trips.
+      const user = await store.users.findByEmail(email);
+      await store.resetTokens.put({ ...reset, email, userId: user?.id ?? null, credentialGeneration: user?.credentialGeneration ?? null });
+      await store.outbox.add({ ...mail, to: user ? mail.to : null, queuedAt: reset.createdAt });
+      return user !== null;
+    },
+
+    completeReset(tokenDigest, now, passwordHash, notice) {
+      return ending(
+        async (tx) => {
+          const token = await tx.resetTokens.take(tokenDigest, now);
+          if (!token || token.userId === null || token.credentialGeneration === null) return null;
+          const generation = token.credentialGeneration;
+          // A token asked for under an older generation is void (its use above is kept).
+          const user = await tx.users.update(token.userId, { passwordHash, credentialGeneration: generation + 1, emailVerified: true }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          return { userId: user.id, email: user.email, endedSessions: await tx.sessions.deleteByUser(user.id) };
+        },
+        (done) => done?.endedSessions ?? [],
+      );
+    },
+
+    requestEmailLink(userId, link) {
+      return store.transaction(async (tx) => {
+        if (!(await tx.emailTokens.put(userId, link.token))) return false;
+        for (const mail of link.mails) await tx.outbox.add({ ...mail, queuedAt: link.token.createdAt });
+        return true;
+      });
+    },
+
+    async confirmEmailLink(tokenDigest, now, keep, mails) {
+      let confirmed: EmailConfirmed | null;
+      try {
+        confirmed = await ending(
+          async (tx) => {
+            const token = await tx.emailTokens.take(tokenDigest, now);
+            if (!token) return null;
+            let done: EmailConfirmed;
+            if (token.purpose === 'verify') {
+              // Mailed to an address the account no longer has: it proves nothing about the one it
+              // has. Whether it was proven already is the compare of the first try, so the answer
+              // says what the row held when it changed.
+              const expected = { email: token.email, emailVerified: false };
+              let user = await tx.users.update(token.userId, { emailVerified: true }, expected);
+              const previousEmailVerified = user === null;
+              user ??= await tx.users.update(token.userId, { emailVerified: true }, { ...expected, emailVerified: true });
+              if (!user) return null;
+              done = { purpose: 'verify', user: toUser(user), previousEmail: user.email, previousEmailVerified, endedSessions: [] };
+            } else {
+              // The generation's move first: the compare-and-set locks the row and answers its address
+              // and verification as they are now, which nothing can change before the unit ends.
+              const generation = token.credentialGeneration;
+              const before = await tx.users.update(token.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+              if (!before) return null;
+              // The unique index decides (EmailTaken): a concurrent move or signup to the address
+              // either committed first or waits for this unit and then finds it taken.
+              const user = (await tx.users.update(token.userId, { email: token.email, emailVerified: true }))!;
+              const endedSessions = await tx.sessions.deleteByUser(user.id, { except: keep });
+              done = { purpose: 'change', user: toUser(user), previousEmail: before.email, previousEmailVerified: before.emailVerified, endedSessions };
+            }
+            for (const mail of mails(done)) await tx.outbox.add({ ...mail, queuedAt: now });
+            return done;
+          },
+          (done) => done?.endedSessions ?? [],
+        );
+      } catch (error) {
+        if (error instanceof EmailTaken) return 'taken';
+        throw error;
+      }
+      if (confirmed) await forgetUser(confirmed.user.id);
+      return confirmed;
+    },
+
+    async addContact(message, mail) {
+      if (!mail) return store.contacts.add(message);
+      await store.transaction(async (tx) => {
+        await tx.contacts.add(message);
+        await tx.outbox.add({ ...mail, queuedAt: message.receivedAt });
+      });
+    },
+  };
+}

@@ -1,0 +1,313 @@
+/**
+ * The store port: what a database adapter implements. Storage only: every account rule (the
+ * credential generation's checks, which sessions a change ends, which mails it queues, the caps) is
+ * the core's (`account-manager.ts`), written once over these small repositories.
+ *
+ * - **Units of work.** `store.transaction(work)` runs `work` with repositories whose writes commit
+ *   together when it resolves, or not at all when it throws (the error is passed on). The same
+ *   repositories on the store itself run outside any unit of work: each call there is one atomic
+ *   step on its own (one statement in SQL).
+ * - **Isolation.** Nothing a unit of work writes is seen outside it before it commits. Inside it,
+ *   reads see its own writes and whatever committed before them (SQL's READ COMMITTED is enough);
+ *   where a race needs more, the method says so: `users.update`, `sessions.insert` and
+ *   `emailTokens.put` are compare-and-sets, and a row they touch stays locked until the unit ends.
+ * - **Inside `work`, use only `tx`.** A call on the store itself from inside `work` may wait for the
+ *   unit it is in (a store with one connection, such as PGlite, waits for ever): the memory store
+ *   refuses it with an error, so the core's tests find such a call. Nothing slow that is not the
+ *   store (a password hash) runs inside `work` either: a store may serialise units of work.
+ * - **Fast paths.** Three steps are on the hot path of every request of their kind and are one
+ *   statement each (docs/decisions/0038-rules-in-the-core-stores-as-repositories.md): the session
+ *   lookup with its user (`sessions.findWithUser`), the limiter's window (`rateLimiter.consume`) and
+ *   the conditional session insert of a login (`sessions.insert`).
+ * - **Absence is `null`.** A store that cannot reach its database rejects with `StoreUnavailable`.
+ *
+ * The store contract (`@sl-accounts/store-contract`) is the acceptance test of an implementation.
+ */
+import type { Clock, DeviceKeyStore, MailOutbox, OutboxRepository, PasswordHasher, RateLimiter, SessionRevocations, TokenGenerator } from './ports.ts';
+
+export interface User {
+  readonly id: number;
+  readonly name: string;
+  readonly email: string;
+  /**
+   * Whether the account's owner proved they read mail at `email`: by a verification link, by the
+   * link of a change of address, or by a completed password reset. `false` for a new account.
+   */
+  readonly emailVerified: boolean;
+}
+
+/** A user with the stored PHC password hash; never leaves the core. */
+export interface UserRecord extends User {
+  readonly passwordHash: string;
+  /**
+   * The account's credential generation (ASP.NET Core Identity's security stamp):
+   * `FIRST_CREDENTIAL_GENERATION` for a new account, moved on by every change of credential (a
+   * password change, a completed reset), of address, and by the deletion; never by a rehash or a
+   * change of name. A session or e-mail token is written only under the current one, a reset token
+   * only works under the one it was requested under, and what was read of a row at one generation
+   * (its address above all) is still so while the generation is.
+   */
+  readonly credentialGeneration: number;
+}
+
+/** The credential generation of every new account. */
+export const FIRST_CREDENTIAL_GENERATION = 0;
+
+/** A user to insert. */
+export interface NewUser {
+  readonly name: string;
+  /** Already normalised (trimmed, lower-cased). */
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly createdAt: Date;
+}
+
+/** What an update writes on a user's row; a field left out keeps its value. Names at least one field. */
+export interface UserChanges {
+  readonly name?: string;
+  /** Normalised; no two users ever hold one address (see `UserRepository.update`). */
+  readonly email?: string;
+  readonly emailVerified?: boolean;
+  readonly passwordHash?: string;
+  readonly credentialGeneration?: number;
+}
+
+/** What a conditional update expects the user's row still to hold (the compare of a compare-and-set). */
+export interface UserExpectation {
+  readonly credentialGeneration?: number;
+  readonly email?: string;
+  readonly emailVerified?: boolean;
+}
+
+/** Users. Addresses are unique (as stored: normalised), and an id is never given twice. */
+export interface UserRepository {
+  /**
+   * Inserts a user at `FIRST_CREDENTIAL_GENERATION`, unverified, under a fresh id, and answers it;
+   * `null` when the address is another user's, also when that user is inserted (or moves there) at
+   * the same time: a unique index decides. A taken address is no error, and a unit of work goes on.
+   */
+  insert(user: NewUser): Promise<UserRecord | null>;
+  /** The user at this (normalised) address. */
+  findByEmail(email: string): Promise<UserRecord | null>;
+  /** The user with this id. */
+  findById(userId: number): Promise<UserRecord | null>;
+  /**
+   * Writes `changes` on the user's row only while it holds every value of `expected`, in one atomic
+   * step with that check (a compare-and-set), and answers the row as it is afterwards; `null` when
+   * there is no such user or the row no longer holds `expected` (then nothing is written). Inside a
+   * unit of work the row stays locked until the unit ends: a `sessions.insert` or `emailTokens.put`
+   * for the user waits, then sees the change. Throws `EmailTaken` when `changes.email` is another
+   * user's address; the unit of work it ran in cannot go on (let the error leave `work`: it rolls
+   * back). A change of `name`, `email` or `emailVerified` is told to the revocation feed as a change
+   * of every session of the user (each shows its user).
+   */
+  update(userId: number, changes: UserChanges, expected?: UserExpectation): Promise<UserRecord | null>;
+  /**
+   * Deletes the user with everything bound to it (its sessions, reset and e-mail tokens); whether
+   * there was such a user. Sessions it deletes are told to the revocation feed.
+   */
+  delete(userId: number): Promise<boolean>;
+}
+
+/** A session to store. */
+export interface NewSession {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly userId: number;
+  /** The user's credential generation the session is issued under (read before the password was checked). */
+  readonly credentialGeneration: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** A session looked up with its user. */
+export interface SessionWithUser {
+  readonly user: User;
+  readonly expiresAt: Date;
+}
+
+/** A session as its user sees it in the list of their sessions. */
+export interface SessionInfo {
+  /** Opaque, random, assigned by the store: neither the token nor its digest. */
+  readonly id: string;
+  /** Never leaves the core: it tells which listed session is the caller's own. */
+  readonly tokenDigest: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** Which of a user's sessions `SessionRepository.deleteByUser` keeps. */
+export interface KeptSessions {
+  /** This session stays (the caller's own, or the one just inserted). */
+  readonly except?: string | null;
+  /** The newest this many of the others stay too (by `createdAt`, then by digest: the greater is newer). */
+  readonly keepNewest?: number;
+}
+
+/** Sessions. Every deletion, whichever method or cascade makes it, is told to the revocation feed. */
+export interface SessionRepository {
+  /**
+   * Fast path: the conditional insert of a login. Stores the session only while its user exists at
+   * `session.credentialGeneration`, in one atomic step with that check (`INSERT … SELECT … FROM
+   * users WHERE id = ? AND credential_generation = ?`), and resolves with whether it stored it. A
+   * change of credential or a deletion that commits at the same time either finds the session (and
+   * ends it) or makes the insert store nothing: never a session under a stale generation, never an
+   * error for a user that is gone. Inside a unit of work the user's row stays locked until the unit
+   * ends, so inserts for one user are serialised (SQL: `FOR NO KEY UPDATE`); outside one it only
+   * shares the row's lock for its one statement (`FOR SHARE`).
+   */
+  insert(session: NewSession): Promise<boolean>;
+  /** Fast path (every authenticated request): the session and its user in one lookup, expired or not. */
+  findWithUser(tokenDigest: string): Promise<SessionWithUser | null>;
+  /** The user's sessions that have not expired at `now`, oldest first (by `createdAt`, then by `id`). */
+  listByUser(userId: number, now: Date): Promise<readonly SessionInfo[]>;
+  /** Deletes one session and answers its expiry, or `null` when there was none: of concurrent deletes, one reports it. */
+  delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null>;
+  /** Deletes the user's sessions but those `kept` names; answers the deleted digests. */
+  deleteByUser(userId: number, kept?: KeptSessions): Promise<readonly string[]>;
+}
+
+/** A password reset token, kept under the address it was asked for. */
+export interface ResetToken {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  /** The normalised address it was asked for, an account's or not: one token per address, the newest. */
+  readonly email: string;
+  /** The account the address was then; `null`: nobody's, and the token opens nothing. */
+  readonly userId: number | null;
+  /** The account's credential generation then (`null` with `userId`). */
+  readonly credentialGeneration: number | null;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** Password reset tokens. Bound to an account or not, a token is stored alike (the same work either way). */
+export interface ResetTokenRepository {
+  /** Stores the token under its address, replacing the one there. */
+  put(token: ResetToken): Promise<void>;
+  /**
+   * Deletes the token with this digest, if it has not expired at `now`, and answers it; `null`
+   * otherwise (an expired token stays for the sweep). Of concurrent takes of one token, one gets it.
+   */
+  take(tokenDigest: string, now: Date): Promise<ResetToken | null>;
+}
+
+/** What a link mailed to an address does when its token is confirmed. */
+export type EmailTokenPurpose =
+  /** Marks the account's address verified, if it is still the address the token was mailed to. */
+  | 'verify'
+  /** Moves the account to the address the token was mailed to (and marks it verified), if that is still free. */
+  | 'change';
+
+/** A token of a link mailed to an address (a verification, or a change of address). */
+export interface NewEmailToken {
+  /** SHA-256 digest of the token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly purpose: EmailTokenPurpose;
+  /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
+  readonly email: string;
+  /** The account's credential generation when its password was checked (or its row read) for this link. */
+  readonly credentialGeneration: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** A stored e-mail token, with the account it belongs to. */
+export interface EmailToken extends NewEmailToken {
+  readonly userId: number;
+}
+
+/** Tokens of the links mailed to prove an address: at most one per account, the newest, whatever its purpose. */
+export interface EmailTokenRepository {
+  /**
+   * Stores the user's token, replacing the one the user had, only while the user exists at
+   * `token.credentialGeneration` (a compare-and-set, as `sessions.insert`; inside a unit of work the
+   * user's row stays locked until it ends); whether it stored it.
+   */
+  put(userId: number, token: NewEmailToken): Promise<boolean>;
+  /**
+   * Deletes the token with this digest, if it has not expired at `now`, and answers it; `null`
+   * otherwise (an expired token stays for the sweep). Of concurrent takes of one token, one gets it.
+   */
+  take(tokenDigest: string, now: Date): Promise<EmailToken | null>;
+}
+
+/** A contact message to store. */
+export interface ContactMessage {
+  readonly name: string;
+  readonly email: string;
+  readonly message: string;
+  readonly clientIp: string;
+  readonly userAgent: string | null;
+  readonly receivedAt: Date;
+}
+
+/** Contact messages: written, never read back by the service (the operator reads the table, or the mails). */
+export interface ContactRepository {
+  /** Stores the message, exactly as given (every string the core accepts, the time to the millisecond). */
+  add(message: ContactMessage): Promise<void>;
+}
+
+/** What one unit of work, or the store outside any, offers: the repositories. */
+export interface Repositories {
+  /** Users and their credentials. */
+  readonly users: UserRepository;
+  /** Sessions, by token digest. */
+  readonly sessions: SessionRepository;
+  /** Password reset tokens, by address. */
+  readonly resetTokens: ResetTokenRepository;
+  /** The tokens of verification and change-of-address links, one per user. */
+  readonly emailTokens: EmailTokenRepository;
+  /** Contact messages. */
+  readonly contacts: ContactRepository;
+  /** Mails to send, queued with what caused them. */
+  readonly outbox: OutboxRepository;
+}
+
+/** What `Store.deleteExpired` deleted. */
+export interface ExpiredCounts {
+  readonly sessions: number;
+  readonly resetTokens: number;
+  readonly emailTokens: number;
+  /** Outbox stand-ins due at the time (see `MailToQueue`). */
+  readonly standIns: number;
+}
+
+/**
+ * A store adapter: the repositories (each call outside a unit of work is one atomic step), units of
+ * work, and the store's own mechanisms: the mail outbox a worker claims from, the rate limiter, the
+ * key that signs device proofs, the revocation feed of its sessions, housekeeping and its lifecycle.
+ */
+export interface Store extends Repositories {
+  /**
+   * Runs `work` as one unit of work and answers what it answers: every write made through `tx`
+   * commits when `work` resolves, and none when it throws (the error is passed on). Not nested: `work`
+   * never calls `transaction`. Revocations of what it deleted or changed are told once it committed.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** The outbox: queued to in units of work (and outside them), claimed from by the mail worker. */
+  readonly outbox: OutboxRepository & MailOutbox;
+  /** Fast path: the rate limiter's windows, shared by every process on the store. */
+  readonly rateLimiter: RateLimiter;
+  /** The key that signs device proofs, shared by every process on the store. */
+  readonly deviceKeys: DeviceKeyStore;
+  /** Every revocation of a session in this store's data (see `SessionRevocations`). */
+  readonly revocations: SessionRevocations;
+  /**
+   * Housekeeping: deletes the sessions, reset and e-mail tokens that expired at or before `now`, and
+   * the outbox's stand-ins due by then; answers how many of each. `now` is the caller's clock's.
+   */
+  deleteExpired(now: Date): Promise<ExpiredCounts>;
+  /** Resolves when the backing store answers; rejects otherwise (the health check). */
+  ping(): Promise<void>;
+  /** Releases connections and files; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** Everything the use cases need, as one plain object. */
+export interface Ports {
+  readonly store: Store;
+  readonly hasher: PasswordHasher;
+  readonly clock: Clock;
+  readonly tokens: TokenGenerator;
+}

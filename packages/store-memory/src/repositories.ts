@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import {
+  EmailTaken,
+  FIRST_CREDENTIAL_GENERATION,
+  type EmailTokenRepository,
+  type InProcessRevocations,
+  type ResetTokenRepository,
+  type SessionInfo,
+  type SessionRepository,
+  type UserRecord,
+  type UserRepository,
+} from '@sl-accounts/core';
+import { toUser } from '@sl-accounts/core';
+import type { Tables, Unit } from './tables.ts';
+
+/** What the repositories of one unit of work (or of none) write to. */
+export interface Where {
+  readonly tables: Tables;
+  readonly unit: Unit;
+  /** Told of every session deleted or changed, once the write is final. */
+  readonly revocations: InProcessRevocations;
+}
+
+/** Tells the feed, once final, that these sessions were deleted or show a changed user. */
+function revoke({ unit, revocations }: Where, digests: readonly string[]): void {
+  if (digests.length > 0) unit.later(() => revocations.publish(digests));
+}
+
+export function userRepository(where: Where): UserRepository {
+  const { tables, unit } = where;
+  return {
+    async insert(user) {
+      if (tables.idByEmail.has(user.email)) return null;
+      const record: UserRecord = { id: tables.nextId++, name: user.name, email: user.email, emailVerified: false, passwordHash: user.passwordHash, credentialGeneration: FIRST_CREDENTIAL_GENERATION };
+      tables.setUser(unit, record);
+      return record;
+    },
+
+    async findByEmail(email) {
+      const id = tables.idByEmail.get(email);
+      return id === undefined ? null : (tables.users.get(id) ?? null);
+    },
+
+    async findById(userId) {
+      return tables.users.get(userId) ?? null;
+    },
+
+    async update(userId, changes, expected = {}) {
+      const record = tables.users.get(userId);
+      if (!record) return null;
+      if (expected.credentialGeneration !== undefined && record.credentialGeneration !== expected.credentialGeneration) return null;
+      if (expected.email !== undefined && record.email !== expected.email) return null;
+      if (expected.emailVerified !== undefined && record.emailVerified !== expected.emailVerified) return null;
+      // The unique index's part: the check and the write are one synchronous step.
+      const holder = changes.email === undefined ? undefined : tables.idByEmail.get(changes.email);
+      if (holder !== undefined && holder !== userId) throw new EmailTaken();
+      const updated: UserRecord = { ...record, ...changes };
+      tables.setUser(unit, updated, record);
+      // Every session of the user shows it: caches in front forget them.
+      if (changes.name !== undefined || changes.email !== undefined || changes.emailVerified !== undefined) revoke(where, tables.sessionsOf(userId));
+      return updated;
+    },
+
+    async delete(userId) {
+      const record = tables.users.get(userId);
+      if (!record) return false;
+      const ended = tables.sessionsOf(userId);
+      for (const digest of ended) tables.removeSession(unit, digest);
+      revoke(where, ended);
+      tables.put(unit, tables.users, userId, undefined);
+      tables.put(unit, tables.idByEmail, record.email, undefined);
+      tables.put(unit, tables.emailTokens, userId, undefined);
+      for (const [email, token] of tables.resetTokens) if (token.userId === userId) tables.put(unit, tables.resetTokens, email, undefined);
+      return true;
+    },
+  };
+}
+
+/** The user's sessions but those `kept` names, as `SessionRepository.deleteByUser` orders them. */
+function doomed(tables: Tables, userId: number, except: string | null | undefined, keepNewest: number): string[] {
+  const others = tables.sessionsOf(userId).filter((digest) => digest !== except);
+  if (keepNewest <= 0) return others;
+  // Newest first by creation time, then by the greater digest, as the SQL stores order them.
+  others.sort((a, b) => tables.sessions.get(b)!.createdAt.getTime() - tables.sessions.get(a)!.createdAt.getTime() || (a < b ? 1 : -1));
+  return others.slice(keepNewest);
+}
+
+export function sessionRepository(where: Where): SessionRepository {
+  const { tables, unit } = where;
+  return {
+    async insert(session) {
+      // The check and the insert in one synchronous step: no change of credential comes between.
+      if (tables.users.get(session.userId)?.credentialGeneration !== session.credentialGeneration) return false;
+      tables.removeSession(unit, session.tokenDigest);
+      tables.addSession(unit, session.tokenDigest, { id: randomUUID(), userId: session.userId, createdAt: session.createdAt, expiresAt: session.expiresAt });
+      return true;
+    },
+
+    async findWithUser(tokenDigest) {
+      const session = tables.sessions.get(tokenDigest);
+      const record = session ? tables.users.get(session.userId) : undefined;
+      if (!session || !record) return null;
+      return { user: toUser(record), expiresAt: session.expiresAt };
+    },
+
+    async listByUser(userId, now) {
+      const listed: SessionInfo[] = [];
+      for (const tokenDigest of tables.sessionsOf(userId)) {
+        const s = tables.sessions.get(tokenDigest)!;
+        if (s.expiresAt.getTime() > now.getTime()) listed.push({ id: s.id, tokenDigest, createdAt: s.createdAt, expiresAt: s.expiresAt });
+      }
+      return listed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+    },
+
+    async delete(tokenDigest) {
+      const session = tables.removeSession(unit, tokenDigest);
+      if (!session) return null;
+      revoke(where, [tokenDigest]);
+      return { expiresAt: session.expiresAt };
+    },
+
+    async deleteByUser(userId, kept = {}) {
+      const ended = doomed(tables, userId, kept.except, kept.keepNewest ?? 0);
+      for (const digest of ended) tables.removeSession(unit, digest);
+      revoke(where, ended);
+      return ended;
+    },
+  };
+}
+
+export function resetTokenRepository({ tables, unit }: Where): ResetTokenRepository {
+  return {
+    async put(token) {
+      tables.putResetToken(unit, token);
+    },
+
+    async take(tokenDigest, now) {
+      for (const map of [tables.resetTokens, tables.unboundResetTokens]) {
+        for (const [email, token] of map) {
+          if (token.tokenDigest !== tokenDigest) continue;
+          if (token.expiresAt.getTime() <= now.getTime()) return null;
+          tables.put(unit, map, email, undefined);
+          return token;
+        }
+      }
+      return null;
+    },
+  };
+}
+
+export function emailTokenRepository({ tables, unit }: Where): EmailTokenRepository {
+  return {
+    async put(userId, token) {
+      // Gone, or its credential changed since the caller read it: nothing is written.
+      if (tables.users.get(userId)?.credentialGeneration !== token.credentialGeneration) return false;
+      tables.put(unit, tables.emailTokens, userId, token);
+      return true;
+    },
+
+    async take(tokenDigest, now) {
+      for (const [userId, token] of tables.emailTokens) {
+        if (token.tokenDigest !== tokenDigest) continue;
+        if (token.expiresAt.getTime() <= now.getTime()) return null;
+        tables.put(unit, tables.emailTokens, userId, undefined);
+        return { ...token, userId };
+      }
+      return null;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { SessionRepository } from '@sl-accounts/core';
+import type { Kysely } from 'kysely';
+import { statement } from './compiled.ts';
+import type { Database } from './database.ts';
+import type { Unit } from './unit.ts';
+
+/**
+ * `INSERT INTO sessions … SELECT … FROM users WHERE id = $user AND credential_generation = $generation
+ * FOR <lock>`: the session exists only if the user does, at that generation, and the user's row stays
+ * locked in `lock` mode until the statement's transaction ends. A change of credential's update (or a
+ * deletion) conflicts with either lock: it waits for this insert to commit and then ends the session
+ * with the others, or this statement waits for it and then finds the generation moved on (Postgres
+ * checks a locked row's newest version again), or the user gone, and inserts nothing.
+ */
+function insertUnderGeneration(db: Kysely<Database>, lock: 'share' | 'no key update', tokenDigest: string, userId: number, generation: number, createdAt: Date, expiresAt: Date) {
+  return db
+    .insertInto('sessions')
+    .columns(['token_digest', 'user_id', 'created_at', 'expires_at'])
+    .expression((eb) => {
+      const owner = eb
+        .selectFrom('users')
+        .select((s) => [s.val(tokenDigest).as('token_digest'), 'id', s.val(createdAt).as('created_at'), s.val(expiresAt).as('expires_at')])
+        .where('id', '=', userId)
+        .where('credential_generation', '=', generation);
+      return lock === 'share' ? owner.forShare() : owner.forNoKeyUpdate();
+    })
+    .returning('token_digest');
+}
+
+// Alone, the row lock is shared: logins of one user do not wait for each other. In a unit of work it
+// is NO KEY UPDATE, held to the commit: it serialises one user's inserts (a cap on them holds under
+// concurrent logins), and does not block the foreign-key checks of other sessions' inserts.
+const insertAlone = statement(5, (db, d: string, u: number, g: number, c: Date, e: Date) => insertUnderGeneration(db, 'share', d, u, g, c, e));
+const insertLocked = statement(5, (db, d: string, u: number, g: number, c: Date, e: Date) => insertUnderGeneration(db, 'no key update', d, u, g, c, e));
+// One round trip per /api/me: the session and its user in a single join.
+const findWithUser = statement(1, (db, digest: string) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select(['users.id', 'users.name', 'users.email', 'users.email_verified', 'sessions.expires_at'])
+    .where('sessions.token_digest', '=', digest),
+);
+const listByUser = statement(2, (db, userId: number, now: Date) =>
+  db.selectFrom('sessions').select(['id', 'token_digest', 'created_at', 'expires_at']).where('user_id', '=', userId).where('expires_at', '>', now).orderBy('created_at').orderBy('id'),
+);
+// RETURNING reports the row only to the statement that removed it, so of two concurrent deletes exactly one sees it.
+const deleteOne = statement(1, (db, digest: string) => db.deleteFrom('sessions').where('token_digest', '=', digest).returning('expires_at'));
+// `except` '' names no session: a digest is 64 hex digits (a check constraint).
+const deleteAllBut = statement(2, (db, userId: number, except: string) => db.deleteFrom('sessions').where('user_id', '=', userId).where('token_digest', '<>', except).returning('token_digest'));
+const deleteOldest = statement(3, (db, userId: number, except: string, keep: number) =>
+  db
+    .deleteFrom('sessions')
+    .where('token_digest', 'in', (q) =>
+      q.selectFrom('sessions').select('token_digest').where('user_id', '=', userId).where('token_digest', '<>', except).orderBy('created_at', 'desc').orderBy('token_digest', 'desc').offset(keep),
+    )
+    .returning('token_digest'),
+);
+
+export function sessionRepository(unit: Unit): SessionRepository {
+  const { run } = unit;
+  const ended = (digests: readonly string[]) => {
+    if (digests.length > 0) unit.revoke?.(digests);
+    return digests;
+  };
+  return {
+    async insert(session) {
+      const { tokenDigest, userId, credentialGeneration, createdAt, expiresAt } = session;
+      return (await (unit.inTransaction ? insertLocked : insertAlone)(run, tokenDigest, userId, credentialGeneration, createdAt, expiresAt)).length > 0;
+    },
+
+    async findWithUser(tokenDigest) {
+      const [row] = await findWithUser(run, tokenDigest);
+      return row ? { user: { id: row.id, name: row.name, email: row.email, emailVerified: row.email_verified }, expiresAt: row.expires_at } : null;
+    },
+
+    async listByUser(userId, now) {
+      const rows = await listByUser(run, userId, now);
+      return rows.map((r) => ({ id: r.id, tokenDigest: r.token_digest, createdAt: r.created_at, expiresAt: r.expires_at }));
+    },
+
+    async delete(tokenDigest) {
+      const [row] = await deleteOne(run, tokenDigest);
+      if (!row) return null;
+      ended([tokenDigest]);
+      return { expiresAt: row.expires_at };
+    },
+
+    async deleteByUser(userId, kept = {}) {
+      const except = kept.except ?? '';
+      const rows = kept.keepNewest ? await deleteOldest(run, userId, except, kept.keepNewest) : await deleteAllBut(run, userId, except);
+      return ended(rows.map((r) => r.token_digest));
+    },
+  };
+}
