@@ -8,6 +8,7 @@
  * same slots.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { Clock, RateLimiter, RateLimitRule } from './ports.ts';
 import type { Tally } from './rate-limits.ts';
@@ -68,30 +69,52 @@ export interface InboxBudget {
   require(email: string, tally: Tally): Promise<InboxTicket>;
 }
 
+/** Inboxes whose slots a process remembers full (see `slotBudget`): a bounded hint, not a count. */
+const FULL_INBOXES_REMEMBERED = 10_000;
+
 /**
  * At most `rule.limit` mails to one inbox in any `rule.windowMs`, whenever that span starts, over the
  * limiter's fixed windows. A fixed window of `limit` would let twice that through across its edge
  * (`limit` at its last minute, `limit` more at the first of the next); here each inbox has `limit`
  * slots, each a window of its own that holds one mail: a mail takes the first free slot and holds it
  * for `windowMs`, so two mails in one slot are a whole window apart, and no span of `windowMs` holds
- * more than one mail per slot. A mail costs one limiter call while the inbox is quiet, at most
- * `2 * limit` when it is busy (a full slot's count is given back, so a slot freed by a refund is free
+ * more than one mail per slot. A mail costs one limiter call while the inbox is quiet, `2 * limit`
+ * when every slot is taken (a full slot's count is given back, so a slot freed by a refund is free
  * whatever else probed it meanwhile). Keyed by a digest of `inboxOf(email)` under `policy`.
+ *
+ * A process that found every slot of an inbox taken remembers until when (the first slot's end), and
+ * refuses until then without asking the limiter: the probes of a full inbox made each password change
+ * of an unverified account 8 statements dearer, 0.70 of the request rate before (issue 33's A/B,
+ * 2026-11-28). Only a refusal is remembered, never a permission, so the bound holds across processes
+ * whatever each remembers; a slot given back (a signup that met a taken address) is free at once in
+ * the process that gave it back, and missed until then by the others, which only sends less.
  */
 export function slotBudget(limiter: RateLimiter, clock: Clock, policy: string, rule: RateLimitRule): InboxBudget {
   const slot = { limit: 1, windowMs: rule.windowMs };
+  const fullUntil = new LRUCache<string, number>({ max: FULL_INBOXES_REMEMBERED });
   async function take(email: string): Promise<InboxTicket | { readonly freeAt: Date }> {
     const inbox = `${policy}:${createHash('sha256').update(inboxOf(email)).digest('base64url')}`;
+    const remembered = fullUntil.get(inbox);
+    if (remembered !== undefined && remembered > clock.now().getTime()) return { freeAt: new Date(remembered) };
     let freeAt: Date | undefined;
     for (let n = 0; n < rule.limit; n++) {
       const key = `${inbox}:${n}`;
       const now = clock.now();
       const hit = await limiter.consume(key, slot, now);
-      if (hit.allowed) return { refund: () => limiter.refund(key, clock.now()) };
+      if (hit.allowed) {
+        return {
+          refund: () => {
+            fullUntil.delete(inbox);
+            return limiter.refund(key, clock.now());
+          },
+        };
+      }
       await limiter.refund(key, now);
       if (!freeAt || hit.resetAt < freeAt) freeAt = hit.resetAt;
     }
-    return { freeAt: freeAt ?? clock.now() };
+    const until = freeAt ?? clock.now();
+    fullUntil.set(inbox, until.getTime());
+    return { freeAt: until };
   }
   return {
     async take(email) {

@@ -5,7 +5,7 @@
  * its address is never what gives way; an account's links to an address leave room for its owner's.
  */
 import { describe, expect, it } from 'vitest';
-import { EmailTaken, INBOX_LIMIT, INBOX_POLICY, RateLimited, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, createAccounts, countedLimits, inboxOf, randomTokens, slotBudget, type QueuedMail } from '@sl-accounts/core';
+import { EmailTaken, INBOX_LIMIT, INBOX_POLICY, RateLimited, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, createAccounts, countedLimits, inboxOf, randomTokens, slotBudget, type QueuedMail, type RateLimiter } from '@sl-accounts/core';
 import { ManualClock, testHasher } from '@sl-accounts/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
@@ -275,5 +275,32 @@ describe('slotBudget', () => {
     expect(await spare.take('bob@example.com')).toBeNull();
     await ticket!.refund();
     expect(await spare.take('bob@example.com')).not.toBeNull();
+  });
+
+  it('asks the limiter nothing about an inbox this process found full, until its first slot ends; a permission is never remembered', async () => {
+    const store = createMemoryStore();
+    const clock = new ManualClock();
+    let calls = 0;
+    const limiter = store.rateLimiter;
+    const counting: RateLimiter = {
+      consume: (key, rule, now) => (calls++, limiter.consume(key, rule, now)),
+      refund: (key, now) => limiter.refund(key, now),
+      clear: (key) => limiter.clear(key),
+      deleteExpired: (now) => limiter.deleteExpired(now),
+    };
+    const budget = slotBudget(counting, clock, 'test', { limit: 2, windowMs: HOUR });
+    const other = slotBudget(store.rateLimiter, clock, 'test', { limit: 2, windowMs: HOUR });
+    expect(await budget.take('ada@example.com')).not.toBeNull();
+    clock.advance(60_000);
+    expect(await other.take('ada@example.com')).not.toBeNull();
+    calls = 0;
+    expect(await budget.take('ada@example.com')).toBeNull();
+    expect(calls).toBe(2);
+    for (let n = 0; n < 10; n++) expect(await budget.take('ada@example.com')).toBeNull();
+    expect(calls).toBe(2);
+    // The first slot ends an hour after its mail: asked again, and it is free.
+    clock.advance(HOUR - 60_000);
+    expect(await budget.take('ada@example.com')).not.toBeNull();
+    expect(calls).toBe(3);
   });
 });
