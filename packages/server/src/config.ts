@@ -2,6 +2,7 @@
  * Configuration: environment variables, parsed once with zod into one typed value. Every rule about a
  * variable (its range, its default, which store it selects) is written here and nowhere else.
  */
+import { join } from 'node:path';
 import { z } from 'zod';
 import {
   ACCOUNT_LOGIN_LIMIT,
@@ -27,6 +28,8 @@ import { normaliseBasePath } from '@sl-accounts/http';
 import type { HttpLimits } from '@sl-accounts/http-node';
 import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres/settings';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
+/** The file name only: the store itself (and node:sqlite) is loaded when STORE=sqlite opens it. */
+const SQLITE_FILE = 'accounts.sqlite';
 
 /** The store the configuration names, with its settings. */
 export type StoreConfig =
@@ -35,7 +38,9 @@ export type StoreConfig =
   /** `settings`: Postgres settings over the store's defaults (PGLITE_SETTINGS). */
   | { readonly kind: 'pglite'; readonly dataDir: string; readonly settings: Readonly<Record<string, string>> }
   /** `rateLimitKeys`: most rate-limit windows kept in memory (least recently used dropped first). */
-  | { readonly kind: 'memory'; readonly rateLimitKeys: number };
+  | { readonly kind: 'memory'; readonly rateLimitKeys: number }
+  /** `path`: the SQLite file (SQLITE_PATH, else `accounts.sqlite` in DATA_DIR); one process at a time. */
+  | { readonly kind: 'sqlite'; readonly path: string };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** `pretty`: one readable line per entry, for a person at a terminal; `json`: one JSON object per line. */
@@ -143,7 +148,8 @@ const Env = z
         }
       }),
     ).default({}),
-    STORE: optional(z.enum(['postgres', 'pglite', 'memory'])),
+    STORE: optional(z.enum(['postgres', 'pglite', 'sqlite', 'memory'])),
+    SQLITE_PATH: optional(z.string()),
     TRUST_PROXY: optional(z.coerce.number().int().min(0).max(32)).default(0),
     IPV6_PREFIX: optional(z.coerce.number().int().min(1).max(128)).default(DEFAULT_IPV6_PREFIX),
     LOGIN_FAILURES_PER_ACCOUNT: optional(z.coerce.number().int().min(0).max(1_000_000)).default(ACCOUNT_LOGIN_LIMIT.limit),
@@ -219,7 +225,13 @@ const Env = z
   .transform((env): Config => {
     const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
     const store: StoreConfig =
-      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR, settings: env.PGLITE_SETTINGS } : { kind, rateLimitKeys: env.MEMORY_RATE_LIMIT_KEYS };
+      kind === 'postgres'
+        ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS }
+        : kind === 'pglite'
+          ? { kind, dataDir: env.DATA_DIR, settings: env.PGLITE_SETTINGS }
+          : kind === 'sqlite'
+            ? { kind, path: env.SQLITE_PATH ?? join(env.DATA_DIR, SQLITE_FILE) }
+            : { kind, rateLimitKeys: env.MEMORY_RATE_LIMIT_KEYS };
     return {
       port: env.PORT,
       host: env.HOST,
