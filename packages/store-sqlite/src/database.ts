@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { DummyDriver, Kysely, SqliteAdapter, SqliteDialect, SqliteIntrospector, SqliteQueryCompiler, type Compilable } from 'kysely';
@@ -11,8 +11,11 @@ import type { Database } from './schema.ts';
  * says why; and with the lock held, SQLite keeps the WAL index in this process's memory (no -shm file).
  */
 export function openFile(path: string): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const onDisk = path !== ':memory:';
+  if (onDisk) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new DatabaseSync(path);
+  // Password hashes and token digests: the owner's alone, whatever the umask (the WAL takes this mode too).
+  if (onDisk) chmodSync(path, 0o600);
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
     db.exec('PRAGMA journal_mode = WAL');
