@@ -99,7 +99,7 @@ describe.skipIf(!STORES.some((s) => s.kind === 'sqlite' && s.skip === undefined)
   });
 
   it('passes every check, on the file in DATA_DIR', async () => {
-    expect(app.output()).toContain('"store":"sqlite"');
+    expect(app.output()).toContain(`"store":"sqlite","file":${JSON.stringify(join(dir, 'accounts.sqlite'))}`);
     const { code, stdout, stderr } = await runScript('--base', app.url);
     const lines = stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('FAIL')), `${stderr}\n${app.output().slice(-2000)}`).toEqual([]);

@@ -65,15 +65,15 @@ function briefly(err: Error): { readonly code: unknown; readonly message: string
   return { code: (err as { code?: unknown }).code, message: err.message };
 }
 
-/** Where the store keeps its data, for the start-up line: a directory, or a server's host and database; never a credential. */
-export function storeSummary(config: StoreConfig): { readonly store: StoreConfig['kind']; readonly dataDir?: string; readonly path?: string; readonly database?: string } {
+/** Where the store keeps its data, for the start-up line: a directory, a file, or a server's host and database; never a credential. */
+export function storeSummary(config: StoreConfig): { readonly store: StoreConfig['kind']; readonly dataDir?: string; readonly file?: string; readonly database?: string } {
   switch (config.kind) {
     case 'memory':
       return { store: 'memory' };
     case 'pglite':
       return { store: 'pglite', dataDir: config.dataDir.includes('://') ? config.dataDir : resolve(config.dataDir) };
     case 'sqlite':
-      return { store: 'sqlite', path: resolve(config.path) };
+      return { store: 'sqlite', file: resolve(config.path) };
     case 'postgres':
       return { store: 'postgres', database: databaseOf(config.url) };
   }
