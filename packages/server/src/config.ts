@@ -2,6 +2,7 @@
  * Configuration: environment variables, parsed once with zod into one typed value. Every rule about a
  * variable (its range, its default, which store it selects) is written here and nowhere else.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -127,6 +128,15 @@ export interface SessionCacheConfig {
 /** Connections one peer address may hold when no proxy is trusted (see the README for why). */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
+/**
+ * The embedded store of a start that names none (no STORE, no DATABASE_URL): SQLite
+ * (docs/decisions/0042-embedded-default.md), except where DATA_DIR already holds PGlite's data (its
+ * `PG_VERSION`), or names a PGlite URL (`memory://`, `idb://`), which keep being opened as PGlite.
+ */
+function embeddedStoreOf(dataDir: string): 'pglite' | 'sqlite' {
+  return dataDir.includes('://') || existsSync(join(dataDir, 'PG_VERSION')) ? 'pglite' : 'sqlite';
+}
+
 /** Treats `VAR=` like an unset variable. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 /** A whole number of milliseconds, at least 1 (a bound that is off is not offered). */
@@ -223,7 +233,7 @@ const Env = z
     if (env.MAIL_RETRY_BASE_MS > env.MAIL_RETRY_MAX_MS) ctx.addIssue({ code: 'custom', path: ['MAIL_RETRY_BASE_MS'], message: 'must not exceed MAIL_RETRY_MAX_MS' });
   })
   .transform((env): Config => {
-    const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
+    const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : embeddedStoreOf(env.DATA_DIR));
     const store: StoreConfig =
       kind === 'postgres'
         ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS }
