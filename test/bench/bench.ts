@@ -22,7 +22,7 @@ import { medianMs, p90Ms, resetTiming, slowerShare, type ResetTimingStore } from
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The store `pnpm start` opens with neither STORE nor DATABASE_URL set, on a new data directory (ADR 42). */
-const DEFAULT_EMBEDDED: StoreKind = 'pglite';
+const DEFAULT_EMBEDDED: StoreKind = 'sqlite';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const ITERATIONS = 600_000;

@@ -36,13 +36,15 @@ async function startOn(kind: EmbeddedKind): Promise<Server> {
     '/api/health',
     [...START_FLAGS],
   );
-  const res = await fetch(`${child.url}/api/signup`, {
-    method: 'POST',
-    headers: { ...json, 'x-forwarded-for': '192.0.2.1' },
-    body: JSON.stringify({ name: 'Bench', email: 'bench@example.com', password: PASSWORD }),
-  });
-  if (res.status !== 201) throw new Error(`signup on ${kind} answered ${res.status}`);
-  return { child, cookie: `sl_session=${/sl_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]!}`, dir };
+  const signUp = async (email: string, ip: string) => {
+    const res = await fetch(`${child.url}/api/signup`, { method: 'POST', headers: { ...json, 'x-forwarded-for': ip }, body: JSON.stringify({ name: 'Bench', email, password: PASSWORD }) });
+    if (res.status !== 201) throw new Error(`signup on ${kind} answered ${res.status}`);
+    return `sl_session=${/sl_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]!}`;
+  };
+  // The logins' account, and another whose one session /api/me reads: the logins' sessions past the
+  // cap (50 per account) end the oldest, and would end that one.
+  await signUp('bench@example.com', '192.0.2.1');
+  return { child, cookie: await signUp('me@example.com', '192.0.2.2'), dir };
 }
 
 let clients = 0;
