@@ -5,7 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testStore } from '@sl-accounts/store-contract';
 import { createPGliteDatabase, createTestDatabase, locatePostgres } from '@sl-accounts/store-postgres/testing';
