@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAccountManager } from '@sl-accounts/core';
+import { request, testHasher } from '@sl-accounts/http/testing';
+import { createService } from '@sl-accounts/service';
 import { testStore } from '@sl-accounts/store-contract';
 import { createSQLiteStore, SQLITE_FILE, type SQLiteStore } from '@sl-accounts/store-sqlite';
 
@@ -75,5 +77,25 @@ describe.skipIf(sqlite.skip !== undefined)('the SQLite store', () => {
 
   it('asks for a file', () => {
     expect(() => createSQLiteStore({})).toThrow(/needs a path \(a file\) or a dataDir/);
+  });
+});
+
+describe.skipIf(sqlite.skip !== undefined)('createService on the SQLite store', () => {
+  it('migrates a new file, serves signup and /api/me, and closes the file with the service', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sl-sqlite-service-'));
+    try {
+      const store = createSQLiteStore({ dataDir: dir });
+      const service = await createService({ store, hasher: testHasher });
+      const ada = await request(service.api, 'POST /api/signup', { json: { name: 'Ada', email: 'ada@example.com', password: 'correct horse' } });
+      expect(ada.status).toBe(201);
+      expect((await request(service.api, 'GET /api/me', { cookie: ada.cookies })).json).toMatchObject({ ok: true, user: { name: 'Ada', email: 'ada@example.com' } });
+      await service.close();
+      // Closed with the service: the file is free for the next process (or store).
+      const again = createSQLiteStore({ dataDir: dir });
+      expect(await again.users.findByEmail('ada@example.com')).toMatchObject({ name: 'Ada' });
+      await again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
