@@ -265,6 +265,20 @@ describeEachServer('two-factor authentication (TOTP, recovery codes)', MATRIX, (
     expect(twoChallenges.map((r) => r.status).sort()).toEqual([200, 401]);
   });
 
+  it('brute force through a session: the codes a session sends to confirm changes meet a bound of their own', async () => {
+    await start();
+    const { app, session } = await enrol();
+    clock.advance(11 * 60_000);
+    const change = { currentPassword: ADA.password, newPassword: 'an even better passphrase' };
+    const wrong = () => (codeOf(app) === '000000' ? '000001' : '000000');
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await call('/api/password', { json: { ...change, code: wrong() }, session })).status);
+    expect(statuses).toEqual([...Array(10).fill(403), 429]);
+    const locked = await call('/api/password', { json: { ...change, code: codeOf(app) }, session });
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('ratelimit')).toMatch(/"second-factor-session";r=0;/);
+  });
+
   it('brute force: five wrong codes end a challenge; ten a day lock the account’s second step, but not the owner’s browser', async () => {
     await start();
     const { app, device } = await enrol();
