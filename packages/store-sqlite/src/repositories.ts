@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
 import { compiled, isUniqueViolation, type Compiled, type Runner } from './database.ts';
+import { secondFactorRepositories } from './second-factors.ts';
 
 /**
  * Where a repository's statements run. Every statement is synchronous (node:sqlite), so each is
@@ -214,6 +215,7 @@ export function repositories(unit: Unit): Repositories {
     contacts: {
       add: (m) => step((run) => void addContact.changes(run, m.name, m.email, m.message, m.clientIp, m.userAgent, m.receivedAt)),
     },
+    ...secondFactorRepositories(unit),
     outbox: {
       add: (mail) => step((run) => void addMail.changes(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt)),
     },

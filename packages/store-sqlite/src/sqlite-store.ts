@@ -5,6 +5,7 @@ import { InProcessRevocations, type MailOutbox, type QueuedMail, type RateLimite
 import { compiled, kyselyOn, openFile, runnerOn, type Runner } from './database.ts';
 import { repositories, type Unit } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
+import { DELETE_EXPIRED_CHALLENGES } from './second-factors.ts';
 
 /** The store on one SQLite file, plus its migrations. */
 export interface SQLiteStore extends Store {
@@ -204,7 +205,13 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
       step((r) => {
         const sessions = expiredSessions.all(r, now).map((row) => row.token_digest);
         revocations.publish(sessions);
-        return { sessions: sessions.length, resetTokens: expiredResets.changes(r, now), emailTokens: expiredEmailTokens.changes(r, now), standIns: dueStandIns.changes(r, now) };
+        return {
+          sessions: sessions.length,
+          resetTokens: expiredResets.changes(r, now),
+          emailTokens: expiredEmailTokens.changes(r, now),
+          standIns: dueStandIns.changes(r, now),
+          loginChallenges: r.changes(DELETE_EXPIRED_CHALLENGES, [now]),
+        };
       }),
     ping: () => step(() => void file.prepare('select 1').get()),
     migrate: () => gate.alone(() => migrateToLatest(db)),
