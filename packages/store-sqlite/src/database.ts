@@ -120,3 +120,14 @@ class Placeholder {
     this.index = index;
   }
 }
+
+/**
+ * Where a repository's statements run. Every statement is synchronous (node:sqlite), so each is
+ * atomic in this process by itself; `step` runs one when the store may: inside a unit of work at once
+ * (the unit holds the file), outside one after the units that hold or wait for it.
+ */
+export interface Unit {
+  step<T>(work: (run: Runner) => T): Promise<T>;
+  /** Sessions deleted, or whose user changed: told to the session caches once final (on commit). */
+  revoke(digests: readonly string[]): void;
+}

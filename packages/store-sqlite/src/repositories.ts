@@ -1,19 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
-import { compiled, isUniqueViolation, type Compiled, type Runner } from './database.ts';
+import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
 import { secondFactorRepositories } from './second-factors.ts';
-
-/**
- * Where a repository's statements run. Every statement is synchronous (node:sqlite), so each is
- * atomic in this process by itself; `step` runs one when the store may: inside a unit of work at once
- * (the unit holds the file), outside one after the units that hold or wait for it.
- */
-export interface Unit {
-  step<T>(work: (run: Runner) => T): Promise<T>;
-  /** Sessions deleted, or whose user changed: told to the session caches once final (on commit). */
-  revoke(digests: readonly string[]): void;
-}
 
 const date = (ms: number) => new Date(ms);
 

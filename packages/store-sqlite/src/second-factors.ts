@@ -4,8 +4,7 @@
  * own, whose compare-and-sets read best in SQL. Each method is one synchronous step, so atomic here.
  */
 import type { FactorKind, Repositories } from '@sl-accounts/core';
-import type { Runner } from './database.ts';
-import type { Unit } from './repositories.ts';
+import type { Runner, Unit } from './database.ts';
 
 // From the user's row, so a user deleted meanwhile gets nothing; a factor that is on stays as it is.
 const PUT_PENDING = `insert into totp_factors (user_id, sealed_secret, enabled, last_used_step, created_at)

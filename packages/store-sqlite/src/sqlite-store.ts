@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { InProcessRevocations, type MailOutbox, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/core';
-import { compiled, kyselyOn, openFile, runnerOn, type Runner } from './database.ts';
-import { repositories, type Unit } from './repositories.ts';
+import { compiled, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
+import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
 import { DELETE_EXPIRED_CHALLENGES } from './second-factors.ts';
 
