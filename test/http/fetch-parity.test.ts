@@ -163,7 +163,7 @@ function differences(exchange: Exchange): string[] {
   return found;
 }
 
-describe.each([
+describe.each<{ name: string; env: Record<string, string>; base: string; args: string[] }>([
   { name: 'at the root, trusting one proxy', env: { TRUST_PROXY: '1' }, base: '', args: ['--trust-proxy'] },
   { name: 'under BASE_PATH=/accounts, trusting no proxy', env: { BASE_PATH: '/accounts' }, base: '/accounts', args: [] },
 ])('the node:http path and service.fetch, $name', ({ env, base, args }) => {
