@@ -101,6 +101,6 @@ describe.skipIf(pglite.skip)(`pnpm start on PGlite, killed (${pglite.title})`, (
       expect(me.status).toBe(200);
       expect(await me.json()).toMatchObject({ ok: true, user: { email: `ada${i}@example.com` } });
     }
-  }, 120_000);
+  });
 });
 
