@@ -17,7 +17,7 @@ const seconds = Number(secondsArg ?? 10);
 const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'path-profile-'));
 const script = host === 'start' ? 'packages/server/src/main.ts' : 'test/bench/host-server.ts';
 // PROFILE_DATABASE_URL: on that (migrated at start) Postgres database instead of the memory store.
-const store = process.env.PROFILE_DATABASE_URL ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL } : { STORE: 'memory' };
+const store: Record<string, string> = process.env.PROFILE_DATABASE_URL ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL } : { STORE: 'memory' };
 const svc = await spawnServer(script, { ...store, BENCH_HOST: host, TRUST_PROXY: '1', LOG_LEVEL: 'warn', SESSION_CACHE_SIZE: process.env.SESSION_CACHE_SIZE ?? '0' }, '/api/health', [
   ...START_FLAGS,
   '--cpu-prof',
