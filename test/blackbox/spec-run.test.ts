@@ -91,7 +91,7 @@ describe.skipIf(!STORES.some((s) => s.kind === 'sqlite' && s.skip === undefined)
   let app: ServerProcess;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sl-spec-run-sqlite-'));
-    app = await spawnServer({ STORE: 'sqlite', DATA_DIR: dir }, 'koa', { nodeFlags: START_FLAGS });
+    app = await spawnServer({ STORE: 'sqlite', DATA_DIR: dir }, 'start', { nodeFlags: START_FLAGS });
   });
   afterAll(async () => {
     await app?.stop();
