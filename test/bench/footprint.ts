@@ -5,7 +5,7 @@
  * and the process's peak over its life (VmHWM, start included). Part of `pnpm bench`
  * (BENCH_ONLY=footprint); alone:
  *
- *   node test/bench/footprint.ts [rounds] [memory|pglite|postgres ...]
+ *   node test/bench/footprint.ts [rounds] [memory|pglite|sqlite|postgres ...]
  *
  * The servers get this process's environment (so `PGLITE_SETTINGS=... node test/bench/footprint.ts`
  * measures other settings); FOOTPRINT_FLAGS replaces the node flags of `pnpm start`.
@@ -21,7 +21,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { ROOT, START_FLAGS, fmt, freePort, ipFor, median } from './lib.ts';
 
-export type StoreKind = 'memory' | 'pglite' | 'postgres';
+export type StoreKind = 'memory' | 'pglite' | 'sqlite' | 'postgres';
 
 /** One start-load-restart cycle of one store. */
 export interface FootprintRound {
@@ -89,7 +89,7 @@ async function start(env: Record<string, string>): Promise<Started> {
   while (!(await healthy(port))) {
     if (child.exitCode !== null || performance.now() - t0 > 60_000) {
       await stop();
-      throw new Error(`the server did not start: ${stderr}`);
+      throw new Error(`the server did not start (exit ${child.exitCode}, ${Math.round(performance.now() - t0)} ms, port ${port}): ${stderr}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
@@ -149,9 +149,9 @@ async function mixedLoad(base: string, seconds: number, pid: number): Promise<{ 
 /** A fresh place for a store's data, and how to remove it. */
 async function freshData(kind: StoreKind, adminUrl: string | undefined): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   if (kind === 'memory') return { env: { STORE: 'memory' }, drop: async () => {} };
-  if (kind === 'pglite') {
+  if (kind === 'pglite' || kind === 'sqlite') {
     const dir = await mkdtemp(join(tmpdir(), 'sl-footprint-'));
-    return { env: { STORE: 'pglite', DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+    return { env: { STORE: kind, DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
   }
   const name = `sl_footprint_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -214,10 +214,10 @@ export const medianOf = (rounds: readonly FootprintRound[], key: keyof Footprint
 if (import.meta.main) {
   const args = process.argv.slice(2);
   const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 3);
-  const kinds = args.filter((a): a is StoreKind => ['memory', 'pglite', 'postgres'].includes(a));
+  const kinds = args.filter((a): a is StoreKind => ['memory', 'pglite', 'sqlite', 'postgres'].includes(a));
   const adminUrl = process.env.DATABASE_URL;
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-  const results = await footprint(kinds.length > 0 ? kinds : adminUrl ? ['memory', 'pglite', 'postgres'] : ['memory', 'pglite'], rounds, seconds, adminUrl);
+  const results = await footprint(kinds.length > 0 ? kinds : adminUrl ? ['memory', 'pglite', 'sqlite', 'postgres'] : ['memory', 'pglite', 'sqlite'], rounds, seconds, adminUrl);
   console.log(`flags: ${flags.join(' ') || '(none)'}; PGLITE_SETTINGS: ${process.env.PGLITE_SETTINGS ?? '(unset)'}; ${seconds} s of mixed load`);
   console.log('| Store | start, fresh (ms) | start, existing (ms) | idle RSS after the first start (MiB) | idle RSS (MiB) | loaded RSS (MiB) | peak, first start (MiB) | peak, loaded (MiB) | req/s | not 2xx |\n|---|---|---|---|---|---|---|---|---|---|');
   for (const [kind, rs] of results) {

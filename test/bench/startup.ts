@@ -6,6 +6,9 @@
  * repository (each with its node_modules), run by run in turn:
  *
  *   node test/bench/startup.ts [runs] [label=dir ...]
+ *
+ * `STARTUP_CASES=memory,sqlite,pglite` runs the cases whose names start so; each store's start is also
+ * given over the memory store's start of the same run (the pairs share the machine's load).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -90,8 +93,22 @@ cases.push({
 });
 const existing = mkdtempSync(join(tmpdir(), 'startup-existing-'));
 cases.push({ name: 'pglite, existing data dir', env: () => ({ STORE: 'pglite', DATA_DIR: existing }) });
+cases.push({
+  name: 'sqlite, fresh data dir',
+  env: () => {
+    fresh = mkdtempSync(join(tmpdir(), 'startup-fresh-'));
+    return { STORE: 'sqlite', DATA_DIR: fresh };
+  },
+});
+// The default store (ADR 42): neither STORE nor DATABASE_URL, on a directory its first start made.
+const existingSQLite = mkdtempSync(join(tmpdir(), 'startup-existing-sqlite-'));
+cases.push({ name: 'sqlite (the default), existing data dir', env: () => ({ DATA_DIR: existingSQLite }) });
 const database = process.env.DATABASE_URL ? 'startup_bench' : undefined;
 if (database) cases.push({ name: 'postgres', env: () => ({ STORE: 'postgres', DATABASE_URL: new URL(`/${database}`, process.env.DATABASE_URL).href }) });
+
+// STARTUP_CASES=memory,sqlite,pglite keeps the cases whose names start with one of these.
+const only = process.env.STARTUP_CASES?.split(',');
+if (only) cases.splice(0, cases.length, ...cases.filter((c) => only.some((prefix) => c.name.startsWith(prefix))));
 
 const admin = database ? new pg.Client({ connectionString: process.env.DATABASE_URL }) : undefined;
 if (admin) {
@@ -104,6 +121,7 @@ try {
   // fills the compile cache (as any start after the first finds it).
   for (const [, root] of ROOTS) {
     await once(root, { STORE: 'pglite', DATA_DIR: existing });
+    await once(root, { DATA_DIR: existingSQLite });
     if (database) await once(root, cases.at(-1)!.env());
   }
   const results = new Map<string, Times[]>();
@@ -123,8 +141,19 @@ try {
     const fmt = (key: keyof Times) => `${median(times.map((t) => t[key])).toFixed(0)} (${times.map((t) => t[key].toFixed(0)).join(', ')})`;
     console.log(`| ${name} | ${fmt('listening')} | ${fmt('health')} | ${fmt('cpu')} |`);
   }
+  // Each run's start over the memory store's start of the same run: the pairs share the machine's minute.
+  const memory = results.get(ROOTS[0]![0] ? `${ROOTS[0]![0]}: memory` : 'memory');
+  if (memory) {
+    console.log('\n| Store | first 200 over the memory store\'s, same run (ms) |\n|---|---|');
+    for (const [name, times] of results) {
+      if (name.endsWith('memory')) continue;
+      const over = times.map((t, i) => t.health - memory[i]!.health);
+      console.log(`| ${name} | ${median(over).toFixed(0)} (${over.map((d) => d.toFixed(0)).join(', ')}) |`);
+    }
+  }
 } finally {
   rmSync(existing, { recursive: true, force: true });
+  rmSync(existingSQLite, { recursive: true, force: true });
   if (admin) {
     await admin.query(`DROP DATABASE IF EXISTS ${database}`);
     await admin.end();

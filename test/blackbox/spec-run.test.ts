@@ -4,6 +4,9 @@
  * when an answer breaks the contract.
  */
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +20,8 @@ import * as onKoa from '@sl-accounts/http-koa';
 import type { RunningServer } from '@sl-accounts/server';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { startTestServer } from '../support/server.ts';
+import { spawnServer, START_FLAGS, type ServerProcess } from '../support/server-process.ts';
+import { startTestServer, STORES } from '../support/server.ts';
 
 const SCRIPT = fileURLToPath(new URL('./spec-run.ts', import.meta.url));
 
@@ -79,6 +83,29 @@ describe('spec-run.ts against a server that trusts no proxy (the default run)', 
       expect(code, args.join(' ')).toBe(2);
       expect(stderr).toContain('usage: node spec-run.ts --base <url>');
     }
+  });
+});
+
+describe.skipIf(!STORES.some((s) => s.kind === 'sqlite' && s.skip === undefined))('spec-run.ts against `pnpm start` with STORE=sqlite (its own process, one file)', { tags: ['process'] }, () => {
+  let dir: string;
+  let app: ServerProcess;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sl-spec-run-sqlite-'));
+    app = await spawnServer({ STORE: 'sqlite', DATA_DIR: dir }, 'start', { nodeFlags: START_FLAGS });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('passes every check, on the file in DATA_DIR', async () => {
+    expect(app.output()).toContain(`"store":"sqlite","file":${JSON.stringify(join(dir, 'accounts.sqlite'))}`);
+    const { code, stdout, stderr } = await runScript('--base', app.url);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('FAIL')), `${stderr}\n${app.output().slice(-2000)}`).toEqual([]);
+    expect(code).toBe(0);
+    expect(Number(/^(\d+) passed, 0 failed$/.exec(lines.at(-1)!)?.[1])).toBeGreaterThan(80);
+    expect((await stat(join(dir, 'accounts.sqlite'))).size).toBeGreaterThan(0);
   });
 });
 

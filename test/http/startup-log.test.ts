@@ -5,14 +5,16 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testStore } from '@sl-accounts/store-contract';
 import { createPGliteDatabase, createTestDatabase, locatePostgres } from '@sl-accounts/store-postgres/testing';
 import { START_ENTRY, spawnServer } from '../support/server-process.ts';
 
 const postgres = await testStore('postgres', locatePostgres);
-type Entry = { msg: string; url?: string; store?: string; dataDir?: string; database?: string; docs?: string; signal?: string };
+type Entry = { msg: string; url?: string; store?: string; dataDir?: string; file?: string; database?: string; docs?: string; signal?: string };
 const entries = (output: string): Entry[] => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Entry);
 
 describe('the start-up line', () => {
@@ -31,6 +33,37 @@ describe('the start-up line', () => {
       expect(app.child.exitCode).toBe(0);
     } finally {
       await database.drop();
+    }
+  });
+
+  it('with no STORE: SQLite on a new DATA_DIR; a DATA_DIR that holds PGlite’s data keeps being opened as PGlite, its accounts served', { tags: ['process', 'database'], timeout: 120_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'default-store-'));
+    const post = (url: string, path: string, body: object) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const account = { name: 'Kept', email: 'kept@example.com', password: 'kept password' };
+    try {
+      const fresh = await spawnServer({ DATA_DIR: join(dir, 'new') });
+      await fresh.stop();
+      expect(entries(fresh.output()).find((e) => e.msg === 'listening')).toMatchObject({ store: 'sqlite', file: resolve(dir, 'new', 'accounts.sqlite') });
+
+      // A directory a version with PGlite as its default made (copied from the run's migrated template).
+      const old = await createPGliteDatabase({ migrated: true });
+      try {
+        const first = await spawnServer({ DATA_DIR: old.dataDir });
+        expect(entries(first.output()).find((e) => e.msg === 'listening')).toMatchObject({ store: 'pglite', dataDir: resolve(old.dataDir) });
+        expect((await post(first.url, '/api/signup', account)).status).toBe(201);
+        await first.stop();
+        const again = await spawnServer({ DATA_DIR: old.dataDir });
+        try {
+          expect(entries(again.output()).find((e) => e.msg === 'listening')).toMatchObject({ store: 'pglite' });
+          expect((await post(again.url, '/api/login', { email: account.email, password: account.password })).status).toBe(200);
+        } finally {
+          await again.stop();
+        }
+      } finally {
+        await old.drop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -5,6 +5,9 @@
  * same service is composed without a socket and the suites' fetch calls reach `api.handle` directly
  * (in-process.ts): the one host of that run, `in-process`.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, startServer, type ListenerFactory, type RunningServer, type ServerOverrides } from '@sl-accounts/server';
 import { describe } from 'vitest';
@@ -116,15 +119,27 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
 }
 
-async function openDatabase(store: StoreKind): Promise<TestDatabase | null> {
+/** A fresh SQLite file's directory, removed by `drop()` (the server creates and migrates the file). */
+interface SQLiteDirectory {
+  readonly kind: 'sqlite';
+  readonly dataDir: string;
+  drop(): Promise<void>;
+}
+
+async function openDatabase(store: StoreKind): Promise<TestDatabase | SQLiteDirectory | null> {
   if (store === 'memory') return null;
+  if (store === 'sqlite') {
+    const dataDir = await mkdtemp(join(tmpdir(), 'sl-sqlite-server-'));
+    return { kind: 'sqlite', dataDir, drop: () => rm(dataDir, { recursive: true, force: true }) };
+  }
   const { createPGliteDatabase, createTestDatabase } = await import('@sl-accounts/store-postgres/testing');
   // Migrated, as the server would migrate it at its start: the migrations' own cases are store-postgres's.
   return store === 'pglite' ? createPGliteDatabase({ migrated: true }) : createTestDatabase({ migrated: true });
 }
 
-function storeEnv(store: StoreKind, database: TestDatabase | null): Record<string, string> {
+function storeEnv(store: StoreKind, database: TestDatabase | SQLiteDirectory | null): Record<string, string> {
   if (!database) return { STORE: store };
+  if (database.kind === 'sqlite') return { STORE: 'sqlite', DATA_DIR: database.dataDir };
   return database.kind === 'server' ? { STORE: 'postgres', DATABASE_URL: database.url } : { STORE: 'pglite', DATA_DIR: database.dataDir };
 }
 

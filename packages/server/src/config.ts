@@ -2,6 +2,8 @@
  * Configuration: environment variables, parsed once with zod into one typed value. Every rule about a
  * variable (its range, its default, which store it selects) is written here and nowhere else.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import {
   ACCOUNT_LOGIN_LIMIT,
@@ -27,6 +29,8 @@ import { normaliseBasePath } from '@sl-accounts/http';
 import type { HttpLimits } from '@sl-accounts/http-node';
 import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres/settings';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
+/** The file name only: the store itself (and node:sqlite) is loaded when STORE=sqlite opens it. */
+const SQLITE_FILE = 'accounts.sqlite';
 
 /** The store the configuration names, with its settings. */
 export type StoreConfig =
@@ -35,7 +39,9 @@ export type StoreConfig =
   /** `settings`: Postgres settings over the store's defaults (PGLITE_SETTINGS). */
   | { readonly kind: 'pglite'; readonly dataDir: string; readonly settings: Readonly<Record<string, string>> }
   /** `rateLimitKeys`: most rate-limit windows kept in memory (least recently used dropped first). */
-  | { readonly kind: 'memory'; readonly rateLimitKeys: number };
+  | { readonly kind: 'memory'; readonly rateLimitKeys: number }
+  /** `path`: the SQLite file (SQLITE_PATH, else `accounts.sqlite` in DATA_DIR); one process at a time. */
+  | { readonly kind: 'sqlite'; readonly path: string };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** `pretty`: one readable line per entry, for a person at a terminal; `json`: one JSON object per line. */
@@ -128,6 +134,15 @@ export interface SessionCacheConfig {
 /** Connections one peer address may hold when no proxy is trusted (see the README for why). */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
 
+/**
+ * The embedded store of a start that names none (no STORE, no DATABASE_URL): SQLite
+ * (docs/decisions/0042-embedded-default.md), except where DATA_DIR already holds PGlite's data (its
+ * `PG_VERSION`), or names a PGlite URL (`memory://`, `idb://`), which keep being opened as PGlite.
+ */
+function embeddedStoreOf(dataDir: string): 'pglite' | 'sqlite' {
+  return dataDir.includes('://') || existsSync(join(dataDir, 'PG_VERSION')) ? 'pglite' : 'sqlite';
+}
+
 /** Treats `VAR=` like an unset variable. */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 /** A whole number of milliseconds, at least 1 (a bound that is off is not offered). */
@@ -149,7 +164,8 @@ const Env = z
         }
       }),
     ).default({}),
-    STORE: optional(z.enum(['postgres', 'pglite', 'memory'])),
+    STORE: optional(z.enum(['postgres', 'pglite', 'sqlite', 'memory'])),
+    SQLITE_PATH: optional(z.string()),
     TRUST_PROXY: optional(z.coerce.number().int().min(0).max(32)).default(0),
     IPV6_PREFIX: optional(z.coerce.number().int().min(1).max(128)).default(DEFAULT_IPV6_PREFIX),
     LOGIN_FAILURES_PER_ACCOUNT: optional(z.coerce.number().int().min(0).max(1_000_000)).default(ACCOUNT_LOGIN_LIMIT.limit),
@@ -227,9 +243,15 @@ const Env = z
     if (env.MAIL_RETRY_BASE_MS > env.MAIL_RETRY_MAX_MS) ctx.addIssue({ code: 'custom', path: ['MAIL_RETRY_BASE_MS'], message: 'must not exceed MAIL_RETRY_MAX_MS' });
   })
   .transform((env): Config => {
-    const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : 'pglite');
+    const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : embeddedStoreOf(env.DATA_DIR));
     const store: StoreConfig =
-      kind === 'postgres' ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS } : kind === 'pglite' ? { kind, dataDir: env.DATA_DIR, settings: env.PGLITE_SETTINGS } : { kind, rateLimitKeys: env.MEMORY_RATE_LIMIT_KEYS };
+      kind === 'postgres'
+        ? { kind, url: env.DATABASE_URL!, timeoutMs: env.DB_TIMEOUT_MS }
+        : kind === 'pglite'
+          ? { kind, dataDir: env.DATA_DIR, settings: env.PGLITE_SETTINGS }
+          : kind === 'sqlite'
+            ? { kind, path: env.SQLITE_PATH ?? join(env.DATA_DIR, SQLITE_FILE) }
+            : { kind, rateLimitKeys: env.MEMORY_RATE_LIMIT_KEYS };
     return {
       port: env.PORT,
       host: env.HOST,

@@ -116,7 +116,7 @@ type PinoPretty = typeof PinoPrettyModule;
 const prettyLines = (): PinoPretty => createRequire(import.meta.url)('pino-pretty') as PinoPretty;
 
 /** Fields that the readable lines put into their message (so they are not repeated after it). */
-const IN_MESSAGE = ['method', 'path', 'status', 'ms', 'url', 'store', 'dataDir', 'database', 'docs', 'metrics', 'signal', 'mail', 'contactTo'];
+const IN_MESSAGE = ['method', 'path', 'status', 'ms', 'url', 'store', 'dataDir', 'file', 'database', 'docs', 'metrics', 'signal', 'mail', 'contactTo'];
 
 /**
  * The readable line of an entry: time, level, a sentence for the request and start-up lines, and
@@ -155,7 +155,7 @@ function mailBlock(mail: Record<string, unknown>): string {
 
 /** `listening on http://127.0.0.1:3000; store: pglite in /srv/data; API docs: http://…/docs/api`. */
 function startupLine(log: Record<string, unknown>): string {
-  const where = log.dataDir ? ` in ${String(log.dataDir)}` : log.database ? ` at ${String(log.database)}` : '';
+  const where = log.dataDir ? ` in ${String(log.dataDir)}` : log.file ? ` in ${String(log.file)}` : log.database ? ` at ${String(log.database)}` : '';
   const store = log.store === 'memory' ? 'memory (nothing survives a restart)' : `${String(log.store)}${where}`;
   const metrics = log.metrics ? `; metrics: ${String(log.metrics)}` : '';
   const mail = log.mail ? `; mail: ${String(log.mail)}${log.contactTo ? `, contact messages to ${String(log.contactTo)}` : ', contact messages not mailed (CONTACT_TO unset)'}` : '';

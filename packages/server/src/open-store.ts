@@ -16,6 +16,18 @@ export interface OpenStoreOptions {
 /** The one place that picks a store: opens it and, for the SQL stores, migrates it. */
 export async function openStore(config: StoreConfig, logger: Logger, options: OpenStoreOptions = {}): Promise<ConfiguredStore> {
   if (config.kind === 'memory') return createMemoryStore({ rateLimitKeys: config.rateLimitKeys });
+  if (config.kind === 'sqlite') {
+    const { createSQLiteStore } = await import('@sl-accounts/store-sqlite');
+    const store = createSQLiteStore({ path: config.path });
+    try {
+      const applied = await store.migrate();
+      if (applied.length > 0) logger.info({ migrations: applied }, 'migrated the database');
+      return store;
+    } catch (error) {
+      await store.close();
+      throw new Error(`Could not open the database: ${(error as Error).message}`, { cause: error });
+    }
+  }
   // Loaded only when the configuration asks for it: a server on the memory store (an embedder's
   // test, an example) loads none of kysely, pg and PGlite.
   const { createPGliteStore, createPostgresStore, describeDatabaseError } = await import('@sl-accounts/store-postgres');
@@ -53,13 +65,15 @@ function briefly(err: Error): { readonly code: unknown; readonly message: string
   return { code: (err as { code?: unknown }).code, message: err.message };
 }
 
-/** Where the store keeps its data, for the start-up line: a directory, or a server's host and database; never a credential. */
-export function storeSummary(config: StoreConfig): { readonly store: StoreConfig['kind']; readonly dataDir?: string; readonly database?: string } {
+/** Where the store keeps its data, for the start-up line: a directory, a file, or a server's host and database; never a credential. */
+export function storeSummary(config: StoreConfig): { readonly store: StoreConfig['kind']; readonly dataDir?: string; readonly file?: string; readonly database?: string } {
   switch (config.kind) {
     case 'memory':
       return { store: 'memory' };
     case 'pglite':
       return { store: 'pglite', dataDir: config.dataDir.includes('://') ? config.dataDir : resolve(config.dataDir) };
+    case 'sqlite':
+      return { store: 'sqlite', file: resolve(config.path) };
     case 'postgres':
       return { store: 'postgres', database: databaseOf(config.url) };
   }

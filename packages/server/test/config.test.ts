@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '@sl-accounts/server';
 
 describe('limits in the configuration', () => {
@@ -131,13 +134,40 @@ describe('the session cache in the configuration', () => {
   });
 });
 
+describe('the store a start opens', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sl-config-store-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SQLite in DATA_DIR when neither STORE nor DATABASE_URL is set, and DATA_DIR holds no PGlite data', () => {
+    expect(loadConfig({ DATA_DIR: dir }).store).toEqual({ kind: 'sqlite', path: join(dir, 'accounts.sqlite') });
+    expect(loadConfig({ DATA_DIR: join(dir, 'not yet made') }).store).toEqual({ kind: 'sqlite', path: join(dir, 'not yet made', 'accounts.sqlite') });
+  });
+
+  it('PGlite where DATA_DIR holds PGlite’s data already (its PG_VERSION), or is a PGlite URL', () => {
+    writeFileSync(join(dir, 'PG_VERSION'), '17\n');
+    expect(loadConfig({ DATA_DIR: dir }).store).toEqual({ kind: 'pglite', dataDir: dir, settings: {} });
+    expect(loadConfig({ DATA_DIR: 'memory://' }).store).toMatchObject({ kind: 'pglite', dataDir: 'memory://' });
+  });
+
+  it('SQLITE_PATH names the file; STORE and DATABASE_URL decide over what DATA_DIR holds', () => {
+    expect(loadConfig({ STORE: 'sqlite', SQLITE_PATH: '/srv/accounts.db', DATA_DIR: dir }).store).toEqual({ kind: 'sqlite', path: '/srv/accounts.db' });
+    writeFileSync(join(dir, 'PG_VERSION'), '17\n');
+    expect(loadConfig({ STORE: 'sqlite', DATA_DIR: dir }).store).toEqual({ kind: 'sqlite', path: join(dir, 'accounts.sqlite') });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db.example/accounts', DATA_DIR: dir }).store).toMatchObject({ kind: 'postgres' });
+    expect(() => loadConfig({ STORE: 'mysql' })).toThrow(/^Invalid configuration: STORE: /);
+  });
+});
+
 describe('the embedded database’s settings (PGLITE_SETTINGS)', () => {
   it('none by default: the store’s own small-machine defaults apply', () => {
-    expect(loadConfig({}).store).toEqual({ kind: 'pglite', dataDir: './.data', settings: {} });
+    expect(loadConfig({ STORE: 'pglite' }).store).toEqual({ kind: 'pglite', dataDir: './.data', settings: {} });
   });
 
   it('takes name=value pairs separated by commas, names lower-cased', () => {
-    expect(loadConfig({ PGLITE_SETTINGS: 'shared_buffers=64MB, Work_Mem = 8MB,' }).store).toMatchObject({ settings: { shared_buffers: '64MB', work_mem: '8MB' } });
+    expect(loadConfig({ STORE: 'pglite', PGLITE_SETTINGS: 'shared_buffers=64MB, Work_Mem = 8MB,' }).store).toMatchObject({ settings: { shared_buffers: '64MB', work_mem: '8MB' } });
   });
 
   it('refuses an entry that is not name=value, naming it and the variable', () => {

@@ -52,6 +52,8 @@ describe('readable lines', () => {
     expect(postgres).toContain('store: postgres at db.example:5432/accounts; API docs: http://127.0.0.1:3000/docs/api; metrics: http://127.0.0.1:9464/metrics');
     const memory = line(entry({ msg: 'listening', url: 'http://127.0.0.1:3000', store: 'memory', docs: 'http://127.0.0.1:3000/docs/api' }));
     expect(memory).toContain('store: memory (nothing survives a restart)');
+    const sqlite = line(entry({ msg: 'listening', url: 'http://127.0.0.1:3000', store: 'sqlite', file: '/srv/data/accounts.sqlite', docs: 'http://127.0.0.1:3000/docs/api' }));
+    expect(sqlite).toContain('INFO: listening on http://127.0.0.1:3000; store: sqlite in /srv/data/accounts.sqlite; API docs: http://127.0.0.1:3000/docs/api\n');
   });
 
   it('write other entries with their fields on the same line, and errors with their stack', () => {

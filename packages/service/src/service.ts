@@ -33,8 +33,8 @@ export type ServiceStore = Store & { migrate?(): Promise<readonly string[]> };
 export interface ServiceOptions {
   /**
    * Where accounts, sessions, limits and mails live: `createMemoryStore()` of
-   * `@sl-accounts/store-memory`, `createPostgresStore(...)` or `createPGliteStore(...)` of
-   * `@sl-accounts/store-postgres`. The service migrates it (when it can) and `close()` closes it.
+   * `@sl-accounts/store-memory`, `createSQLiteStore(...)` of `@sl-accounts/store-sqlite` (one
+   * process), `createPostgresStore(...)` or `createPGliteStore(...)` of `@sl-accounts/store-postgres`. The service migrates it (when it can) and `close()` closes it.
    */
   readonly store: ServiceStore;
   /** Default: PBKDF2-SHA256 at 600,000 iterations. Tests pass a cheap one (`@sl-accounts/core/testing`). */

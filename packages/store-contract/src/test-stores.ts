@@ -1,11 +1,11 @@
 /**
  * The test matrix: which stores a test run covers, chosen with TEST_STORES, and why any of them
  * does not run. A store is never swapped for another: `postgres` is a real server, `pglite` is
- * embedded PGlite, and a title always says which one ran or why it was skipped.
+ * embedded PGlite, `sqlite` a file on node:sqlite, and a title always says which one ran or why it was skipped.
  */
 
 /** The stores tests can run on. */
-export const STORE_KINDS = ['memory', 'pglite', 'postgres'] as const;
+export const STORE_KINDS = ['memory', 'pglite', 'postgres', 'sqlite'] as const;
 /** One of STORE_KINDS. */
 export type StoreKind = (typeof STORE_KINDS)[number];
 
@@ -36,7 +36,7 @@ export function selectedStores(env: { readonly TEST_STORES?: string } = process.
 }
 
 /**
- * Decides whether `kind` runs in this test file. `locate` finds where it runs; memory and pglite
+ * Decides whether `kind` runs in this test file. `locate` finds where it runs; memory, pglite and sqlite
  * need none, postgres must have one (e.g. `locatePostgres` of `@sl-accounts/store-postgres/testing`).
  *
  * - not selected by TEST_STORES: skipped, and `locate` is not called (no container is started);
@@ -45,7 +45,7 @@ export function selectedStores(env: { readonly TEST_STORES?: string } = process.
  * - only in the default selection and not found: skipped with that reason, and a console.warn
  *   unless TEST_SKIPS_REPORTED is set (a global setup that printed it once for the run sets it).
  */
-export async function testStore(kind: 'memory' | 'pglite'): Promise<TestStore>;
+export async function testStore(kind: 'memory' | 'pglite' | 'sqlite'): Promise<TestStore>;
 export async function testStore(kind: StoreKind, locate: () => Promise<StoreLocation>): Promise<TestStore>;
 export async function testStore(kind: StoreKind, locate?: () => Promise<StoreLocation>): Promise<TestStore> {
   const { kinds, explicit } = selectedStores();

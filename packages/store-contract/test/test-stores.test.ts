@@ -11,8 +11,8 @@ afterEach(() => {
 
 describe('selectedStores', () => {
   it('selects every store when TEST_STORES is unset or empty, without naming any', () => {
-    expect(selectedStores({})).toEqual({ kinds: ['memory', 'pglite', 'postgres'], explicit: false });
-    expect(selectedStores({ TEST_STORES: ' ' })).toEqual({ kinds: ['memory', 'pglite', 'postgres'], explicit: false });
+    expect(selectedStores({})).toEqual({ kinds: ['memory', 'pglite', 'postgres', 'sqlite'], explicit: false });
+    expect(selectedStores({ TEST_STORES: ' ' })).toEqual({ kinds: ['memory', 'pglite', 'postgres', 'sqlite'], explicit: false });
   });
 
   it('reads a comma list, spaces allowed', () => {
@@ -20,7 +20,7 @@ describe('selectedStores', () => {
   });
 
   it('refuses a name it does not know', () => {
-    expect(() => selectedStores({ TEST_STORES: 'memory,sqlite' })).toThrow(/unknown store "sqlite"/);
+    expect(() => selectedStores({ TEST_STORES: 'memory,mysql' })).toThrow(/unknown store "mysql"; use a comma list of memory, pglite, postgres, sqlite/);
   });
 });
 
@@ -79,6 +79,7 @@ describe('testStore', () => {
       'memory',
       'pglite (skipped: not in TEST_STORES=memory,postgres)',
       'postgres (local server 127.0.0.1:5432)',
+      'sqlite (skipped: not in TEST_STORES=memory,postgres)',
     ]);
   });
 });

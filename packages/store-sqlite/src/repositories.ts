@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
+import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
+import { secondFactorRepositories } from './second-factors.ts';
+
+const date = (ms: number) => new Date(ms);
+
+const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation'] as const;
+interface RecordRow {
+  id: number;
+  name: string;
+  email: string;
+  email_verified: number;
+  password_hash: string;
+  credential_generation: number;
+}
+const toRecord = (row: RecordRow): UserRecord => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  emailVerified: row.email_verified === 1,
+  passwordHash: row.password_hash,
+  credentialGeneration: row.credential_generation,
+});
+
+// ON CONFLICT DO NOTHING without a target covers the unique index on lower(email): a taken address
+// yields no row (and no error), and the unit of work goes on.
+const insertUser = compiled(4, (db, name: string, email: string, hash: string, createdAt: Date) =>
+  db.insertInto('users').values({ name, email, password_hash: hash, created_at: createdAt }).onConflict((oc) => oc.doNothing()).returning(RECORD),
+);
+// The unique index's expression, so the lookup uses it.
+const userByEmail = compiled(1, (db, email: string) => db.selectFrom('users').select(RECORD).where(sql`lower(email)`, '=', sql`lower(${email})`));
+const userById = compiled(1, (db, id: number) => db.selectFrom('users').select(RECORD).where('id', '=', id));
+const deleteUser = compiled(1, (db, id: number) => db.deleteFrom('users').where('id', '=', id));
+const digestsOf = compiled(1, (db, userId: number) => db.selectFrom('sessions').select('token_digest').where('user_id', '=', userId));
+
+const COLUMNS = { name: 'name', email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', credentialGeneration: 'credential_generation' } as const;
+const FIELDS = Object.keys(COLUMNS) as (keyof typeof COLUMNS)[];
+const EXPECTED = ['credentialGeneration', 'email', 'emailVerified'] as const;
+/** Each shape of update (the fields it sets, those it expects), compiled when first used. */
+const updates = new Map<string, Compiled<RecordRow, unknown[]>>();
+
+function updateOf(changes: UserChanges, expected: UserExpectation) {
+  const set = FIELDS.filter((f) => changes[f] !== undefined);
+  const where = EXPECTED.filter((f) => expected[f] !== undefined);
+  const key = `${set.join()}|${where.join()}`;
+  let update = updates.get(key);
+  if (!update) {
+    update = compiled(1 + set.length + where.length, (db, id, ...values: unknown[]) => {
+      let query = db.updateTable('users').set(Object.fromEntries(set.map((f, i) => [COLUMNS[f], values[i]]))).where('id', '=', id as number);
+      for (const [i, f] of where.entries()) query = query.where(COLUMNS[f], '=', values[set.length + i] as never);
+      return query.returning(RECORD);
+    });
+    updates.set(key, update);
+  }
+  return { update, values: [...set.map((f) => changes[f]), ...where.map((f) => expected[f])] };
+}
+
+// The session exists only if its user does, at that generation: one statement, so atomic here.
+const insertSession = compiled(6, (db, digest: string, id: string, userId: number, generation: number, createdAt: Date, expiresAt: Date) =>
+  db
+    .insertInto('sessions')
+    .columns(['token_digest', 'id', 'user_id', 'created_at', 'expires_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('users')
+        .select([eb.val(digest).as('d'), eb.val(id).as('i'), 'id', eb.val(createdAt as never).as('c'), eb.val(expiresAt as never).as('e')])
+        .where('id', '=', userId)
+        .where('credential_generation', '=', generation),
+    )
+    .returning('token_digest'),
+);
+const sessionWithUser = compiled(1, (db, digest: string) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select(['users.id', 'users.name', 'users.email', 'users.email_verified', 'sessions.expires_at'])
+    .where('sessions.token_digest', '=', digest),
+);
+const sessionsOf = compiled(2, (db, userId: number, now: Date) =>
+  db.selectFrom('sessions').select(['id', 'token_digest', 'created_at', 'expires_at']).where('user_id', '=', userId).where('expires_at', '>', now as never).orderBy('created_at').orderBy('id'),
+);
+const deleteSession = compiled(1, (db, digest: string) => db.deleteFrom('sessions').where('token_digest', '=', digest).returning('expires_at'));
+// `except` '' names no session: a digest is 64 hex digits (a check constraint).
+const deleteAllBut = compiled(2, (db, userId: number, except: string) => db.deleteFrom('sessions').where('user_id', '=', userId).where('token_digest', '<>', except).returning('token_digest'));
+const deleteOldest = compiled(3, (db, userId: number, except: string, keep: number) =>
+  db
+    .deleteFrom('sessions')
+    .where('token_digest', 'in', (q) =>
+      // SQLite takes an OFFSET only after a LIMIT; -1 is none.
+      q.selectFrom('sessions').select('token_digest').where('user_id', '=', userId).where('token_digest', '<>', except).orderBy('created_at', 'desc').orderBy('token_digest', 'desc').limit(-1).offset(keep),
+    )
+    .returning('token_digest'),
+);
+
+const TOKEN = ['user_id', 'token_digest', 'email', 'credential_generation', 'created_at', 'expires_at'] as const;
+const putReset = compiled(6, (db, email: string, userId: number | null, generation: number | null, digest: string, createdAt: Date, expiresAt: Date) =>
+  db
+    .insertInto('password_resets')
+    .values({ email, user_id: userId, credential_generation: generation, token_digest: digest, created_at: createdAt, expires_at: expiresAt })
+    .onConflict((oc) => oc.column('email').doUpdateSet((eb) => Object.fromEntries(TOKEN.filter((c) => c !== 'email').map((c) => [c, eb.ref(`excluded.${c}`)])))),
+);
+const takeReset = compiled(2, (db, digest: string, now: Date) => db.deleteFrom('password_resets').where('token_digest', '=', digest).where('expires_at', '>', now as never).returning(TOKEN));
+// From the user's row, so a user deleted meanwhile, or whose generation moved on, gets no token.
+const putEmailToken = compiled(7, (db, userId: number, digest: string, purpose: EmailTokenPurpose, email: string, generation: number, createdAt: Date, expiresAt: Date) =>
+  db
+    .insertInto('email_tokens')
+    .columns(['user_id', 'token_digest', 'purpose', 'email', 'credential_generation', 'created_at', 'expires_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('users')
+        .select(['id', eb.val(digest).as('d'), eb.val(purpose).as('p'), eb.val(email).as('m'), eb.val(generation).as('g'), eb.val(createdAt as never).as('c'), eb.val(expiresAt as never).as('e')])
+        .where('id', '=', userId)
+        .where('credential_generation', '=', generation),
+    )
+    .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => Object.fromEntries([...TOKEN, 'purpose' as const].filter((c) => c !== 'user_id').map((c) => [c, eb.ref(`excluded.${c}`)]))))
+    .returning('user_id'),
+);
+const takeEmailToken = compiled(2, (db, digest: string, now: Date) =>
+  db.deleteFrom('email_tokens').where('token_digest', '=', digest).where('expires_at', '>', now as never).returning([...TOKEN, 'purpose']),
+);
+
+const addContact = compiled(6, (db, name: string, email: string, message: string, clientIp: string, userAgent: string | null, receivedAt: Date) =>
+  db.insertInto('contact_messages').values({ name, email, message, client_ip: clientIp, user_agent: userAgent, received_at: receivedAt }),
+);
+// A stand-in (no recipient) is one row like a mail: the same statement, the same work.
+const addMail = compiled(7, (db, id: string, to: string | null, subject: string, body: string, replyTo: string | null, kind: MailKind, queuedAt: Date) =>
+  db.insertInto('mail_outbox').values({ id, recipient: to, subject, body, reply_to: replyTo, kind, created_at: queuedAt, due_at: queuedAt }),
+);
+
+/** The repositories of one unit: of work, or of none (each call its own step). */
+export function repositories(unit: Unit): Repositories {
+  const { step } = unit;
+  const ended = (digests: readonly string[]) => {
+    unit.revoke(digests);
+    return digests;
+  };
+  return {
+    users: {
+      insert: (user) => step((run) => insertUser.all(run, user.name, user.email, user.passwordHash, user.createdAt).map(toRecord)[0] ?? null),
+      findByEmail: (email) => step((run) => userByEmail.all(run, email).map(toRecord)[0] ?? null),
+      findById: (id) => step((run) => userById.all(run, id).map(toRecord)[0] ?? null),
+      update: (id, changes, expected = {}) =>
+        step((run) => {
+          const { update, values } = updateOf(changes, expected);
+          let row: RecordRow | undefined;
+          try {
+            [row] = update.all(run, id, ...values);
+          } catch (error) {
+            if (isUniqueViolation(error)) throw new EmailTaken();
+            throw error;
+          }
+          if (!row) return null;
+          // Each session shows its user's name and address: a change of them is one of every session's.
+          if (changes.name !== undefined || changes.email !== undefined || changes.emailVerified !== undefined) unit.revoke(digestsOf.all(run, id).map((r) => r.token_digest));
+          return toRecord(row);
+        }),
+      delete: (id) =>
+        step((run) => {
+          // The cascade ends the sessions unannounced: they are told first (on commit).
+          unit.revoke(digestsOf.all(run, id).map((r) => r.token_digest));
+          return deleteUser.changes(run, id) > 0;
+        }),
+    },
+    sessions: {
+      insert: (s) => step((run) => insertSession.all(run, s.tokenDigest, randomUUID(), s.userId, s.credentialGeneration, s.createdAt, s.expiresAt).length > 0),
+      findWithUser: (digest) =>
+        step((run) => {
+          const [row] = sessionWithUser.all(run, digest);
+          return row ? { user: { id: row.id, name: row.name, email: row.email, emailVerified: row.email_verified === 1 }, expiresAt: date(row.expires_at) } : null;
+        }),
+      listByUser: (userId, now) => step((run) => sessionsOf.all(run, userId, now).map((r) => ({ id: r.id, tokenDigest: r.token_digest, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }))),
+      delete: (digest) =>
+        step((run) => {
+          const [row] = deleteSession.all(run, digest);
+          return row ? (ended([digest]), { expiresAt: date(row.expires_at) }) : null;
+        }),
+      deleteByUser: (userId, kept = {}) =>
+        step((run) => {
+          const except = kept.except ?? '';
+          const rows = kept.keepNewest ? deleteOldest.all(run, userId, except, kept.keepNewest) : deleteAllBut.all(run, userId, except);
+          return ended(rows.map((r) => r.token_digest));
+        }),
+    },
+    resetTokens: {
+      put: (t) => step((run) => void putReset.changes(run, t.email, t.userId, t.credentialGeneration, t.tokenDigest, t.createdAt, t.expiresAt)),
+      take: (digest, now) =>
+        step((run) => {
+          const [r] = takeReset.all(run, digest, now);
+          return r ? { email: r.email, userId: r.user_id, credentialGeneration: r.credential_generation, tokenDigest: r.token_digest, createdAt: date(r.created_at), expiresAt: date(r.expires_at) } : null;
+        }),
+    },
+    emailTokens: {
+      put: (userId, t) => step((run) => putEmailToken.all(run, userId, t.tokenDigest, t.purpose, t.email, t.credentialGeneration, t.createdAt, t.expiresAt).length > 0),
+      take: (digest, now) =>
+        step((run) => {
+          const [r] = takeEmailToken.all(run, digest, now);
+          return r
+            ? { userId: r.user_id, tokenDigest: r.token_digest, purpose: r.purpose, email: r.email, credentialGeneration: r.credential_generation, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }
+            : null;
+        }),
+    },
+    contacts: {
+      add: (m) => step((run) => void addContact.changes(run, m.name, m.email, m.message, m.clientIp, m.userAgent, m.receivedAt)),
+    },
+    ...secondFactorRepositories(unit),
+    outbox: {
+      add: (mail) => step((run) => void addMail.changes(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt)),
+    },
+  };
+}
