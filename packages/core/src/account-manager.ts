@@ -12,7 +12,7 @@
  */
 import { EmailTaken } from './errors.ts';
 import type { AccountMail, OutgoingMail } from './ports.ts';
-import type { ContactMessage, EmailTokenPurpose, NewEmailToken, NewSession, NewUser, Repositories, Store, User, UserRecord } from './store.ts';
+import type { ContactMessage, EmailTokenPurpose, NewEmailToken, NewSession, NewUser, Passkey, Repositories, Store, User, UserRecord } from './store.ts';
 
 /** A token of a link and the mails that go with it, written in one unit of work. */
 export interface EmailLink {
@@ -123,6 +123,30 @@ export interface AccountManager {
   confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[]): Promise<EmailConfirmed | 'taken' | null>;
   /** Stores the message and, when `mail` is given, queues it: both or neither. */
   addContact(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
+  /**
+   * Adds a passkey to the user while the generation is still `generation` (the one read when the
+   * registration was verified), moves it on, ends every session of the user but `keep` and queues
+   * `notice`, in one unit of work: the ended sessions' digests; `null` when the generation moved on
+   * (nothing changes); `'taken'` when a passkey with that credential ID is stored already (nothing
+   * changes).
+   */
+  addPasskey(passkey: Passkey, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'taken' | null>;
+  /**
+   * Removes the user's passkey with this id while the generation is still `generation`, moves it
+   * on, ends every session of the user but `keep` and queues `notice`, in one unit of work: the
+   * ended sessions' digests; `null` when the generation moved on; `'missing'` when the user has no
+   * such passkey (then nothing changes).
+   */
+  removePasskey(userId: number, id: string, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'missing' | null>;
+}
+
+/** Thrown inside a unit of work to undo what it wrote, and caught at its end: `reason` is the answer. */
+class Undo<R> extends Error {
+  readonly reason: R;
+  constructor(reason: R) {
+    super('undone');
+    this.reason = reason;
+  }
 }
 
 /** A user as the ports give it out, without what stays inside the core. */
@@ -315,6 +339,44 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
       if (confirmed) await forgetUser(confirmed.user.id);
       return confirmed;
+    },
+
+    async addPasskey(passkey, generation, keep, notice) {
+      try {
+        return await ending(
+          async (tx) => {
+            // The generation's move first: it locks the row, so the insert below sees the move and
+            // no session is stored under the old generation after this unit ends the others.
+            const user = await tx.users.update(passkey.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+            if (!user) return null;
+            if (!(await tx.passkeys.insert(passkey, generation + 1))) throw new Undo('taken' as const);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            return tx.sessions.deleteByUser(passkey.userId, { except: keep });
+          },
+          (ended) => ended ?? [],
+        );
+      } catch (error) {
+        if (error instanceof Undo) return error.reason as 'taken';
+        throw error;
+      }
+    },
+
+    async removePasskey(userId, id, generation, keep, notice) {
+      try {
+        return await ending(
+          async (tx) => {
+            const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+            if (!user) return null;
+            if (!(await tx.passkeys.delete(userId, id))) throw new Undo('missing' as const);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            return tx.sessions.deleteByUser(userId, { except: keep });
+          },
+          (ended) => ended ?? [],
+        );
+      } catch (error) {
+        if (error instanceof Undo) return error.reason as 'missing';
+        throw error;
+      }
     },
 
     async addContact(message, mail) {

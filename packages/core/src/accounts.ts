@@ -7,6 +7,7 @@ import { contactUseCases, type ContactUseCases } from './use-cases/contact.ts';
 import { emailUseCases, type EmailUseCases } from './use-cases/email.ts';
 import { createContext, type AccountsOptions } from './use-cases/context.ts';
 import { loginUseCases, type LoginUseCases } from './use-cases/login.ts';
+import { passkeyUseCases, type PasskeyUseCases } from './use-cases/passkeys.ts';
 import { passwordResetUseCases, type PasswordResetUseCases } from './use-cases/password-reset.ts';
 import { passwordUseCases, type PasswordUseCases } from './use-cases/password.ts';
 import { serviceUseCases, type ServiceUseCases } from './use-cases/service.ts';
@@ -32,7 +33,8 @@ export interface Accounts
     PasswordUseCases,
     PasswordResetUseCases,
     AccountDeletionUseCases,
-    EmailUseCases {}
+    EmailUseCases,
+    PasskeyUseCases {}
 
 /**
  * What `createAccounts` needs: the store (or a store with a session cache in front, `cacheSessions`),
@@ -65,5 +67,6 @@ export function createAccounts(ports: AccountsPorts, options: AccountsOptions = 
     ...passwordResetUseCases(context),
     ...accountDeletionUseCases(context),
     ...emailUseCases(context),
+    ...passkeyUseCases(context),
   };
 }

@@ -1,4 +1,4 @@
-import type { NewEmailToken, ResetToken, UserRecord } from '@sl-accounts/core';
+import type { NewEmailToken, Passkey, PasskeyChallenge, ResetToken, UserRecord } from '@sl-accounts/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -65,6 +65,10 @@ export class Tables {
   readonly unboundResetTokens = new Map<string, ResetToken>();
   /** E-mail tokens by user id: one per user, the newest. */
   readonly emailTokens = new Map<number, NewEmailToken>();
+  /** Passkeys by credential ID. */
+  readonly passkeys = new Map<string, Passkey>();
+  /** WebAuthn challenges by digest. */
+  readonly passkeyChallenges = new Map<string, PasskeyChallenge>();
 
   /** Sets (or with `undefined` deletes) `key` in `map`, recording the undo in `unit`. */
   put<K, V>(unit: Unit, map: Map<K, V>, key: K, value: V | undefined): void {

@@ -7,6 +7,7 @@ import type { Ports } from '../store.ts';
 import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
+import type { RelyingParty } from './passkeys.ts';
 
 /** The service's name where nothing else is configured: health answers, documents, logs. */
 export const DEFAULT_SERVICE_NAME = 'sl-accounts';
@@ -61,6 +62,13 @@ export interface AccountsOptions {
   readonly securityNotices?: SecurityNoticeOptions;
   /** New-device notices mailed per account and window; default NEW_DEVICE_NOTICE_LIMIT; `null`: one per such login. */
   readonly newDeviceNoticeLimit?: RateLimitRule | null;
+  /**
+   * The origin the service's pages run on, where passkeys are registered and used (the server's
+   * `PUBLIC_URL`): its hostname is the WebAuthn relying party ID, so it must be a name, not an IP
+   * address. Configured, never taken from a request; a function is asked at each ceremony, a string
+   * checked at creation. Default `http://localhost`.
+   */
+  readonly passkeyOrigin?: string | (() => string);
 }
 
 /** What every group of use cases is built on: the ports, and the options with their defaults filled in. */
@@ -96,6 +104,8 @@ export interface UseCaseContext {
   readonly maxSessions: number;
   /** The security notices, as configured; each use case hands its notice to the manager with its change. */
   readonly notices: SecurityNotices;
+  /** The WebAuthn relying party as configured now (`passkeyOrigin`). */
+  relyingParty(): RelyingParty;
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
@@ -128,6 +138,8 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     if (!isSecurityEvent(event)) throw new RangeError(`securityNotices: unknown event ${event} (known: ${SECURITY_EVENTS.join(', ')})`);
   }
 
+  const passkeyOrigin = pageUrl('passkeyOrigin', options.passkeyOrigin ?? 'http://localhost');
+  passkeyOrigin();
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
 
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
@@ -151,6 +163,10 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     contactTo: options.contactTo,
     maxSessions,
     notices: securityNotices({ serviceName, resetUrl, now: () => clock.now(), enabled: options.securityNotices }),
+    relyingParty() {
+      const url = passkeyOrigin();
+      return { origin: url.origin, id: url.hostname, name: serviceName };
+    },
     async limit(operation, meta, tally) {
       const address = canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT;
       await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), tally);
