@@ -255,7 +255,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
     async up(db) {
       await db.schema
         .createTable('passkeys')
-        .addColumn('id', 'text', (c) => c.primaryKey().check(sql`id ~ '^[A-Za-z0-9_-]{1,1364}$'`))
+        .addColumn('id', 'text', (c) => c.primaryKey().check(sql`id ~ '^[A-Za-z0-9_-]+$' and length(id) <= 1364`))
         .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('public_key', 'bytea', (c) => c.notNull())
