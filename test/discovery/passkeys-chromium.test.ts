@@ -31,6 +31,12 @@ interface Browsing {
 
 type Json = Record<string, unknown>;
 
+/** The page's WebAuthn, as the functions evaluated in it use it (this suite's types have no DOM). */
+interface PageWebAuthn {
+  readonly PublicKeyCredential: { parseCreationOptionsFromJSON(options: Json): unknown; parseRequestOptionsFromJSON(options: Json): unknown };
+  readonly navigator: { readonly credentials: { create(options: Json): Promise<{ toJSON(): Json }>; get(options: Json): Promise<{ toJSON(): Json }> } };
+}
+
 describe(`passkeys in headless Chromium with a virtual authenticator, on the ${HOST_KINDS[0]} host${browserNote}`, () => {
   const { launched } = useChromium();
   let server: RunningServer;
@@ -89,9 +95,9 @@ describe(`passkeys in headless Chromium with a virtual authenticator, on the ${H
   const create = (page: Page, options: Json, changes: Json = {}) =>
     page.evaluate(
       async ([options, changes]) => {
-        const parsed = PublicKeyCredential.parseCreationOptionsFromJSON({ ...(options as never), ...changes } as never);
-        const credential = (await navigator.credentials.create({ publicKey: parsed })) as PublicKeyCredential;
-        return credential.toJSON() as Record<string, unknown>;
+        const page = globalThis as unknown as PageWebAuthn;
+        const parsed = page.PublicKeyCredential.parseCreationOptionsFromJSON({ ...options, ...changes });
+        return (await page.navigator.credentials.create({ publicKey: parsed })).toJSON();
       },
       [options, changes] as const,
     );
@@ -100,9 +106,9 @@ describe(`passkeys in headless Chromium with a virtual authenticator, on the ${H
   const get = (page: Page, options: Json, changes: Json = {}) =>
     page.evaluate(
       async ([options, changes]) => {
-        const parsed = PublicKeyCredential.parseRequestOptionsFromJSON({ ...(options as never), ...changes } as never);
-        const credential = (await navigator.credentials.get({ publicKey: parsed })) as PublicKeyCredential;
-        return credential.toJSON() as Record<string, unknown>;
+        const page = globalThis as unknown as PageWebAuthn;
+        const parsed = page.PublicKeyCredential.parseRequestOptionsFromJSON({ ...options, ...changes });
+        return (await page.navigator.credentials.get({ publicKey: parsed })).toJSON();
       },
       [options, changes] as const,
     );

@@ -13,6 +13,7 @@ import { passwordUseCases, type PasswordUseCases } from './use-cases/password.ts
 import { serviceUseCases, type ServiceUseCases } from './use-cases/service.ts';
 import { sessionUseCases, type SessionUseCases } from './use-cases/sessions.ts';
 import { signupUseCases, type SignupUseCases } from './use-cases/signup.ts';
+import { twoFactorUseCases, type TwoFactorUseCases } from './use-cases/two-factor.ts';
 import { Pbkdf2PasswordHasher } from './password-hasher.ts';
 import type { ManagedStore } from './account-manager.ts';
 import type { Ports } from './store.ts';
@@ -34,7 +35,8 @@ export interface Accounts
     PasswordResetUseCases,
     AccountDeletionUseCases,
     EmailUseCases,
-    PasskeyUseCases {}
+    PasskeyUseCases,
+    TwoFactorUseCases {}
 
 /**
  * What `createAccounts` needs: the store (or a store with a session cache in front, `cacheSessions`),
@@ -68,5 +70,6 @@ export function createAccounts(ports: AccountsPorts, options: AccountsOptions = 
     ...accountDeletionUseCases(context),
     ...emailUseCases(context),
     ...passkeyUseCases(context),
+    ...twoFactorUseCases(context),
   };
 }

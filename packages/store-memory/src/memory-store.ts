@@ -4,7 +4,7 @@ import { deleteWhere } from './delete-where.ts';
 import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
-import { emailTokenRepository, passkeyChallengeRepository, passkeyRepository, resetTokenRepository, sessionRepository, userRepository, type Where } from './repositories.ts';
+import { emailTokenRepository, loginChallengeRepository, passkeyChallengeRepository, passkeyRepository, recoveryCodeRepository, resetTokenRepository, sessionRepository, stepUpRepository, totpRepository, userRepository, type Where } from './repositories.ts';
 import { Tables, Unit } from './tables.ts';
 
 /**
@@ -77,6 +77,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       outbox: queued,
       passkeys: passkeyRepository(where),
       passkeyChallenges: passkeyChallengeRepository(where),
+      totp: totpRepository(where),
+      recoveryCodes: recoveryCodeRepository(where),
+      loginChallenges: loginChallengeRepository(where),
+      stepUps: stepUpRepository(where),
     };
   };
   const autocommit = repositories(new Unit(false));
@@ -98,6 +102,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     emailTokens: outside(gate, 'emailTokens', autocommit.emailTokens),
     passkeys: outside(gate, 'passkeys', autocommit.passkeys),
     passkeyChallenges: outside(gate, 'passkeyChallenges', autocommit.passkeyChallenges),
+    totp: outside(gate, 'totp', autocommit.totp),
+    recoveryCodes: outside(gate, 'recoveryCodes', autocommit.recoveryCodes),
+    loginChallenges: outside(gate, 'loginChallenges', autocommit.loginChallenges),
+    stepUps: outside(gate, 'stepUps', autocommit.stepUps),
     contacts,
     outbox,
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys, guard),
@@ -127,6 +135,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
             outbox: live('outbox', tx.outbox),
             passkeys: live('passkeys', tx.passkeys),
             passkeyChallenges: live('passkeyChallenges', tx.passkeyChallenges),
+            totp: live('totp', tx.totp),
+            recoveryCodes: live('recoveryCodes', tx.recoveryCodes),
+            loginChallenges: live('loginChallenges', tx.loginChallenges),
+            stepUps: live('stepUps', tx.stepUps),
           });
           ended = true;
           unit.commit();
@@ -152,6 +164,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           emailTokens: deleteWhere(tables.emailTokens, expired),
           standIns: outbox.deleteStandIns(now),
           passkeyChallenges: deleteWhere(tables.passkeyChallenges, expired),
+          loginChallenges: deleteWhere(tables.loginChallenges, expired),
         };
       }),
 

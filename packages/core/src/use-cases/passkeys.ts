@@ -27,7 +27,7 @@ import type { Passkey, PasskeyChallenge, PasskeyChallengePurpose, UserRecord } f
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
-import { checksDevices, startSignedIn } from './login.ts';
+import { checksDevices, endPresentedSessions, startSignedIn } from './sign-in.ts';
 import { readBody, type RequestBody, type RequestMeta, type SessionMeta } from './request.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
 import type { SignedIn } from './signup.ts';
@@ -265,6 +265,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         // concurrent uses with one counter, writes nothing; so does a passkey removed meanwhile.
         if (!(await store.passkeys.recordUse(passkey.id, newCounter, clock.now()))) throw badSignIn();
         const device = checksDevices(context) ? await context.devices.verify(meta.deviceProof, record.id) : null;
+        await endPresentedSessions(context, meta);
         return startSignedIn(context, record, record.credentialGeneration, device, meta, badSignIn);
       }),
   };
