@@ -120,13 +120,19 @@ describe(`passkeys in headless Chromium with a virtual authenticator, on the ${H
     return (answer.body as { options: Json }).options;
   };
   /** Registers a passkey through the API from the page (the authenticator makes it). */
-  async function register(page: Page, name: string): Promise<string> {
-    const response = await create(page, await registrationOptions(page));
+  async function register(page: Page, name: string, changes: Json = {}): Promise<string> {
+    const response = await create(page, await registrationOptions(page), changes);
     const answer = await fromPage(page, 'POST', '/api/passkeys', { name, response });
     expect(answer.status).toBe(201);
     return (answer.body as { passkey: { id: string } }).passkey.id;
   }
   const status = (page: Page) => page.locator('#status').innerText();
+  /** A step-up of the page's session with its passkey (the owner's changes need one once a factor is on). */
+  async function stepUp(page: Page): Promise<void> {
+    const options = await fromPage(page, 'POST', '/api/passkeys/step-up-options');
+    expect(options.status).toBe(200);
+    expect(await fromPage(page, 'POST', '/api/passkeys/step-up', { response: await get(page, (options.body as { options: Json }).options) })).toEqual({ status: 200, body: { ok: true } });
+  }
 
   it('the page adds a passkey (other sessions end, a notice is mailed); after a logout and with no cookie at all, it signs in with the passkey alone', { timeout: 90_000 }, async (ctx) => {
     const { context, page } = await browse(ctx);
@@ -165,6 +171,40 @@ describe(`passkeys in headless Chromium with a virtual authenticator, on the ${H
     expect((await fromPage(page, 'DELETE', `/api/passkeys/${listed!.id}`)).status).toBe(404);
     expect(await mailed(ADA.email, 'A passkey was removed from your account')).toBe(1);
     expect(((await fromPage(page, 'GET', '/api/passkeys')).body as { passkeys: unknown[] }).passkeys).toEqual([]);
+    await context.close();
+  });
+
+  it('with a passkey on, the password alone opens nothing: the login answers 202 and the passkey finishes it; adding another needs a step-up, which a passkey gives', { timeout: 90_000 }, async (ctx) => {
+    const { context, page } = await browse(ctx);
+    const who = { ...ADA, email: 'factor@example.com' };
+    await signUp(page, who);
+    await register(page, 'First');
+    // The signup's session verified no factor: a second passkey needs a step-up first.
+    const refused = await fromPage(page, 'POST', '/api/passkeys', { response: { id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'x' } } });
+    expect(refused).toEqual({ status: 403, body: expect.objectContaining({ ok: false, code: 'second_factor_required' }) });
+    await stepUp(page);
+    // (One virtual authenticator holds one passkey per account: the second replaces the first there.)
+    await register(page, 'Second', { excludeCredentials: [] });
+
+    expect((await fromPage(page, 'POST', '/api/logout')).status).toBe(200);
+    await context.clearCookies();
+    const first = await fromPage(page, 'POST', '/api/login', { email: who.email, password: who.password });
+    expect(first).toEqual({ status: 202, body: { ok: true, secondFactor: { methods: ['passkey'], expiresAt: expect.any(String) } } });
+    expect((await fromPage(page, 'GET', '/api/me')).status).toBe(401);
+    expect((await context.cookies()).map((c) => c.name)).toContain('sl_login');
+    const options = await fromPage(page, 'POST', '/api/login/passkey-options');
+    expect(options.status).toBe(200);
+    expect(((options.body as { options: { allowCredentials: unknown[] } }).options.allowCredentials)).toHaveLength(2);
+    const answer = await get(page, (options.body as { options: Json }).options);
+    const second = await fromPage(page, 'POST', '/api/login/passkey', { response: answer });
+    expect(second).toEqual({ status: 200, body: { ok: true, user: expect.objectContaining({ email: who.email }) } });
+    expect((await fromPage(page, 'GET', '/api/me')).status).toBe(200);
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('sl_login');
+    // The same answer again: the login challenge is gone.
+    expect((await fromPage(page, 'POST', '/api/login/passkey', { response: answer })).status).toBe(401);
+    // The login's second step was a step-up: removing a passkey goes through.
+    const [oldest] = ((await fromPage(page, 'GET', '/api/passkeys')).body as { passkeys: { id: string }[] }).passkeys;
+    expect((await fromPage(page, 'DELETE', `/api/passkeys/${oldest!.id}`)).status).toBe(200);
     await context.close();
   });
 
@@ -215,6 +255,9 @@ describe(`passkeys in headless Chromium with a virtual authenticator, on the ${H
       const { context, page } = await browse(ctx);
       await signUp(page, { ...ADA, email: 'removed@example.com' });
       const id = await register(page, 'Lost phone');
+      // Removing a factor needs a step-up: without one, refused.
+      expect((await fromPage(page, 'DELETE', `/api/passkeys/${id}`)).status).toBe(403);
+      await stepUp(page);
       expect((await fromPage(page, 'DELETE', `/api/passkeys/${id}`)).status).toBe(200);
       const answer = await get(page, await signInOptions(page), { allowCredentials: [{ id, type: 'public-key' }] });
       expect(answer.id).toBe(id);
@@ -249,6 +292,8 @@ describe(`passkeys in headless Chromium with a virtual authenticator, on the ${H
       const { context, page, cdp, authenticatorId } = await browse(ctx);
       await signUp(page, { ...ADA, email: 'unverified@example.com' });
       const id = await register(page, 'Verified once');
+      // A step-up while the user is still verified: the registration below fails for want of verification only.
+      await stepUp(page);
       // The key moves to an authenticator that cannot verify its user (a stolen key without its PIN);
       // the client asks for no verification (its choice, not the service's).
       const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });

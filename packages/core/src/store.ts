@@ -301,7 +301,11 @@ export type PasskeyChallengePurpose =
   /** Registering a passkey on the signed-in account `userId`. */
   | 'register'
   /** Signing in with a discoverable passkey: no account named (`userId` is `null`). */
-  | 'sign-in';
+  | 'sign-in'
+  /** The second step of account `userId`'s login (its `sl_login` challenge), with one of its passkeys. */
+  | 'second-factor'
+  /** A step-up of a signed-in session of account `userId`, with one of its passkeys. */
+  | 'step-up';
 
 /** A WebAuthn challenge as stored: by digest, for one ceremony, once. */
 export interface PasskeyChallenge {

@@ -62,7 +62,7 @@ import {
   EXAMPLE_UPDATE_PROFILE,
   EXAMPLE_USER_RESPONSE,
 } from './examples.ts';
-import { clearedSessionCookie, DEVICE_COOKIE, DEVICE_COOKIE_PATHS, deviceCookie, sessionCookie } from './session-cookie.ts';
+import { clearedLoginCookie, clearedSessionCookie, DEVICE_COOKIE, DEVICE_COOKIE_PATHS, deviceCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
 export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse';
@@ -218,7 +218,19 @@ export const API_ROUTES: readonly ApiRoute[] = [
       '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
     },
     run: async (accounts, request) => {
-      const { user, session, device, limits } = await accounts.login(request.bodyReader(), request.meta());
+      const answer = await accounts.login(request.bodyReader(), request.meta());
+      if ('secondFactor' in answer) {
+        // ADR 0043: 202, the challenge's cookie, no session (the one sent along was ended).
+        // (A stand-in of the i34-totp branch's answer, written from its ADR until its HTTP part lands.)
+        const { secondFactor, limits } = answer;
+        return {
+          status: 202,
+          body: { ok: true, secondFactor: { methods: secondFactor.methods, expiresAt: secondFactor.expiresAt.toISOString() } },
+          setCookie: [`sl_login=${secondFactor.token}; Max-Age=${secondFactor.maxAgeSeconds}; Path=${request.base}/api/login; HttpOnly; Secure; SameSite=Lax`, clearedSessionCookie()],
+          limits,
+        };
+      }
+      const { user, session, device, limits } = answer;
       return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds, request.base)], limits);
     },
   },
@@ -620,6 +632,84 @@ export const API_ROUTES: readonly ApiRoute[] = [
       // The device cookie for both sign-ins: a later login with the password from this browser is no new device either.
       const devices = DEVICE_COOKIE_PATHS.map((path) => deviceCookie(device.proof, device.maxAgeSeconds, request.base, path));
       return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), ...devices], limits);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/login/passkey-options',
+    operationId: 'passkeyLoginOptions',
+    summary: 'Start a login’s second step with a passkey',
+    description: `For a login that answered 202 (\`secondFactor.methods\` has \`passkey\`): WebAuthn options for \`navigator.credentials.get()\` naming the account’s passkeys. Send the \`sl_login\` cookie along (a browser does: its path is the login’s). The challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes; finish with \`POST /api/login/passkey\`.`,
+    tag: 'accounts',
+    auth: 'public',
+    changesState: true,
+    limited: 'passkeySignIn',
+    responses: {
+      '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
+      '401': { description: 'No login challenge, or one unknown, used or expired: log in again.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid },
+    },
+    run: async (accounts, request) => {
+      const { options, limits } = await accounts.passkeyLoginOptions({ ...request.meta(), loginChallenge: request.loginChallenge() });
+      return { status: 200, body: { ok: true, options }, limits };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/login/passkey',
+    operationId: 'loginWithPasskey',
+    summary: 'Finish a login with a passkey',
+    description:
+      'The second step of a login that answered 202, with one of the account’s passkeys (the answer of `navigator.credentials.get()` to `POST /api/login/passkey-options`): the session starts as a login’s does (device cookie, new-device notice), and the `sl_login` cookie is cleared. A wrong answer counts against the challenge and the account, as a wrong code does.',
+    tag: 'accounts',
+    auth: 'public',
+    changesState: true,
+    limited: 'passkeySignIn',
+    requestBody: PasskeySignInRequest,
+    requestExample: EXAMPLE_PASSKEY_SIGN_IN,
+    responses: {
+      '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
+      '401': { description: 'No valid login challenge (log in again), or the passkey’s answer was refused.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid },
+    },
+    run: async (accounts, request) => {
+      const { user, session, device, limits } = await accounts.loginWithPasskey(request.bodyReader(), { ...request.meta(), loginChallenge: request.loginChallenge() });
+      const devices = DEVICE_COOKIE_PATHS.map((path) => deviceCookie(device.proof, device.maxAgeSeconds, request.base, path));
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), ...devices, clearedLoginCookie(request.base)], limits);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys/step-up-options',
+    operationId: 'passkeyStepUpOptions',
+    summary: 'Start a step-up with a passkey',
+    description: `With a second factor on, the owner’s changes (password, address, deletion, adding or removing a passkey, turning a factor off) need a factor verified within the last few minutes. These are WebAuthn options for \`navigator.credentials.get()\` naming the account’s passkeys; the challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes; finish with \`POST /api/passkeys/step-up\`.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    responses: {
+      '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '404': { description: 'The account has no passkey.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
+    },
+    run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyStepUpOptions({ sessionToken: request.sessionToken() }) } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys/step-up',
+    operationId: 'stepUpWithPasskey',
+    summary: 'Step up with a passkey',
+    description: 'Verifies one of the account’s passkeys for the session of the cookie sent along: its owner’s changes then go through for the step-up’s window.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    requestBody: PasskeySignInRequest,
+    requestExample: EXAMPLE_PASSKEY_SIGN_IN,
+    responses: {
+      '200': { description: 'The session stepped up.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: 'The session is missing, unknown or expired, or the passkey was not accepted.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyRefused },
+    },
+    run: async (accounts, request) => {
+      await accounts.stepUpWithPasskey(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true } };
     },
   },
 ];

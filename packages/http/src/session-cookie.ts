@@ -31,3 +31,11 @@ export const DEVICE_COOKIE_PATHS = ['/api/login', '/api/passkeys/sign-in'] as co
 export function deviceCookie(proof: string, maxAgeSeconds: number, base = '', path: (typeof DEVICE_COOKIE_PATHS)[number] = '/api/login'): string {
   return `${DEVICE_COOKIE}=${proof}; Max-Age=${maxAgeSeconds}; Path=${base}${path}; HttpOnly; Secure; SameSite=Lax`;
 }
+
+/** The login challenge's cookie (ADR 0043): set by a login that needs its second step, sent only to the login's paths. */
+export const LOGIN_COOKIE = 'sl_login';
+
+/** Clears the `sl_login` cookie (its path is the login's, under `base`). */
+export function clearedLoginCookie(base = ''): string {
+  return `${LOGIN_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=${base}/api/login; HttpOnly; Secure; SameSite=Lax`;
+}

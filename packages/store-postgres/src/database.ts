@@ -35,8 +35,8 @@ export interface PasskeysTable {
 export interface PasskeyChallengesTable {
   /** SHA-256 of the challenge, 64 hex digits. */
   digest: string;
-  /** `register` or `sign-in` (core's PasskeyChallengePurpose). */
-  purpose: 'register' | 'sign-in';
+  /** Core's PasskeyChallengePurpose. */
+  purpose: 'register' | 'sign-in' | 'second-factor' | 'step-up';
   /** The account a registration is for; `null` for a sign-in. */
   user_id: number | null;
   created_at: Date;

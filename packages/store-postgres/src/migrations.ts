@@ -268,7 +268,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema
         .createTable('passkey_challenges')
         .addColumn('digest', 'text', (c) => c.primaryKey().check(sql`digest ~ '^[0-9a-f]{64}$'`))
-        .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('register', 'sign-in')`))
+        .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('register', 'sign-in', 'second-factor', 'step-up')`))
         .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
         .addColumn('created_at', 'timestamptz', (c) => c.notNull())
         .addColumn('expires_at', 'timestamptz', (c) => c.notNull())

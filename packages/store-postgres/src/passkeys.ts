@@ -1,4 +1,4 @@
-import type { Passkey, PasskeyChallengeRepository, PasskeyRepository } from '@sl-accounts/core';
+import type { Passkey, PasskeyChallengePurpose, PasskeyChallengeRepository, PasskeyRepository } from '@sl-accounts/core';
 import { sql } from 'kysely';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
@@ -72,7 +72,7 @@ const recordUse = statement(3, (db, id: string, counter: number, usedAt: Date) =
     .returning('id'),
 );
 
-const putChallenge = statement(5, (db, digest: string, purpose: 'register' | 'sign-in', userId: number | null, createdAt: Date, expiresAt: Date) =>
+const putChallenge = statement(5, (db, digest: string, purpose: PasskeyChallengePurpose, userId: number | null, createdAt: Date, expiresAt: Date) =>
   db.insertInto('passkey_challenges').values({ digest, purpose, user_id: userId, created_at: createdAt, expires_at: expiresAt }),
 );
 // RETURNING reports the row only to the statement that removed it: of concurrent takes, one gets it.

@@ -209,6 +209,8 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     factorSources: [
       { kind: 'totp', isOn: async (userId) => (await ports.store.totp.find(userId))?.enabled === true },
       { kind: 'recovery', isOn: async (userId) => (await ports.store.recoveryCodes.count(userId)) > 0 },
+      // A passkey is a second factor too (docs/decisions/0045-passkeys.md): on while the account has one.
+      { kind: 'passkey', isOn: async (userId) => (await ports.store.passkeys.listByUser(userId)).length > 0 },
       ...(options.factorSources ?? []),
     ],
     async limit(operation, meta, tally) {

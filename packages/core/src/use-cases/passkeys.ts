@@ -20,14 +20,16 @@
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
-import { InvalidCredentials, NotFound, Unauthenticated, ValidationError } from '../errors.ts';
+import { InvalidCredentials, LoginChallengeInvalid, NotFound, Unauthenticated, ValidationError } from '../errors.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
+import { finishLogin, hasSecondFactor, recordStepUp, requireStepUp } from './second-factor.ts';
+import type { LoginChallengeMeta } from './login.ts';
 import { parseRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest } from '../schemas.ts';
 import type { Passkey, PasskeyChallenge, PasskeyChallengePurpose, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
-import { checksDevices, endPresentedSessions, startSignedIn } from './sign-in.ts';
+import { checksDevices, endPresentedSessions, newDeviceNotice, startSignedIn } from './sign-in.ts';
 import { readBody, type RequestBody, type RequestMeta, type SessionMeta } from './request.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
 import type { SignedIn } from './signup.ts';
@@ -85,6 +87,25 @@ export interface PasskeyUseCases {
    * verification, a counter that did not move forward) or RateLimited.
    */
   signInWithPasskey(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
+  /**
+   * Options for the second step of a login (the `sl_login` challenge) with one of the account's
+   * passkeys (`allowCredentials` names them). Throws LoginChallengeInvalid or RateLimited.
+   */
+  passkeyLoginOptions(meta: LoginChallengeMeta): Promise<{ readonly options: PublicKeyCredentialRequestOptionsJSON } & Quota>;
+  /**
+   * A login's second step with a passkey of the challenge's account (ADR 0043's `finishLogin`): the
+   * session, a device proof, the new-device notice, a step-up. Throws ValidationError,
+   * LoginChallengeInvalid, InvalidCode (the passkey's answer was refused) or RateLimited.
+   */
+  loginWithPasskey(body: RequestBody, meta: LoginChallengeMeta): Promise<SignedIn & Quota>;
+  /** Options for a step-up of the signed-in session with one of its account's passkeys. Throws Unauthenticated or NotFound (no passkey). */
+  passkeyStepUpOptions(meta: SessionMeta): Promise<PublicKeyCredentialRequestOptionsJSON>;
+  /**
+   * Records a step-up of the signed-in session (its owner's changes then go through for a few
+   * minutes) when one of the account's passkeys answered a step-up challenge. Throws Unauthenticated,
+   * ValidationError or InvalidCredentials.
+   */
+  stepUpWithPasskey(body: RequestBody, meta: RequestMeta): Promise<void>;
 }
 
 /** The user handle a passkey carries for an account: its id's digits (no address, nothing secret). */
@@ -124,6 +145,59 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     return stored && stored.purpose === purpose ? { challenge, stored } : null;
   }
 
+  /**
+   * Checks an assertion (a `navigator.credentials.get()` answer) for a challenge of `purpose`: the
+   * challenge is used up first, whatever follows; then the passkey (of `userId` when one is
+   * expected), its user handle, the signature, the origin, the RP ID, user verification, and the
+   * counter's compare-and-set. The passkey and its account's row (read before the signature was
+   * checked: a removal committed meanwhile moves the generation, and a session under the one read
+   * is not stored); `null` when anything is wrong.
+   */
+  async function verifyAssertion(response: AuthenticationResponseJSON, purpose: PasskeyChallengePurpose, userId: number | null): Promise<{ readonly passkey: Passkey; readonly record: UserRecord } | null> {
+    const rp = context.relyingParty();
+    const taken = await take(response.response.clientDataJSON, purpose);
+    if (!taken || taken.stored.userId !== userId) return null;
+    const passkey = await store.passkeys.findById(response.id);
+    if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
+    const record = await store.users.findById(passkey.userId);
+    if (!record) return null;
+    const handle = response.response.userHandle;
+    if (handle !== undefined && handle !== Buffer.from(userHandleOf(record.id)).toString('base64url')) return null;
+    let newCounter: number;
+    try {
+      const verified = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: taken.challenge,
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.id,
+        credential: { id: passkey.id, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: [...passkey.transports] },
+        requireUserVerification: true,
+      });
+      if (!verified.verified) return null;
+      newCounter = verified.authenticationInfo.newCounter;
+    } catch {
+      return null;
+    }
+    // The counter's compare-and-set: a cloned authenticator's replay, or the loser of two
+    // concurrent uses with one counter, writes nothing; so does a passkey removed meanwhile.
+    if (!(await store.passkeys.recordUse(passkey.id, newCounter, clock.now()))) return null;
+    return { passkey, record };
+  }
+
+  /** Options for an assertion by one of `userId`'s passkeys, for `purpose`; stores their challenge. */
+  async function assertionOptions(userId: number, purpose: PasskeyChallengePurpose): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const rp = context.relyingParty();
+    const passkeys = await store.passkeys.listByUser(userId);
+    const options = await generateAuthenticationOptions({
+      rpID: rp.id,
+      userVerification: 'required',
+      timeout: PASSKEY_CHALLENGE_TTL_MS,
+      allowCredentials: passkeys.map((p) => ({ id: p.id, transports: [...p.transports] })),
+    });
+    await remember(options.challenge, purpose, userId);
+    return options;
+  }
+
   /** The signed-in user's row (its generation is what a change must still find). */
   async function owner(session: SignedInSession): Promise<UserRecord> {
     const record = await store.users.findById(session.user.id);
@@ -157,6 +231,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       const session = await signedIn(context, meta);
       const input = parseRequest(PasskeyRegistrationRequest, await readBody(body));
       const rp = context.relyingParty();
+      // With a second factor on, a stolen session alone adds no passkey (ADR 0044's step-up).
+      await requireStepUp(context, session.digest, session.user.id, null);
       const taken = await take(input.response.response.clientDataJSON, 'register');
       // Another account's challenge (or a sign-in's) proves nothing about this one.
       if (!taken || taken.stored.userId !== session.user.id) throw badRegistration();
@@ -213,6 +289,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       const record = await owner(session);
       const passkey = await store.passkeys.findById(id);
       if (!passkey || passkey.userId !== record.id) throw new NotFound('Passkey');
+      // Turning a factor off needs it (ADR 0044's step-up).
+      await requireStepUp(context, session.digest, record.id, null);
       const notice = await accountNotice(context, 'passkey-removed', meta, record, { passkeyName: passkey.name });
       const removed = await context.manager.removePasskey(record.id, id, record.credentialGeneration, session.digest, notice);
       if (removed === 'missing') throw new NotFound('Passkey');
@@ -233,40 +311,54 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       withQuota(async (tally) => {
         await context.limit('passkeySignIn', meta, tally);
         const input = parseRequest(PasskeySignInRequest, await readBody(body));
-        const rp = context.relyingParty();
-        // The challenge is used up first, whatever follows: an answer is tried once.
-        const taken = await take(input.response.response.clientDataJSON, 'sign-in');
-        if (!taken) throw badSignIn();
-        const passkey = await store.passkeys.findById(input.response.id);
-        if (!passkey) throw badSignIn();
-        // Read before the signature is checked: a removal (which moves the generation) committed
-        // meanwhile makes the session's insert store nothing.
-        const record = await store.users.findById(passkey.userId);
-        if (!record) throw badSignIn();
-        const response = input.response as unknown as AuthenticationResponseJSON;
-        const handle = response.response.userHandle;
-        if (handle !== undefined && handle !== Buffer.from(userHandleOf(record.id)).toString('base64url')) throw badSignIn();
-        let newCounter: number;
-        try {
-          const verified = await verifyAuthenticationResponse({
-            response,
-            expectedChallenge: taken.challenge,
-            expectedOrigin: rp.origin,
-            expectedRPID: rp.id,
-            credential: { id: passkey.id, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: [...passkey.transports] },
-            requireUserVerification: true,
-          });
-          if (!verified.verified) throw badSignIn();
-          newCounter = verified.authenticationInfo.newCounter;
-        } catch {
-          throw badSignIn();
-        }
-        // The counter's compare-and-set: a cloned authenticator's replay, or the loser of two
-        // concurrent uses with one counter, writes nothing; so does a passkey removed meanwhile.
-        if (!(await store.passkeys.recordUse(passkey.id, newCounter, clock.now()))) throw badSignIn();
+        const verified = await verifyAssertion(input.response as unknown as AuthenticationResponseJSON, 'sign-in', null);
+        if (!verified) throw badSignIn();
+        const { record } = verified;
         const device = checksDevices(context) ? await context.devices.verify(meta.deviceProof, record.id) : null;
         await endPresentedSessions(context, meta);
-        return startSignedIn(context, record, record.credentialGeneration, device, meta, badSignIn);
+        const signed = await startSignedIn(context, record, record.credentialGeneration, device, meta, badSignIn);
+        // A passkey is a factor: the session may make the owner's changes for the step-up's window.
+        await recordStepUp(context, digestToken(signed.session.token), 'passkey');
+        return signed;
       }),
+
+    passkeyLoginOptions: (meta) =>
+      withQuota(async (tally) => {
+        await context.limit('passkeySignIn', meta, tally);
+        if (!meta.loginChallenge) throw new LoginChallengeInvalid();
+        // A look at the challenge: taken and put back as it was (the second step takes it for good).
+        const challenge = await store.loginChallenges.take(digestToken(meta.loginChallenge), clock.now());
+        if (!challenge) throw new LoginChallengeInvalid();
+        await store.loginChallenges.put(challenge);
+        return { options: await assertionOptions(challenge.userId, 'second-factor') };
+      }),
+
+    loginWithPasskey: (body, meta) =>
+      withQuota(async (tally) => {
+        await context.limit('passkeySignIn', meta, tally);
+        const input = parseRequest(PasskeySignInRequest, await readBody(body));
+        const response = input.response as unknown as AuthenticationResponseJSON;
+        return finishLogin(
+          context,
+          meta.loginChallenge,
+          meta,
+          async (challenge) => ((await verifyAssertion(response, 'second-factor', challenge.userId)) ? { kind: 'passkey' } : null),
+          tally,
+          (record, m) => newDeviceNotice(context, record, m),
+        );
+      }),
+
+    async passkeyStepUpOptions(meta) {
+      const session = await signedIn(context, meta);
+      if (!(await hasSecondFactor(context, session.user.id)) || (await store.passkeys.listByUser(session.user.id)).length === 0) throw new NotFound('Passkey');
+      return assertionOptions(session.user.id, 'step-up');
+    },
+
+    async stepUpWithPasskey(body, meta) {
+      const session = await signedIn(context, meta);
+      const input = parseRequest(PasskeySignInRequest, await readBody(body));
+      if (!(await verifyAssertion(input.response as unknown as AuthenticationResponseJSON, 'step-up', session.user.id))) throw badSignIn();
+      await recordStepUp(context, session.digest, 'passkey');
+    },
   };
 }
