@@ -3,7 +3,7 @@ import { readJsonBody } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';
 import { silentLogger, type Logger } from './logger.ts';
-import { DEVICE_COOKIE, LOGIN_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
+import { DEVICE_COOKIE, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
 
 /**
  * The request as an operation reads it: its cookies, path segments, client and body reader, and the
@@ -41,14 +41,11 @@ export class OperationRequest {
     return cookie ? cookieValues(cookie, DEVICE_COOKIE) : null;
   }
 
-  /**
-   * The `sl_login` cookie's value (the login challenge of ADR 0043), the first one sent, or `null`:
-   * a browser holds one per path, and the login sets only one.
-   */
+  /** The `sl_login` cookie's value (the first one sent), or `null`. */
   loginChallenge(): string | null {
     const cookie = headerValue(this.request.headers, 'cookie');
-    const values = cookie ? cookieValues(cookie, LOGIN_COOKIE) : null;
-    return values === null ? null : typeof values === 'string' ? values : (values[0] ?? null);
+    const values = cookie ? cookieValues(cookie, LOGIN_CHALLENGE_COOKIE) : null;
+    return typeof values === 'string' ? values : (values?.[0] ?? null);
   }
 
   /** A `{name}` segment of the route's path, as the request spelled it (percent-decoded). */
