@@ -142,6 +142,10 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       const added = ['/api/sessions', '/api/sessions/{id}', '/api/password', '/api/password-reset', '/api/password-reset/confirm'];
       // And issue 28's (the address and the name; PATCH /api/me shares the spec's path).
       added.push('/api/email', '/api/email-verification', '/api/email-verification/confirm');
+      // And issue 34's: the second factor's (TOTP, recovery codes, the login's second step) and the passkeys'.
+      added.push('/api/two-factor/totp', '/api/two-factor/totp/confirm', '/api/two-factor/recovery-codes', '/api/login/second-factor');
+      added.push('/api/passkeys', '/api/passkeys/{id}', '/api/passkeys/registration-options', '/api/passkeys/sign-in-options', '/api/passkeys/sign-in');
+      added.push('/api/passkeys/step-up-options', '/api/passkeys/step-up', '/api/login/passkey-options', '/api/login/passkey');
       expect(Object.keys(doc.paths).sort()).toEqual([...Object.keys(expected), ...added].sort());
       for (const [path, [method, body]] of Object.entries(expected)) {
         const op = operation(path, method);
@@ -187,6 +191,17 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         ['/api/email-verification', 'post', undefined, ['202', '401', '403', '429']],
         ['/api/email-verification/confirm', 'post', 'EmailVerificationConfirmRequest', ['200', '400', '403', '409', '429']],
         ['/api/email', 'post', 'EmailChangeRequest', ['202', '400', '401', '403', '409', '429']],
+        ['/api/passkeys/registration-options', 'post', undefined, ['200', '401', '403']],
+        ['/api/passkeys', 'post', 'PasskeyRegistrationRequest', ['201', '400', '401', '403']],
+        ['/api/passkeys', 'get', undefined, ['200', '401']],
+        ['/api/passkeys/{id}', 'patch', 'PasskeyRenameRequest', ['200', '400', '401', '403', '404']],
+        ['/api/passkeys/{id}', 'delete', undefined, ['200', '401', '403', '404']],
+        ['/api/passkeys/sign-in-options', 'post', undefined, ['200', '403', '429']],
+        ['/api/passkeys/sign-in', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403', '429']],
+        ['/api/passkeys/step-up-options', 'post', undefined, ['200', '401', '403', '404']],
+        ['/api/passkeys/step-up', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403']],
+        ['/api/login/passkey-options', 'post', undefined, ['200', '401', '403', '429']],
+        ['/api/login/passkey', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403', '429']],
       ] as const;
       for (const [path, method, body, statuses] of expected) {
         const op = operation(path, method);
@@ -266,19 +281,35 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       expect(schemas.PasswordResetConfirmRequest!.properties.newPassword).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(Object.keys(schemas).sort()).toEqual([
         'ChangePasswordRequest',
+        'ConfirmTotpRequest',
         'ContactRequest',
         'DeleteAccountRequest',
+        'DisableTotpRequest',
         'EmailChangeRequest',
         'EmailVerificationConfirmRequest',
         'ErrorResponse',
         'Health',
         'LoginRequest',
         'Ok',
+        'Passkey',
+        'PasskeyOptionsResponse',
+        'PasskeyRegistrationRequest',
+        'PasskeyRenameRequest',
+        'PasskeyResponse',
+        'PasskeySignInRequest',
+        'PasskeysResponse',
         'PasswordResetConfirmRequest',
         'PasswordResetRequest',
+        'RecoveryCodes',
+        'RenewRecoveryCodesRequest',
+        'SecondFactorChallenge',
+        'SecondFactorLoginRequest',
+        'SecondFactorLoginResponse',
         'Session',
         'SessionsResponse',
         'SignupRequest',
+        'StartTotpRequest',
+        'TotpEnrolment',
         'UpdateProfileRequest',
         'User',
         'UserResponse',
@@ -366,8 +397,10 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // The spec's six operations: 39 responses (logout's 400 and 403 included) and 3 request bodies;
       // the account's six: 45 responses (ending a session by id: a 400 for a body a form could send)
       // and 4 request bodies; the address's and the name's four: 35 responses (the change of name's
-      // 429 included) and 3 request bodies. So the loop above cannot pass by checking nothing.
-      expect(examples).toBe(129);
+      // 429 included) and 3 request bodies; issue 34's second factor (five operations and the login's 202)
+      // 55, and its passkeys' eleven operations 85 (responses and request bodies). So the loop above
+      // cannot pass by checking nothing.
+      expect(examples).toBe(129 + 55 + 85);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });
