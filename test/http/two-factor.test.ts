@@ -27,7 +27,7 @@ interface Mail {
 }
 
 /** Where the server's mails arrive: the log in the unit run, a real SMTP server otherwise. */
-async function openMailbox(): Promise<{ env: Record<string, string>; logger?: Logger; mails(): Mail[]; close(): Promise<void> }> {
+async function openMailbox(): Promise<{ env: Record<string, string>; logger?: Logger; mails(): Mail[]; log(): string; close(): Promise<void> }> {
   if (IN_PROCESS) {
     const { logger, lines } = capturingLogger('info');
     return {
@@ -39,6 +39,7 @@ async function openMailbox(): Promise<{ env: Record<string, string>; logger?: Lo
           const { mail } = JSON.parse(line) as { mail?: Mail };
           return mail ? [{ to: mail.to, subject: mail.subject, text: mail.text }] : [];
         }),
+      log: () => lines.join('\n'),
       close: async () => {},
     };
   }
@@ -46,6 +47,8 @@ async function openMailbox(): Promise<{ env: Record<string, string>; logger?: Lo
   return {
     env: { SMTP_URL: smtp.url, MAIL_FROM: 'Accounts <accounts@example.org>' },
     mails: () => smtp.received.map((m) => ({ to: m.rcptTo.join(','), subject: m.parsed.subject ?? '', text: m.parsed.text ?? '' })),
+    // The server's log is silent outside the unit run (LOG_LEVEL=silent).
+    log: () => '',
     close: () => smtp.close(),
   };
 }
@@ -122,6 +125,12 @@ describeEachServer('two-factor authentication (TOTP, recovery codes)', MATRIX, (
     expect((await call('/api/me', { session: other })).status).toBe(401);
     expect((await call('/api/me', { session })).status).toBe(200);
     await mailsTo(ADA.email, /Two-factor authentication was turned on/);
+    // The secret is in no mail (and, in the unit run, in no log line either).
+    const { secret } = started.body as { secret: string };
+    expect(JSON.stringify(mailbox!.mails())).not.toContain(secret);
+    expect(mailbox!.log()).not.toContain(secret);
+    if (IN_PROCESS) expect(mailbox!.log()).toContain('/api/two-factor/totp/confirm');
+    for (const code of recoveryCodes) expect(`${mailbox!.log()}${JSON.stringify(mailbox!.mails())}`).not.toContain(code);
     // The secret is not shown again.
     expect((await call('/api/two-factor/totp', { json: { password: ADA.password }, session })).status).toBe(409);
 
@@ -254,6 +263,20 @@ describeEachServer('two-factor authentication (TOTP, recovery codes)', MATRIX, (
     const next = codeOf(app);
     const twoChallenges = await Promise.all([secondStep(a, { code: next }), secondStep(b, { code: next })]);
     expect(twoChallenges.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+
+  it('brute force through a session: the codes a session sends to confirm changes meet a bound of their own', async () => {
+    await start();
+    const { app, session } = await enrol();
+    clock.advance(11 * 60_000);
+    const change = { currentPassword: ADA.password, newPassword: 'an even better passphrase' };
+    const wrong = () => (codeOf(app) === '000000' ? '000001' : '000000');
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await call('/api/password', { json: { ...change, code: wrong() }, session })).status);
+    expect(statuses).toEqual([...Array(10).fill(403), 429]);
+    const locked = await call('/api/password', { json: { ...change, code: codeOf(app) }, session });
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('ratelimit')).toMatch(/"second-factor-session";r=0;/);
   });
 
   it('brute force: five wrong codes end a challenge; ten a day lock the account’s second step, but not the owner’s browser', async () => {

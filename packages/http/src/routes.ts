@@ -131,6 +131,8 @@ interface RouteFields {
    * and say this, and OpenAPI marks the cookie optional.
    */
   readonly cookieAdvice?: string;
+  /** The operation reads the `sl_login` cookie (a login's second step): the documents show it in the command. */
+  readonly loginChallenge?: boolean;
   /** The per-client rate limit the operation counts against, if any. */
   readonly limited?: LimitedOperation;
   /** Further limits that may count a request after `limited` (their RateLimit policies follow its own). */
@@ -273,6 +275,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     changesState: true,
     auth: 'public',
+    loginChallenge: true,
     limited: 'secondFactor',
     alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_DEVICE_POLICY],
     requestBody: SecondFactorLoginRequest,

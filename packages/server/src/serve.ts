@@ -219,7 +219,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
  * refused while any account has TOTP on (its codes could not be checked: its owner would be left
  * with recovery codes only); outside production, the development box, with a warning.
  */
-async function secretsOf(config: Config, store: { readonly totp: { countEnabled(): Promise<number> }; close(): Promise<void> }, logger: { warn(obj: object, msg: string): void }): Promise<SecretBox | null> {
+export async function secretsOf(config: Config, store: { readonly totp: { countEnabled(): Promise<number> }; close(): Promise<void> }, logger: { warn(obj: object, msg: string): void }): Promise<SecretBox | null> {
   if (config.secretsKey !== undefined) return secretBox(config.secretsKey);
   if (!config.production) {
     logger.warn({}, 'SECRETS_KEY is not set: TOTP secrets are sealed with the development key, which protects nothing (set SECRETS_KEY=$(openssl rand -base64 32) in production)');

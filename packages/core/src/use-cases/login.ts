@@ -7,7 +7,7 @@ import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { factorMethods, finishLogin, startChallenge, type SecondFactorNeeded } from './second-factor.ts';
+import { factorMethods, finishLogin, hasSecondFactor, startChallenge, type SecondFactorNeeded } from './second-factor.ts';
 import { issueSession } from './sessions.ts';
 import { codeVerifier } from './two-factor.ts';
 import type { SignedIn } from './signup.ts';
@@ -91,9 +91,10 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     // An account with a second factor on gets a challenge, not a session (ADR 0043): the password
     // alone opens nothing. Checked after the password, so the answer tells no stranger whether an
     // account has a factor.
-    const methods = await factorMethods(context, record.id);
-    if (methods.some((kind) => kind !== 'recovery')) {
-      const secondFactor = await startChallenge(context, record, methods);
+    // One primary-key lookup per kind for an account without a factor (TOTP's; passkeys add theirs);
+    // the recovery codes are counted only for the answer of an account with one.
+    if (await hasSecondFactor(context, record.id)) {
+      const secondFactor = await startChallenge(context, record, await factorMethods(context, record.id));
       if (!secondFactor) throw new InvalidCredentials();
       return { secondFactor };
     }

@@ -17,13 +17,21 @@
  * `finishLogin` with its own verifier and `recordStepUp` from its own step-up route.
  */
 import { LoginChallengeInvalid, InvalidCode, SecondFactorRequired, Unauthenticated } from '../errors.ts';
+import type { AccountMail } from '../ports.ts';
 import { accountKey, countRequest, refundRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_DEVICE_POLICY, SECOND_FACTOR_LIMIT, type Tally } from '../rate-limits.ts';
 import type { FactorKind, LoginChallenge, User, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
 import type { RequestMeta } from './request.ts';
-import { issueSession } from './sessions.ts';
-import type { SignedIn } from './signup.ts';
+import { issueSession, type IssuedSession } from './sessions.ts';
+import type { IssuedDeviceProof } from '../device-proofs.ts';
+
+/** A login that finished: its user, session and device proof (signup.ts's `SignedIn`, named here so that this module imports no use case). */
+export interface FinishedLogin {
+  readonly user: User;
+  readonly session: IssuedSession;
+  readonly device: IssuedDeviceProof;
+}
 
 /** How long a login challenge lives: 5 minutes from the right password to the second step. */
 export const LOGIN_CHALLENGE_TTL_MS = 5 * 60_000;
@@ -98,8 +106,8 @@ export async function finishLogin(
   meta: RequestMeta,
   verify: FactorVerifier,
   tally: Tally,
-  newDeviceNotice: (record: UserRecord, meta: RequestMeta) => Promise<import('../ports.ts').AccountMail | null>,
-): Promise<SignedIn> {
+  newDeviceNotice: (record: UserRecord, meta: RequestMeta) => Promise<AccountMail | null>,
+): Promise<FinishedLogin> {
   const { store, clock } = context.ports;
   if (!challengeToken) throw new LoginChallengeInvalid();
   const challenge = await store.loginChallenges.take(digestToken(challengeToken), clock.now());

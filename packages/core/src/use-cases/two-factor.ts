@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
-import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, withQuota, type Quota } from '../rate-limits.ts';
 import { ConfirmTotpRequest, DisableTotpRequest, parseRequest, RenewRecoveryCodesRequest, StartTotpRequest } from '../schemas.ts';
-import type { FactorKind, LoginChallenge, TotpFactor } from '../store.ts';
+import type { LoginChallenge } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
@@ -17,7 +17,7 @@ import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
 import { matchingStep, secretContext, stepUp, totpOf, useTotpCode } from './totp-codes.ts';
-import { signedIn, type SignedInSession } from './sessions.ts';
+import { signedIn } from './sessions.ts';
 
 /** Recovery codes made at once. */
 export const RECOVERY_CODE_COUNT = 10;
