@@ -8,7 +8,6 @@ import type { FactorKind, Ports } from '../store.ts';
 import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
-import type { RelyingParty } from './passkeys.ts';
 
 /** How long a second factor verified for a session lets it make the owner's changes: 10 minutes. */
 export const STEP_UP_WINDOW_MS = 10 * 60_000;
@@ -18,6 +17,16 @@ export const DEFAULT_SERVICE_NAME = 'sl-accounts';
 
 /** Live sessions one user may hold by default; a login beyond it ends the oldest. */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
+
+/** The relying party: where passkeys are used (`passkeyOrigin`), as the ceremonies check it. */
+export interface RelyingParty {
+  /** The origin pages run on, e.g. `https://accounts.example.com`. */
+  readonly origin: string;
+  /** Its hostname: what a passkey is bound to. WebAuthn refuses IP addresses. */
+  readonly id: string;
+  /** Shown by the authenticator beside the account: the service's name. */
+  readonly name: string;
+}
 
 /** `createAccounts`'s options: limits, service name, reset link, session cap. */
 export interface AccountsOptions {

@@ -29,6 +29,8 @@ import type { Passkey, PasskeyChallenge, PasskeyChallengePurpose, UserRecord } f
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
+
+export type { RelyingParty } from './context.ts';
 import { checksDevices, endPresentedSessions, newDeviceNotice, startSignedIn } from './sign-in.ts';
 import { readBody, type RequestBody, type RequestMeta, type SessionMeta } from './request.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
@@ -50,16 +52,6 @@ export interface ListedPasskey {
   readonly name: string;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
-}
-
-/** The relying party: where passkeys are used (`passkeyOrigin`), as the ceremonies check it. */
-export interface RelyingParty {
-  /** The origin pages run on, e.g. `https://accounts.example.com`. */
-  readonly origin: string;
-  /** Its hostname: what a passkey is bound to. WebAuthn refuses IP addresses. */
-  readonly id: string;
-  /** Shown by the authenticator beside the account: the service's name. */
-  readonly name: string;
 }
 
 export interface PasskeyUseCases {
