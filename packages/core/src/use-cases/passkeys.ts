@@ -153,8 +153,10 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     if (!passkey || (userId !== null && passkey.userId !== userId)) return null;
     const record = await store.users.findById(passkey.userId);
     if (!record) return null;
-    const handle = response.response.userHandle;
-    if (handle !== undefined && handle !== Buffer.from(userHandleOf(record.id)).toString('base64url')) return null;
+    // A discoverable passkey names its account; an authenticator asked with allowCredentials may send
+    // none (null or absent), and then the credential ID alone names it.
+    const handle = response.response.userHandle as string | null | undefined;
+    if (handle != null && handle !== Buffer.from(userHandleOf(record.id)).toString('base64url')) return null;
     let newCounter: number;
     try {
       const verified = await verifyAuthenticationResponse({
