@@ -51,7 +51,8 @@ describe('the start-up line', () => {
 
   it('is a readable line with LOG_FORMAT=pretty, as on a terminal', async (ctx) => {
     const child = spawn(process.execPath, [START_ENTRY], {
-      env: { PATH: process.env.PATH ?? '', STORE: 'memory', PORT: '0', LOG_FORMAT: 'pretty' },
+      // With a SECRETS_KEY, as in production: without one the start also warns that TOTP secrets are sealed with the development key.
+      env: { PATH: process.env.PATH ?? '', STORE: 'memory', PORT: '0', LOG_FORMAT: 'pretty', SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // A server that did not stop must not outlive the test.

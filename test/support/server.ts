@@ -1,6 +1,6 @@
 /**
  * Starts the real server (the composition root of `@sl-accounts/server`) on a free port, under any host: the
- * Koa adapter that `pnpm start` runs, or one of the embedding examples (examples/<host>), each an app
+ * Koa adapter, node:http (what `pnpm start` runs), or one of the embedding examples (examples/<host>), each an app
  * of its kind with its own routes and body parsing. In `pnpm test:unit` (TEST_IN_PROCESS=1) the
  * same service is composed without a socket and the suites' fetch calls reach `api.handle` directly
  * (in-process.ts): the one host of that run, `in-process`.
