@@ -31,7 +31,9 @@ export default tseslint.config(
     rules: { 'jsdoc/check-tag-names': ['error', { typed: true }], 'docs/no-stray-tags': 'error' },
   },
   {
-    // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache), otpauth (RFC 6238 TOTP; its one dependency is @noble/hashes) and node built-ins only (no transport's: node:http and co).
+    // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache), the cryptography of the second factors
+    // (otpauth for TOTP, @simplewebauthn/server for passkeys: no hand-written TOTP, CBOR or COSE) and node built-ins only
+    // (no transport's: node:http and co).
     // Relative imports stay inside src (use-cases/ reaches one level up, never two).
     files: ['packages/core/src/**/*.ts'],
     rules: {
@@ -39,7 +41,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$|otpauth$)', message: 'packages/core depends on zod, ipaddr.js, lru-cache, otpauth and node built-ins only.' },
+            {
+              regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$|otpauth$|@simplewebauthn/server(/helpers)?$)',
+              message: 'packages/core depends on zod, ipaddr.js, lru-cache, otpauth, @simplewebauthn/server and node built-ins only.',
+            },
             { group: ['node:http', 'node:https', 'node:http2'], message: 'packages/core knows no HTTP.' },
           ],
         },

@@ -42,6 +42,7 @@ const NEEDS_MORE_THAN_A_PROCESS = [
   'test/discovery/api-docs.test.ts',
   'test/discovery/docs-page-mounts.test.ts',
   'test/discovery/link-pages-chromium.test.ts',
+  'test/discovery/passkeys-chromium.test.ts',
 ];
 
 /** Every tagged case stays out. (A run option the config file takes too; vitest types it as the CLI's.) */

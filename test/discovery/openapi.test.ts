@@ -144,6 +144,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       added.push('/api/email', '/api/email-verification', '/api/email-verification/confirm');
       // And issue 34's (the second factor: TOTP, recovery codes, a login's second step).
       added.push('/api/login/second-factor', '/api/two-factor/totp', '/api/two-factor/totp/confirm', '/api/two-factor/recovery-codes');
+      // And the passkeys'.
+      added.push('/api/passkeys', '/api/passkeys/{id}', '/api/passkeys/registration-options', '/api/passkeys/sign-in-options', '/api/passkeys/sign-in');
+      added.push('/api/passkeys/step-up-options', '/api/passkeys/step-up', '/api/login/passkey-options', '/api/login/passkey');
       expect(Object.keys(doc.paths).sort()).toEqual([...Object.keys(expected), ...added].sort());
       for (const [path, [method, body]] of Object.entries(expected)) {
         const op = operation(path, method);
@@ -195,6 +198,17 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         ['/api/two-factor/totp/confirm', 'post', 'ConfirmTotpRequest', ['200', '400', '401', '403', '409']],
         ['/api/two-factor/totp', 'delete', 'DisableTotpRequest', ['200', '400', '401', '403', '409']],
         ['/api/two-factor/recovery-codes', 'post', 'RenewRecoveryCodesRequest', ['200', '400', '401', '403', '409']],
+        ['/api/passkeys/registration-options', 'post', undefined, ['200', '401', '403']],
+        ['/api/passkeys', 'post', 'PasskeyRegistrationRequest', ['201', '400', '401', '403']],
+        ['/api/passkeys', 'get', undefined, ['200', '401']],
+        ['/api/passkeys/{id}', 'patch', 'PasskeyRenameRequest', ['200', '400', '401', '403', '404']],
+        ['/api/passkeys/{id}', 'delete', undefined, ['200', '401', '403', '404']],
+        ['/api/passkeys/sign-in-options', 'post', undefined, ['200', '403', '429']],
+        ['/api/passkeys/sign-in', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403', '429']],
+        ['/api/passkeys/step-up-options', 'post', undefined, ['200', '401', '403', '404']],
+        ['/api/passkeys/step-up', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403']],
+        ['/api/login/passkey-options', 'post', undefined, ['200', '401', '403', '429']],
+        ['/api/login/passkey', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403', '429']],
       ] as const;
       for (const [path, method, body, statuses] of expected) {
         const op = operation(path, method);
@@ -284,6 +298,13 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'Health',
         'LoginRequest',
         'Ok',
+        'Passkey',
+        'PasskeyOptionsResponse',
+        'PasskeyRegistrationRequest',
+        'PasskeyRenameRequest',
+        'PasskeyResponse',
+        'PasskeySignInRequest',
+        'PasskeysResponse',
         'PasswordResetConfirmRequest',
         'PasswordResetRequest',
         'RecoveryCodes',
@@ -384,8 +405,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // the account's six: 45 responses (ending a session by id: a 400 for a body a form could send)
       // and 4 request bodies; the address's and the name's four: 35 responses (the change of name's
       // 429 included) and 3 request bodies; issue 34's five operations and the login's 202: 50
-      // responses and 5 request bodies. So the loop above cannot pass by checking nothing.
-      expect(examples).toBe(184);
+      // responses and 5 request bodies; its passkeys' eleven operations: 85 responses and request
+      // bodies. So the loop above cannot pass by checking nothing.
+      expect(examples).toBe(184 + 85);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });

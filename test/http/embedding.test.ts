@@ -4,7 +4,24 @@
  * read first, and every link and document under the base path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOMAIN_ERRORS, EmailTaken, InvalidCredentials, NotFound, RateLimited, StoreUnavailable, Unauthenticated, ValidationError, WrongPassword, type Accounts } from '@sl-accounts/core';
+import {
+  DOMAIN_ERRORS,
+  EmailTaken,
+  InvalidCode,
+  InvalidCredentials,
+  LoginChallengeInvalid,
+  NotFound,
+  RateLimited,
+  SecondFactorRequired,
+  SecondFactorUnavailable,
+  StoreUnavailable,
+  TwoFactorState,
+  Unauthenticated,
+  ValidationError,
+  WrongCode,
+  WrongPassword,
+  type Accounts,
+} from '@sl-accounts/core';
 import { STATUS_BY_CODE, createHttpApi, normaliseBasePath } from '@sl-accounts/http';
 import { loadConfig, type RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
@@ -145,6 +162,13 @@ describe('embedding pieces', () => {
       new NotFound('Session'),
       new RateLimited({ policy: 'login', limit: 1, windowSeconds: 1, remaining: 0, resetSeconds: 1 }),
       new StoreUnavailable(),
+      // Issue 34's second factor.
+      new LoginChallengeInvalid(),
+      new InvalidCode(),
+      new WrongCode(),
+      new SecondFactorRequired(),
+      new TwoFactorState('TOTP is on already'),
+      new SecondFactorUnavailable(),
     ];
     expect(samples.map((e) => e.constructor)).toEqual([...DOMAIN_ERRORS]);
     const api = createHttpApi({ accounts: {} as Accounts });

@@ -12,7 +12,7 @@
  */
 import { EmailTaken } from './errors.ts';
 import type { AccountMail, OutgoingMail } from './ports.ts';
-import type { ContactMessage, EmailTokenPurpose, NewEmailToken, NewSession, NewUser, Repositories, Store, User, UserRecord } from './store.ts';
+import type { ContactMessage, EmailTokenPurpose, NewEmailToken, NewSession, NewUser, Passkey, Repositories, Store, User, UserRecord } from './store.ts';
 
 /** A token of a link and the mails that go with it, written in one unit of work. */
 export interface EmailLink {
@@ -143,6 +143,30 @@ export interface AccountManager {
    * how many are left, or `null` when the user has no such code (of concurrent uses, one gets it).
    */
   useRecoveryCode(userId: number, digest: string, notice: (left: number) => AccountMail | null): Promise<number | null>;
+  /**
+   * Adds a passkey to the user while the generation is still `generation` (the one read when the
+   * registration was verified), moves it on, ends every session of the user but `keep` and queues
+   * `notice`, in one unit of work: the ended sessions' digests; `null` when the generation moved on
+   * (nothing changes); `'taken'` when a passkey with that credential ID is stored already (nothing
+   * changes).
+   */
+  addPasskey(passkey: Passkey, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'taken' | null>;
+  /**
+   * Removes the user's passkey with this id while the generation is still `generation`, moves it
+   * on, ends every session of the user but `keep` and queues `notice`, in one unit of work: the
+   * ended sessions' digests; `null` when the generation moved on; `'missing'` when the user has no
+   * such passkey (then nothing changes).
+   */
+  removePasskey(userId: number, id: string, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'missing' | null>;
+}
+
+/** Thrown inside a unit of work to undo what it wrote, and caught at its end: `reason` is the answer. */
+class Undo<R> extends Error {
+  readonly reason: R;
+  constructor(reason: R) {
+    super('undone');
+    this.reason = reason;
+  }
 }
 
 /** Thrown inside a unit of work to roll it back when a compare-and-set after its first write fails. */
@@ -392,6 +416,44 @@ export function createAccountManager(store: ManagedStore): AccountManager {
         if (user && mail) await tx.outbox.add(addressed(mail, user.email));
         return left;
       });
+    },
+
+    async addPasskey(passkey, generation, keep, notice) {
+      try {
+        return await ending(
+          async (tx) => {
+            // The generation's move first: it locks the row, so the insert below sees the move and
+            // no session is stored under the old generation after this unit ends the others.
+            const user = await tx.users.update(passkey.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+            if (!user) return null;
+            if (!(await tx.passkeys.insert(passkey, generation + 1))) throw new Undo('taken' as const);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            return tx.sessions.deleteByUser(passkey.userId, { except: keep });
+          },
+          (ended) => ended ?? [],
+        );
+      } catch (error) {
+        if (error instanceof Undo) return error.reason as 'taken';
+        throw error;
+      }
+    },
+
+    async removePasskey(userId, id, generation, keep, notice) {
+      try {
+        return await ending(
+          async (tx) => {
+            const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+            if (!user) return null;
+            if (!(await tx.passkeys.delete(userId, id))) throw new Undo('missing' as const);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            return tx.sessions.deleteByUser(userId, { except: keep });
+          },
+          (ended) => ended ?? [],
+        );
+      } catch (error) {
+        if (error instanceof Undo) return error.reason as 'missing';
+        throw error;
+      }
     },
 
     async addContact(message, mail) {

@@ -7,6 +7,7 @@ import { contactUseCases, type ContactUseCases } from './use-cases/contact.ts';
 import { emailUseCases, type EmailUseCases } from './use-cases/email.ts';
 import { createContext, type AccountsOptions } from './use-cases/context.ts';
 import { loginUseCases, type LoginUseCases } from './use-cases/login.ts';
+import { passkeyUseCases, type PasskeyUseCases } from './use-cases/passkeys.ts';
 import { passwordResetUseCases, type PasswordResetUseCases } from './use-cases/password-reset.ts';
 import { passwordUseCases, type PasswordUseCases } from './use-cases/password.ts';
 import { serviceUseCases, type ServiceUseCases } from './use-cases/service.ts';
@@ -34,6 +35,7 @@ export interface Accounts
     PasswordResetUseCases,
     AccountDeletionUseCases,
     EmailUseCases,
+    PasskeyUseCases,
     TwoFactorUseCases {}
 
 /**
@@ -67,6 +69,7 @@ export function createAccounts(ports: AccountsPorts, options: AccountsOptions = 
     ...passwordResetUseCases(context),
     ...accountDeletionUseCases(context),
     ...emailUseCases(context),
+    ...passkeyUseCases(context),
     ...twoFactorUseCases(context),
   };
 }

@@ -34,8 +34,9 @@ export class EmailTaken extends Error {
 /** Same text for an unknown e-mail and a wrong password, so neither can be told apart. */
 export class InvalidCredentials extends Error {
   readonly code = 'invalid_credentials' as const;
-  constructor() {
-    super('Invalid e-mail or password');
+  /** `message`: another text for a sign-in that names no address (a passkey's). */
+  constructor(message = 'Invalid e-mail or password') {
+    super(message);
     this.name = 'InvalidCredentials';
   }
 }

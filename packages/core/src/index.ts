@@ -10,6 +10,7 @@ export { type AccountsOptions, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SERVICE_NA
 export { type RequestMeta, type SessionMeta, type RequestBody, type ParsedBody, type ReadBody } from './use-cases/request.ts';
 export { type SignedIn } from './use-cases/signup.ts';
 export { type IssuedSession, type ListedSession, SESSION_TTL_MS } from './use-cases/sessions.ts';
+export { type ListedPasskey, type RelyingParty, PASSKEY_CHALLENGE_TTL_MS, PASSKEY_ALGORITHMS, DEFAULT_PASSKEY_NAME } from './use-cases/passkeys.ts';
 export { type Health } from './use-cases/service.ts';
 export { RESET_TOKEN_TTL_MS } from './use-cases/password-reset.ts';
 export { EMAIL_TOKEN_TTL_MS } from './use-cases/email.ts';
@@ -85,6 +86,9 @@ export {
   EmailVerificationConfirmRequest,
   EmailChangeRequest,
   UpdateProfileRequest,
+  PasskeyRegistrationRequest,
+  PasskeySignInRequest,
+  PasskeyRenameRequest,
   StartTotpRequest,
   ConfirmTotpRequest,
   DisableTotpRequest,
@@ -121,6 +125,11 @@ export type {
   ContactMessage,
   ContactRepository,
   ExpiredCounts,
+  Passkey,
+  PasskeyRepository,
+  PasskeyChallenge,
+  PasskeyChallengePurpose,
+  PasskeyChallengeRepository,
   FactorKind,
   TotpFactor,
   TotpRepository,

@@ -3,7 +3,7 @@ import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { RateLimiter, RateLimitRule } from './ports.ts';
 
 /** The operations limited per client address. */
-export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm' | 'emailVerification' | 'emailVerificationConfirm' | 'secondFactor';
+export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm' | 'emailVerification' | 'emailVerificationConfirm' | 'passkeySignIn' | 'secondFactor';
 
 /**
  * The limits per client IP: the spec's three, then the password reset's own. A reset request sends
@@ -20,6 +20,10 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
   // nothing needs more than a few tries.
   emailVerification: { limit: 10, windowMs: 60 * 60_000 },
   emailVerificationConfirm: { limit: 20, windowMs: 15 * 60_000 },
+  // A passkey sign-in is two requests (its options, which store a challenge, and its answer), each
+  // counted: twice a login's, for as many sign-ins. A signature cannot be guessed at any rate; the
+  // bound is on the challenges a client makes the store keep.
+  passkeySignIn: { limit: 40, windowMs: 15 * 60_000 },
   // A login's second step (POST /api/login/second-factor): as a login; the codes themselves are
   // bounded per account or device by SECOND_FACTOR_LIMIT.
   secondFactor: { limit: 20, windowMs: 15 * 60_000 },

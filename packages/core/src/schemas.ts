@@ -278,6 +278,45 @@ export const UpdateProfileRequest = z
   })
   .meta({ id: 'UpdateProfileRequest' });
 
+/**
+ * What a browser's `navigator.credentials` answered, as JSON (`PublicKeyCredential.toJSON()`):
+ * its shape is checked here and everything in it by `@simplewebauthn/server`. A credential ID is at
+ * most 1,023 bytes (WebAuthn), 1,364 base64url characters; the bounds keep absurd input away.
+ */
+function credentialResponse() {
+  return z.looseObject({
+    id: text({ min: 1, max: 1364 }),
+    rawId: text({ min: 1, max: 1364 }),
+    type: z.literal('public-key'),
+    response: z.looseObject({ clientDataJSON: text({ min: 1, max: 4096 }) }),
+  });
+}
+
+/** A passkey's name: trimmed, bounded, displayable, as a user's. */
+const passkeyName = () => name({ min: 1, max: 64 });
+
+/** The body that finishes a passkey's registration. */
+export const PasskeyRegistrationRequest = z
+  .object({
+    response: credentialResponse(),
+    name: passkeyName().optional(),
+  })
+  .meta({ id: 'PasskeyRegistrationRequest' });
+
+/** The body of a sign-in with a passkey. */
+export const PasskeySignInRequest = z
+  .object({
+    response: credentialResponse(),
+  })
+  .meta({ id: 'PasskeySignInRequest' });
+
+/** A passkey's new name. */
+export const PasskeyRenameRequest = z
+  .object({
+    name: passkeyName(),
+  })
+  .meta({ id: 'PasskeyRenameRequest' });
+
 /** A signup body after parsing. */
 export type SignupInput = z.output<typeof SignupRequest>;
 /** A login body after parsing. */

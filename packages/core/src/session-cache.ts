@@ -226,6 +226,12 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
     get contacts() {
       return store.contacts;
     },
+    get passkeys() {
+      return store.passkeys;
+    },
+    get passkeyChallenges() {
+      return store.passkeyChallenges;
+    },
     get outbox() {
       return store.outbox;
     },

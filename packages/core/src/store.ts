@@ -104,7 +104,7 @@ export interface UserRepository {
   update(userId: number, changes: UserChanges, expected?: UserExpectation): Promise<UserRecord | null>;
   /**
    * Deletes the user with everything bound to it (its sessions and their step-ups, reset and e-mail
-   * tokens, second factors, recovery codes and login challenges); whether
+   * tokens, second factors, recovery codes, login challenges, passkeys and WebAuthn challenges); whether
    * there was such a user. Sessions it deletes are told to the revocation feed.
    */
   delete(userId: number): Promise<boolean>;
@@ -250,6 +250,75 @@ export interface ContactRepository {
 }
 
 /**
+ * A passkey: a WebAuthn credential of one account (docs/decisions/0045-passkeys.md). Only its public
+ * key is stored; the private key never leaves the authenticator.
+ */
+export interface Passkey {
+  /** The credential ID the authenticator chose, base64url; unique across every account. */
+  readonly id: string;
+  readonly userId: number;
+  /** The owner's name for it (trimmed; the bounds of `PasskeyRenameRequest`). */
+  readonly name: string;
+  /** The COSE public key, as `@simplewebauthn/server` gives it (bytes the library reads back). */
+  readonly publicKey: Uint8Array;
+  /** The authenticator's signature counter as last seen (0 for an authenticator that does not count). */
+  readonly counter: number;
+  /** The transports the browser reported at registration (hints for the next ceremony). */
+  readonly transports: readonly string[];
+  readonly createdAt: Date;
+  /** When it last signed in or confirmed a factor; `null` before its first use. */
+  readonly lastUsedAt: Date | null;
+}
+
+/** Passkeys, by credential ID. A user's deletion deletes theirs. */
+export interface PasskeyRepository {
+  /**
+   * Stores the passkey only while its user exists at `credentialGeneration` (a compare-and-set, as
+   * `sessions.insert`; inside a unit of work the user's row stays locked until it ends) and no
+   * passkey has its id (of any account): whether it stored it.
+   */
+  insert(passkey: Passkey, credentialGeneration: number): Promise<boolean>;
+  /** The passkey with this credential ID, whoever's it is. */
+  findById(id: string): Promise<Passkey | null>;
+  /** The user's passkeys, oldest first (by `createdAt`, then by id). */
+  listByUser(userId: number): Promise<readonly Passkey[]>;
+  /** Renames the user's passkey with this id; whether there was one. */
+  rename(userId: number, id: string, name: string): Promise<boolean>;
+  /** Deletes the user's passkey with this id; whether there was one (of concurrent deletes, one reports it). */
+  delete(userId: number, id: string): Promise<boolean>;
+  /**
+   * Records a use: writes `counter` and `usedAt` only while the passkey exists and its stored counter
+   * is below `counter`, or both are 0 (an authenticator that does not count), in one atomic step
+   * with that check (a compare-and-set): whether it wrote. Of two concurrent uses that carry the
+   * same counter, one writes; a counter that went backwards, or a passkey removed meanwhile, writes
+   * nothing.
+   */
+  recordUse(id: string, counter: number, usedAt: Date): Promise<boolean>;
+}
+
+/** What a WebAuthn challenge was issued for: a ceremony answers only the kind it asked for. */
+export type PasskeyChallengePurpose =
+  /** Registering a passkey on the signed-in account `userId`. */
+  | 'register'
+  /** Signing in with a discoverable passkey: no account named (`userId` is `null`). */
+  | 'sign-in'
+  /** The second step of account `userId`'s login (its `sl_login` challenge), with one of its passkeys. */
+  | 'second-factor'
+  /** A step-up of a signed-in session of account `userId`, with one of its passkeys. */
+  | 'step-up';
+
+/** A WebAuthn challenge as stored: by digest, for one ceremony, once. */
+export interface PasskeyChallenge {
+  /** SHA-256 digest of the challenge (hex, as a token's); the challenge itself is never stored. */
+  readonly digest: string;
+  readonly purpose: PasskeyChallengePurpose;
+  /** The account the ceremony is for; `null` for a sign-in, where the passkey names it. */
+  readonly userId: number | null;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/**
  * A kind of second factor (docs/decisions/0043-login-challenge-and-statuses.md): an open set, so a
  * kind added later (passkeys) verifies through the same login challenge and step-up as the others.
  */
@@ -319,6 +388,18 @@ export interface LoginChallenge {
   readonly expiresAt: Date;
 }
 
+/** WebAuthn challenges: single use (a take deletes) and short-lived. A user's deletion deletes theirs. */
+export interface PasskeyChallengeRepository {
+  /** Stores the challenge. */
+  put(challenge: PasskeyChallenge): Promise<void>;
+  /**
+   * Deletes the challenge with this digest, if it has not expired at `now`, and answers it; `null`
+   * otherwise (an expired one stays for the sweep). Of concurrent takes of one challenge, also on
+   * several processes sharing a database, exactly one gets it.
+   */
+  take(digest: string, now: Date): Promise<PasskeyChallenge | null>;
+}
+
 /** Login challenges, by token digest, single-use, gone with the account. */
 export interface LoginChallengeRepository {
   /**
@@ -361,6 +442,10 @@ export interface Repositories {
   readonly contacts: ContactRepository;
   /** Mails to send, queued with what caused them. */
   readonly outbox: OutboxRepository;
+  /** Passkeys (WebAuthn credentials), by credential ID. */
+  readonly passkeys: PasskeyRepository;
+  /** WebAuthn challenges, single use. */
+  readonly passkeyChallenges: PasskeyChallengeRepository;
   /** TOTP factors (secrets sealed by the core). */
   readonly totp: TotpRepository;
   /** Recovery codes, as digests. */
@@ -378,6 +463,8 @@ export interface ExpiredCounts {
   readonly emailTokens: number;
   /** Outbox stand-ins due at the time (see `MailToQueue`). */
   readonly standIns: number;
+  /** WebAuthn challenges never answered. */
+  readonly passkeyChallenges: number;
   /** Login challenges. */
   readonly loginChallenges: number;
 }
@@ -403,7 +490,7 @@ export interface Store extends Repositories {
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */
   readonly revocations: SessionRevocations;
   /**
-   * Housekeeping: deletes the sessions, reset and e-mail tokens, login challenges that expired at or before `now`, and
+   * Housekeeping: deletes the sessions, reset and e-mail tokens, login challenges and WebAuthn challenges that expired at or before `now`, and
    * the outbox's stand-ins due by then; answers how many of each. `now` is the caller's clock's.
    */
   deleteExpired(now: Date): Promise<ExpiredCounts>;

@@ -9,16 +9,21 @@ import { createHash } from 'node:crypto';
 import type { DocumentRoute } from '@sl-accounts/http';
 import { documentAnswer } from './document-answer.ts';
 import { LINK_PAGE_SCRIPT, LINK_PAGE_STYLE } from './link-page-script.ts';
+import { PASSKEY_PAGE_SCRIPT } from './passkey-page-script.ts';
 
 /** Where the verification page is served, below the base path (the default target of a verification link). */
 export const VERIFY_PAGE_PATH = '/verify-email';
 /** Where the reset page is served, below the base path (the default target of a reset link). */
 export const RESET_PAGE_PATH = '/reset-password';
 
-/** Which pages to serve: those whose links point at the service. */
+/** Where the passkeys page is served, below the base path: sign in with a passkey, add one, list them. */
+export const PASSKEYS_PAGE_PATH = '/passkeys';
+
+/** Which pages to serve: those whose links point at the service, and the passkeys page. */
 export interface LinkPagesOptions {
   readonly verify?: boolean;
   readonly reset?: boolean;
+  readonly passkeys?: boolean;
 }
 
 /**
@@ -40,10 +45,11 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const hashOf = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 27);
 const SCRIPT_PATH = `/link-pages/page.${hashOf(LINK_PAGE_SCRIPT)}.js`;
 const STYLE_PATH = `/link-pages/page.${hashOf(LINK_PAGE_STYLE)}.css`;
+const PASSKEY_SCRIPT_PATH = `/link-pages/passkeys.${hashOf(PASSKEY_PAGE_SCRIPT)}.js`;
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function html(base: string, serviceName: string, page: 'verify' | 'reset', title: string, body: string): string {
+function html(base: string, serviceName: string, page: 'verify' | 'reset' | 'passkeys', title: string, body: string, script = SCRIPT_PATH): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -60,7 +66,7 @@ function html(base: string, serviceName: string, page: 'verify' | 'reset', title
 ${body}
 <p id="status" role="status" aria-live="polite" aria-atomic="true"></p>
 </main>
-<script src="${escapeHtml(base + SCRIPT_PATH)}"></script>
+<script src="${escapeHtml(base + script)}"></script>
 </body>
 </html>
 `;
@@ -83,6 +89,18 @@ const RESET_BODY = `<p>Choose a new password for your account. Setting it signs 
 <button id="submit" type="submit">Set the new password</button>
 </form>`;
 
+const PASSKEYS_BODY = `<p>A passkey signs in to your account without the password: your device keeps it and asks for your PIN, fingerprint or face.</p>
+<p id="account"></p>
+<button id="sign-in" type="button">Sign in with a passkey</button>
+<h2>Your passkeys</h2>
+<ul id="passkeys"></ul>
+<form id="add-form" novalidate>
+<label for="name">Name of the new passkey</label>
+<input id="name" name="name" type="text" maxlength="64" autocomplete="off">
+<button id="add" type="submit">Add a passkey</button>
+</form>
+<p class="hint">Adding or removing a passkey signs out every other session of the account.</p>`;
+
 /** The page answer: revalidated on each visit, never framed, never a referrer. */
 const pageAnswer = (text: string) =>
   documentAnswer('text/html; charset=utf-8', text, { 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-cache', 'referrer-policy': 'no-referrer' });
@@ -102,9 +120,16 @@ export function linkPages(basePath: string, serviceName: string, options: LinkPa
     const text = html(basePath, serviceName, 'reset', 'Set a new password', RESET_BODY);
     pages.push({ path: RESET_PAGE_PATH, render: () => pageAnswer(text) });
   }
-  if (pages.length === 0) return pages;
+  const own: DocumentRoute[] = [];
+  if (options.passkeys) {
+    const text = html(basePath, serviceName, 'passkeys', 'Passkeys', PASSKEYS_BODY, PASSKEY_SCRIPT_PATH);
+    own.push({ path: PASSKEYS_PAGE_PATH, render: () => pageAnswer(text) });
+    own.push({ path: PASSKEY_SCRIPT_PATH, render: () => documentAnswer('text/javascript; charset=utf-8', PASSKEY_PAGE_SCRIPT, { 'cache-control': IMMUTABLE }) });
+  }
+  if (pages.length === 0 && own.length === 0) return pages;
   return [
     ...pages,
+    ...own,
     { path: SCRIPT_PATH, render: () => documentAnswer('text/javascript; charset=utf-8', LINK_PAGE_SCRIPT, { 'cache-control': IMMUTABLE }) },
     { path: STYLE_PATH, render: () => documentAnswer('text/css; charset=utf-8', LINK_PAGE_STYLE, { 'cache-control': IMMUTABLE }) },
   ];

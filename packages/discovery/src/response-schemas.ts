@@ -58,6 +58,27 @@ export const Session = z.object({
 
 export const SessionsResponse = z.object({ ok: z.literal(true), sessions: z.array(Session) });
 
+export const Passkey = z.object({
+  id: z.string().meta({ description: 'The credential ID the authenticator chose (base64url): public; the routes take it.' }),
+  name: z.string().meta({ description: 'The owner’s name for it.' }),
+  createdAt: z.iso.datetime(),
+  lastUsedAt: z.iso.datetime().nullable().meta({ description: 'When it last signed in; `null` before its first use.' }),
+});
+
+export const PasskeysResponse = z.object({ ok: z.literal(true), passkeys: z.array(Passkey) });
+
+export const PasskeyResponse = z.object({ ok: z.literal(true), passkey: Passkey });
+
+export const PasskeyOptionsResponse = z.object({
+  ok: z.literal(true),
+  options: z
+    .looseObject({ challenge: z.string().meta({ description: 'base64url; it works once, within `timeout` milliseconds.' }), timeout: z.int().positive() })
+    .meta({
+      description:
+        'WebAuthn options as JSON (`PublicKeyCredentialCreationOptionsJSON` for a registration, `PublicKeyCredentialRequestOptionsJSON` for a sign-in): give them to `PublicKeyCredential.parseCreationOptionsFromJSON` or `parseRequestOptionsFromJSON` and then to `navigator.credentials.create` or `get`, and send what it answers (its `toJSON()`) back as `response`.',
+    }),
+});
+
 /** `POST /api/login`'s 202 for an account with a second factor on (docs/decisions/0043-login-challenge-and-statuses.md). */
 export const SecondFactorChallenge = z.object({
   ok: z.literal(true),

@@ -99,6 +99,55 @@ export function errorExample(error: unknown): unknown {
   return JSON.parse(answerForThrown(error, silentLogger, 'example').body as string);
 }
 
+/** A passkey as `GET /api/passkeys` lists it (its id is the credential ID the authenticator chose). */
+export const EXAMPLE_PASSKEY = { id: 'p7LwvKq0y1m3dN9xZ2c8TqHfR4uE6aWs', name: 'Laptop', createdAt: EXAMPLE_TIME, lastUsedAt: '2026-01-02T09:30:00.000Z' } as const;
+/** `GET /api/passkeys`'s answer. */
+export const EXAMPLE_PASSKEYS = { ok: true, passkeys: [EXAMPLE_PASSKEY] } as const;
+/** The answer of a registration or a rename: the passkey as it now is. */
+export const EXAMPLE_PASSKEY_RESPONSE = { ok: true, passkey: { ...EXAMPLE_PASSKEY, name: 'Laptop', lastUsedAt: null } } as const;
+/** A rename of a passkey. */
+export const EXAMPLE_PASSKEY_RENAME = { name: 'Work laptop' } as const;
+/**
+ * What a browser's `navigator.credentials.create()` or `.get()` answered, as `PublicKeyCredential.toJSON()`
+ * gives it, cut short: a real one comes from the authenticator, never typed.
+ */
+const EXAMPLE_CREDENTIAL = {
+  id: EXAMPLE_PASSKEY.id,
+  rawId: EXAMPLE_PASSKEY.id,
+  type: 'public-key',
+  response: { clientDataJSON: '<base64url, from the browser>' },
+} as const;
+/** The body finishing a registration. */
+export const EXAMPLE_PASSKEY_REGISTRATION = { name: 'Laptop', response: { ...EXAMPLE_CREDENTIAL, response: { ...EXAMPLE_CREDENTIAL.response, attestationObject: '<base64url, from the browser>' } } } as const;
+/** The body of a sign-in with a passkey. */
+export const EXAMPLE_PASSKEY_SIGN_IN = {
+  response: { ...EXAMPLE_CREDENTIAL, response: { ...EXAMPLE_CREDENTIAL.response, authenticatorData: '<base64url>', signature: '<base64url>', userHandle: 'MQ' } },
+} as const;
+/** Registration options, for `navigator.credentials.create()` (through `PublicKeyCredential.parseCreationOptionsFromJSON`). */
+export const EXAMPLE_REGISTRATION_OPTIONS = {
+  ok: true,
+  options: {
+    challenge: 'uZ3Xq2pM0bq7nV8cW1kT6yHfR9eL4aJsD5gN2oP7iQ0',
+    rp: { name: DEFAULT_SERVICE_NAME, id: 'accounts.example.com' },
+    user: { id: 'MQ', name: EXAMPLE_SIGNUP.email, displayName: EXAMPLE_SIGNUP.name },
+    pubKeyCredParams: [
+      { alg: -7, type: 'public-key' },
+      { alg: -257, type: 'public-key' },
+    ],
+    timeout: 300000,
+    attestation: 'none',
+    excludeCredentials: [],
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required', requireResidentKey: true },
+    extensions: { credProps: true },
+    hints: [],
+  },
+} as const;
+/** Sign-in options, for `navigator.credentials.get()` (through `PublicKeyCredential.parseRequestOptionsFromJSON`). */
+export const EXAMPLE_SIGN_IN_OPTIONS = {
+  ok: true,
+  options: { rpId: 'accounts.example.com', challenge: 'Vq8Lx1nC4bT7mZ0pR2sW5yK9eH3jD6fA8gU1iO4qN7c', timeout: 300000, userVerification: 'required' },
+} as const;
+
 /** The ErrorResponse bodies the API answers, by case. */
 export const ERROR_EXAMPLES = {
   emailTaken: errorExample(new EmailTaken()),
@@ -106,6 +155,9 @@ export const ERROR_EXAMPLES = {
   unauthenticated: errorExample(new Unauthenticated()),
   wrongPassword: errorExample(new WrongPassword()),
   sessionNotFound: errorExample(new NotFound('Session')),
+  passkeyNotFound: errorExample(new NotFound('Passkey')),
+  passkeyRefused: errorExample(new InvalidCredentials('The passkey was not accepted')),
+  badRegistration: errorExample(new ValidationError([{ path: 'response', message: 'is not a valid answer to a passkey registration of this account (it may have expired: ask for new options)' }])),
   badResetToken: errorExample(new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }])),
   crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED, 'cross_site')),
   notJson: errorExample(new HttpError(400, 'Content-Type must be application/json', 'json_required')),

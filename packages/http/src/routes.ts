@@ -15,6 +15,10 @@ import {
   EmailChangeRequest,
   EmailVerificationConfirmRequest,
   LoginRequest,
+  PASSKEY_CHALLENGE_TTL_MS,
+  PasskeyRegistrationRequest,
+  PasskeyRenameRequest,
+  PasskeySignInRequest,
   PasswordResetConfirmRequest,
   INBOX_POLICY,
   PasswordResetRequest,
@@ -53,6 +57,14 @@ import {
   EXAMPLE_HEALTH,
   EXAMPLE_LOGIN,
   EXAMPLE_OK,
+  EXAMPLE_PASSKEY,
+  EXAMPLE_PASSKEY_REGISTRATION,
+  EXAMPLE_PASSKEY_RENAME,
+  EXAMPLE_PASSKEY_RESPONSE,
+  EXAMPLE_PASSKEY_SIGN_IN,
+  EXAMPLE_PASSKEYS,
+  EXAMPLE_REGISTRATION_OPTIONS,
+  EXAMPLE_SIGN_IN_OPTIONS,
   EXAMPLE_RESET_CONFIRM,
   EXAMPLE_RESET_REQUEST,
   EXAMPLE_SESSION_ID,
@@ -70,10 +82,10 @@ import {
   EXAMPLE_DISABLE_TOTP,
   EXAMPLE_RENEW_RECOVERY_CODES,
 } from './examples.ts';
-import { clearedLoginChallengeCookie, clearedSessionCookie, DEVICE_COOKIE, deviceCookie, LOGIN_CHALLENGE_COOKIE, loginChallengeCookie, sessionCookie } from './session-cookie.ts';
+import { clearedLoginChallengeCookie, clearedSessionCookie, DEVICE_COOKIE, DEVICE_COOKIE_PATHS, deviceCookie, LOGIN_CHALLENGE_COOKIE, loginChallengeCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
-export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes';
+export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse';
 
 /** One documented response of a route. */
 export interface DocumentedResponse {
@@ -636,6 +648,217 @@ export const API_ROUTES: readonly ApiRoute[] = [
     run: async (accounts, request) => {
       const { recoveryCodes, limits } = await accounts.renewRecoveryCodes(request.bodyReader(), request.meta());
       return { status: 200, body: { ok: true, recoveryCodes }, limits };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys/registration-options',
+    operationId: 'passkeyRegistrationOptions',
+    summary: 'Start registering a passkey',
+    description: `WebAuthn options for \`navigator.credentials.create()\`, for the signed-in user: a discoverable passkey with user verification, on the relying party of the service’s configured origin (\`PUBLIC_URL\`). The challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes, and only for this account; finish with \`POST /api/passkeys\`.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    responses: {
+      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+    },
+    run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyRegistrationOptions({ sessionToken: request.sessionToken() }) } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys',
+    operationId: 'registerPasskey',
+    summary: 'Register a passkey',
+    description:
+      'Verifies what the browser answered to the registration options (the origin, the relying party, the challenge, user verification) and adds the passkey to the signed-in account. Every other session of the account ends (the one of the cookie sent along stays), and a security notice is mailed (unless turned off).',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    requestBody: PasskeyRegistrationRequest,
+    requestExample: EXAMPLE_PASSKEY_REGISTRATION,
+    responses: {
+      '201': { description: 'The passkey is added.', body: 'PasskeyResponse', example: EXAMPLE_PASSKEY_RESPONSE },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+    },
+    run: async (accounts, request) => ({ status: 201, body: { ok: true, passkey: await accounts.registerPasskey(request.bodyReader(), request.meta()) } }),
+  },
+  {
+    method: 'GET',
+    path: '/api/passkeys',
+    operationId: 'listPasskeys',
+    summary: 'List passkeys',
+    description: 'The signed-in user’s passkeys, oldest first.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: false,
+    responses: {
+      '200': { description: 'The passkeys.', body: 'PasskeysResponse', example: EXAMPLE_PASSKEYS },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+    },
+    run: async (accounts, request) => ({ status: 200, body: { ok: true, passkeys: await accounts.listPasskeys({ sessionToken: request.sessionToken() }) } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/passkeys/{id}',
+    operationId: 'renamePasskey',
+    summary: 'Rename a passkey',
+    description: 'Sets the name of one of the signed-in user’s passkeys (trimmed, 1 to 64 characters).',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    pathParameters: { id: { description: 'The `id` of one of the passkeys that `GET /api/passkeys` lists.', example: EXAMPLE_PASSKEY.id } },
+    requestBody: PasskeyRenameRequest,
+    requestExample: EXAMPLE_PASSKEY_RENAME,
+    responses: {
+      '200': { description: 'The passkey, renamed.', body: 'PasskeyResponse', example: { ok: true, passkey: { ...EXAMPLE_PASSKEY, name: EXAMPLE_PASSKEY_RENAME.name } } },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
+    },
+    run: async (accounts, request) => ({ status: 200, body: { ok: true, passkey: await accounts.renamePasskey(request.param('id'), request.bodyReader(), request.meta()) } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/passkeys/{id}',
+    operationId: 'removePasskey',
+    summary: 'Remove a passkey',
+    description: 'Removes one of the signed-in user’s passkeys: it no longer signs in. Every other session of the account ends (the one of the cookie sent along stays), and a security notice is mailed (unless turned off).',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    pathParameters: { id: { description: 'The `id` of one of the passkeys that `GET /api/passkeys` lists.', example: EXAMPLE_PASSKEY.id } },
+    responses: {
+      '200': { description: 'The passkey is gone.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
+    },
+    run: async (accounts, request) => {
+      await accounts.removePasskey(request.param('id'), request.meta());
+      return { status: 200, body: { ok: true } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys/sign-in-options',
+    operationId: 'passkeySignInOptions',
+    summary: 'Start signing in with a passkey',
+    description: `WebAuthn options for \`navigator.credentials.get()\` with a discoverable passkey: no address is typed, the browser offers the passkeys it holds for the service. The challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes; finish with \`POST /api/passkeys/sign-in\`.`,
+    tag: 'accounts',
+    auth: 'public',
+    changesState: true,
+    limited: 'passkeySignIn',
+    responses: {
+      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
+    },
+    run: async (accounts, request) => {
+      const { options, limits } = await accounts.passkeySignInOptions(request.meta());
+      return { status: 200, body: { ok: true, options }, limits };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys/sign-in',
+    operationId: 'signInWithPasskey',
+    summary: 'Sign in with a passkey',
+    description:
+      'Verifies what the browser answered to the sign-in options (the origin, the relying party, the challenge, the signature, user verification, a signature counter that moved forward) and starts a fresh session of the passkey’s account, as a login does: a session cookie sent along is ended first, and a sign-in from a browser without the account’s device cookie mails a new-device notice (unless turned off). The device cookie is set for this path and for the login’s (a browser that only ever logged in with the password has none here yet: its first passkey sign-in counts as a new device).',
+    tag: 'accounts',
+    auth: 'public',
+    changesState: true,
+    limited: 'passkeySignIn',
+    requestBody: PasskeySignInRequest,
+    requestExample: EXAMPLE_PASSKEY_SIGN_IN,
+    responses: {
+      '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
+      '401': {
+        description: 'The passkey was not accepted: unknown or removed, a challenge used, expired or not a sign-in’s, a bad signature, no user verification, or a counter that went backwards (the same answer for all).',
+        body: 'ErrorResponse',
+        example: ERROR_EXAMPLES.passkeyRefused,
+      },
+    },
+    run: async (accounts, request) => {
+      const { user, session, device, limits } = await accounts.signInWithPasskey(request.bodyReader(), request.meta());
+      // The device cookie for both sign-ins: a later login with the password from this browser is no new device either.
+      const devices = DEVICE_COOKIE_PATHS.map((path) => deviceCookie(device.proof, device.maxAgeSeconds, request.base, path));
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), ...devices], limits);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/login/passkey-options',
+    operationId: 'passkeyLoginOptions',
+    summary: 'Start a login’s second step with a passkey',
+    description: `For a login that answered 202 (\`secondFactor.methods\` has \`passkey\`): WebAuthn options for \`navigator.credentials.get()\` naming the account’s passkeys. Send the \`sl_login\` cookie along (a browser does: its path is the login’s). The challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes; finish with \`POST /api/login/passkey\`.`,
+    tag: 'accounts',
+    auth: 'public',
+    changesState: true,
+    limited: 'passkeySignIn',
+    responses: {
+      '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
+      '401': { description: 'No login challenge, or one unknown, used or expired: log in again.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid },
+    },
+    run: async (accounts, request) => {
+      const { options, limits } = await accounts.passkeyLoginOptions({ ...request.meta(), loginChallenge: request.loginChallenge() });
+      return { status: 200, body: { ok: true, options }, limits };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/login/passkey',
+    operationId: 'loginWithPasskey',
+    summary: 'Finish a login with a passkey',
+    description:
+      'The second step of a login that answered 202, with one of the account’s passkeys (the answer of `navigator.credentials.get()` to `POST /api/login/passkey-options`): the session starts as a login’s does (device cookie, new-device notice), and the `sl_login` cookie is cleared. A wrong answer counts against the challenge and the account, as a wrong code does.',
+    tag: 'accounts',
+    auth: 'public',
+    changesState: true,
+    limited: 'passkeySignIn',
+    requestBody: PasskeySignInRequest,
+    requestExample: EXAMPLE_PASSKEY_SIGN_IN,
+    responses: {
+      '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
+      '401': { description: 'No valid login challenge (log in again), or the passkey’s answer was refused.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid },
+    },
+    run: async (accounts, request) => {
+      const { user, session, device, limits } = await accounts.loginWithPasskey(request.bodyReader(), { ...request.meta(), loginChallenge: request.loginChallenge() });
+      const devices = DEVICE_COOKIE_PATHS.map((path) => deviceCookie(device.proof, device.maxAgeSeconds, request.base, path));
+      return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), ...devices, clearedLoginChallengeCookie(request.base)], limits);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys/step-up-options',
+    operationId: 'passkeyStepUpOptions',
+    summary: 'Start a step-up with a passkey',
+    description: `With a second factor on, the owner’s changes (password, address, deletion, adding or removing a passkey, turning a factor off) need a factor verified within the last few minutes. These are WebAuthn options for \`navigator.credentials.get()\` naming the account’s passkeys; the challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes; finish with \`POST /api/passkeys/step-up\`.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    responses: {
+      '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '404': { description: 'The account has no passkey.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
+    },
+    run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyStepUpOptions({ sessionToken: request.sessionToken() }) } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/passkeys/step-up',
+    operationId: 'stepUpWithPasskey',
+    summary: 'Step up with a passkey',
+    description: 'Verifies one of the account’s passkeys for the session of the cookie sent along: its owner’s changes then go through for the step-up’s window.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    requestBody: PasskeySignInRequest,
+    requestExample: EXAMPLE_PASSKEY_SIGN_IN,
+    responses: {
+      '200': { description: 'The session stepped up.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: 'The session is missing, unknown or expired, or the passkey was not accepted.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyRefused },
+    },
+    run: async (accounts, request) => {
+      await accounts.stepUpWithPasskey(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true } };
     },
   },
 ];

@@ -20,13 +20,16 @@ export function clearedSessionCookie(): string {
  */
 export const DEVICE_COOKIE = 'sl_device';
 
+/** The sign-ins a device cookie is sent to: the login (and its second step), and a passkey's sign-in. */
+export const DEVICE_COOKIE_PATHS = ['/api/login', '/api/passkeys/sign-in'] as const;
+
 /**
  * `sl_device=<proof>; Max-Age=…; Path=<base>/api/login; HttpOnly; Secure; SameSite=Lax`, where `base`
  * is where the service is mounted (a host's prefix, then `basePath`): a browser sends the cookie
- * back only to the login it names. Proofs are base64url and dots.
+ * back only to the sign-in it names (`path`, the login's by default). Proofs are base64url and dots.
  */
-export function deviceCookie(proof: string, maxAgeSeconds: number, base = ''): string {
-  return `${DEVICE_COOKIE}=${proof}; Max-Age=${maxAgeSeconds}; Path=${base}/api/login; HttpOnly; Secure; SameSite=Lax`;
+export function deviceCookie(proof: string, maxAgeSeconds: number, base = '', path: (typeof DEVICE_COOKIE_PATHS)[number] = '/api/login'): string {
+  return `${DEVICE_COOKIE}=${proof}; Max-Age=${maxAgeSeconds}; Path=${base}${path}; HttpOnly; Secure; SameSite=Lax`;
 }
 
 /**

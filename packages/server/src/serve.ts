@@ -6,7 +6,7 @@
  * metrics when asked for and a graceful stop. Nothing here knows a framework.
  */
 import type { RequestListener, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { DEFAULT_PBKDF2_ITERATIONS, developmentSecretBox, Pbkdf2PasswordHasher, secretBox, type Accounts, type AccountsOptions, type Clock, type SecretBox, type TokenGenerator } from '@sl-accounts/core';
 import { apiReferencePage } from '@sl-accounts/docs-page';
 import type { Logger } from '@sl-accounts/http';
@@ -181,7 +181,10 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     throw error;
   }
   const { address, port } = server.address() as AddressInfo;
-  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  // A HOST given as a name (localhost) stays a name: passkeys are bound to one (WebAuthn refuses IP
+  // addresses), and the pages' origin is what the browser was pointed at.
+  const listened = isIP(config.host) === 0 && config.host !== '' ? config.host : address;
+  const url = `http://${listened.includes(':') ? `[${listened}]` : listened}:${port}`;
   configured.listeningAt(url);
   logger.info(
     {

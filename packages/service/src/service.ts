@@ -160,7 +160,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const ownPage = (path: string) => (typeof linkBase === 'function' ? () => `${linkBase()}${path}` : `${linkBase}${path}`);
   const resetUrl = options.accounts?.resetUrl ?? ownPage(RESET_PAGE_PATH);
   const verifyUrl = options.accounts?.verifyUrl ?? ownPage(VERIFY_PAGE_PATH);
-  const linkPages = { reset: options.accounts?.resetUrl === undefined, verify: options.accounts?.verifyUrl === undefined };
+  // Passkeys belong to the origin the pages run on: the configured one, else the links' (PUBLIC_URL, or the server's own address).
+  const passkeyOrigin = options.accounts?.passkeyOrigin ?? linkBase;
+  const linkPages = { reset: options.accounts?.resetUrl === undefined, verify: options.accounts?.verifyUrl === undefined, passkeys: true };
   if (options.mailer && options.linkBase === undefined && options.publicUrl === undefined && (linkPages.reset || linkPages.verify)) {
     // Mail really goes out, and its links would name no host a reader can reach.
     warnOnce(logger, options.logger, `mailed links point at ${linkBase}: pass createService publicUrl (or linkBase, or accounts.resetUrl and accounts.verifyUrl) so that they reach your users`);
@@ -172,7 +174,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ...(options.hasher ? { hasher: options.hasher } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
     },
-    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl },
+    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
   const serviceName = options.accounts?.serviceName;

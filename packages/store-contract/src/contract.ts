@@ -14,6 +14,7 @@ import { credentialCases } from './cases/credentials.ts';
 import { emailCases } from './cases/email.ts';
 import { noticeCases } from './cases/notices.ts';
 import { outboxCases } from './cases/outbox.ts';
+import { passkeyCases } from './cases/passkeys.ts';
 import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
@@ -87,6 +88,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('mail outbox', () => outboxCases(current));
     describe('security notices queued with their change', () => noticeCases(current));
     describe('device keys', () => deviceKeyCases(current));
+    describe('passkeys and WebAuthn challenges', () => passkeyCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
     describe('units of work and the members the rules build on', () => unitOfWorkCases(current));
     describe('second factors: TOTP, recovery codes, login challenges, step-ups', () => secondFactorCases(current));

@@ -4,7 +4,7 @@ import { deleteWhere } from './delete-where.ts';
 import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
-import { emailTokenRepository, loginChallengeRepository, recoveryCodeRepository, resetTokenRepository, sessionRepository, stepUpRepository, totpRepository, userRepository, type Where } from './repositories.ts';
+import { emailTokenRepository, loginChallengeRepository, passkeyChallengeRepository, passkeyRepository, recoveryCodeRepository, resetTokenRepository, sessionRepository, stepUpRepository, totpRepository, userRepository, type Where } from './repositories.ts';
 import { Tables, Unit } from './tables.ts';
 
 /**
@@ -75,6 +75,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       emailTokens: emailTokenRepository(where),
       contacts: contactsOf,
       outbox: queued,
+      passkeys: passkeyRepository(where),
+      passkeyChallenges: passkeyChallengeRepository(where),
       totp: totpRepository(where),
       recoveryCodes: recoveryCodeRepository(where),
       loginChallenges: loginChallengeRepository(where),
@@ -98,6 +100,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     sessions,
     resetTokens: outside(gate, 'resetTokens', autocommit.resetTokens),
     emailTokens: outside(gate, 'emailTokens', autocommit.emailTokens),
+    passkeys: outside(gate, 'passkeys', autocommit.passkeys),
+    passkeyChallenges: outside(gate, 'passkeyChallenges', autocommit.passkeyChallenges),
     totp: outside(gate, 'totp', autocommit.totp),
     recoveryCodes: outside(gate, 'recoveryCodes', autocommit.recoveryCodes),
     loginChallenges: outside(gate, 'loginChallenges', autocommit.loginChallenges),
@@ -129,6 +133,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
             emailTokens: live('emailTokens', tx.emailTokens),
             contacts: live('contacts', tx.contacts),
             outbox: live('outbox', tx.outbox),
+            passkeys: live('passkeys', tx.passkeys),
+            passkeyChallenges: live('passkeyChallenges', tx.passkeyChallenges),
             totp: live('totp', tx.totp),
             recoveryCodes: live('recoveryCodes', tx.recoveryCodes),
             loginChallenges: live('loginChallenges', tx.loginChallenges),
@@ -157,6 +163,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           resetTokens: deleteWhere(tables.resetTokens, expired) + deleteWhere(tables.unboundResetTokens, expired),
           emailTokens: deleteWhere(tables.emailTokens, expired),
           standIns: outbox.deleteStandIns(now),
+          passkeyChallenges: deleteWhere(tables.passkeyChallenges, expired),
           loginChallenges: deleteWhere(tables.loginChallenges, expired),
         };
       }),

@@ -8,6 +8,8 @@ import {
   type StepUpRepository,
   type TotpRepository,
   type InProcessRevocations,
+  type PasskeyChallengeRepository,
+  type PasskeyRepository,
   type ResetTokenRepository,
   type SessionInfo,
   type SessionRepository,
@@ -78,6 +80,8 @@ export function userRepository(where: Where): UserRepository {
       tables.put(unit, tables.recoveryCodes, userId, undefined);
       for (const [digest, challenge] of tables.loginChallenges) if (challenge.userId === userId) tables.put(unit, tables.loginChallenges, digest, undefined);
       for (const [email, token] of tables.resetTokens) if (token.userId === userId) tables.put(unit, tables.resetTokens, email, undefined);
+      for (const [id, passkey] of tables.passkeys) if (passkey.userId === userId) tables.put(unit, tables.passkeys, id, undefined);
+      for (const [digest, challenge] of tables.passkeyChallenges) if (challenge.userId === userId) tables.put(unit, tables.passkeyChallenges, digest, undefined);
       return true;
     },
   };
@@ -175,6 +179,70 @@ export function emailTokenRepository({ tables, unit }: Where): EmailTokenReposit
         return { ...token, userId };
       }
       return null;
+    },
+  };
+}
+
+/** A copy, so no caller can change a stored passkey's key bytes or transports in place. */
+const copied = <P extends { readonly publicKey: Uint8Array; readonly transports: readonly string[] }>(passkey: P): P => ({ ...passkey, publicKey: new Uint8Array(passkey.publicKey), transports: [...passkey.transports] });
+
+export function passkeyRepository({ tables, unit }: Where): PasskeyRepository {
+  return {
+    async insert(passkey, credentialGeneration) {
+      // The checks and the insert in one synchronous step, as the SQL statement's.
+      if (tables.users.get(passkey.userId)?.credentialGeneration !== credentialGeneration) return false;
+      if (tables.passkeys.has(passkey.id)) return false;
+      tables.put(unit, tables.passkeys, passkey.id, copied(passkey));
+      return true;
+    },
+
+    async findById(id) {
+      const passkey = tables.passkeys.get(id);
+      return passkey ? copied(passkey) : null;
+    },
+
+    async listByUser(userId) {
+      return [...tables.passkeys.values()]
+        .filter((p) => p.userId === userId)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map(copied);
+    },
+
+    async rename(userId, id, name) {
+      const passkey = tables.passkeys.get(id);
+      if (!passkey || passkey.userId !== userId) return false;
+      tables.put(unit, tables.passkeys, id, { ...passkey, name });
+      return true;
+    },
+
+    async delete(userId, id) {
+      const passkey = tables.passkeys.get(id);
+      if (!passkey || passkey.userId !== userId) return false;
+      tables.put(unit, tables.passkeys, id, undefined);
+      return true;
+    },
+
+    async recordUse(id, counter, usedAt) {
+      const passkey = tables.passkeys.get(id);
+      if (!passkey) return false;
+      if (!(passkey.counter < counter || (passkey.counter === 0 && counter === 0))) return false;
+      tables.put(unit, tables.passkeys, id, { ...passkey, counter, lastUsedAt: usedAt });
+      return true;
+    },
+  };
+}
+
+export function passkeyChallengeRepository({ tables, unit }: Where): PasskeyChallengeRepository {
+  return {
+    async put(challenge) {
+      tables.put(unit, tables.passkeyChallenges, challenge.digest, challenge);
+    },
+
+    async take(digest, now) {
+      const challenge = tables.passkeyChallenges.get(digest);
+      if (!challenge || challenge.expiresAt.getTime() <= now.getTime()) return null;
+      tables.put(unit, tables.passkeyChallenges, digest, undefined);
+      return challenge;
     },
   };
 }

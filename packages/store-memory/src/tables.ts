@@ -1,4 +1,4 @@
-import type { LoginChallenge, NewEmailToken, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
+import type { LoginChallenge, NewEmailToken, Passkey, PasskeyChallenge, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -65,6 +65,10 @@ export class Tables {
   readonly unboundResetTokens = new Map<string, ResetToken>();
   /** E-mail tokens by user id: one per user, the newest. */
   readonly emailTokens = new Map<number, NewEmailToken>();
+  /** Passkeys by credential ID. */
+  readonly passkeys = new Map<string, Passkey>();
+  /** WebAuthn challenges by digest. */
+  readonly passkeyChallenges = new Map<string, PasskeyChallenge>();
   /** TOTP factors by user id (pending or on). */
   readonly totp = new Map<number, TotpFactor>();
   /** Recovery code digests by user id (a fresh set on every replacement: never changed in place). */

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { MailKind } from '@sl-accounts/core';
 
 /**
@@ -14,6 +14,33 @@ export interface Database {
   readonly device_keys: DeviceKeysTable;
   readonly password_resets: PasswordResetsTable;
   readonly email_tokens: EmailTokensTable;
+  readonly passkeys: PasskeysTable;
+  readonly passkey_challenges: PasskeyChallengesTable;
+}
+
+export interface PasskeysTable {
+  /** The credential ID, base64url: unique across every account. */
+  id: string;
+  user_id: number;
+  name: string;
+  /** The COSE public key's bytes. */
+  public_key: ColumnType<Uint8Array, Uint8Array, Uint8Array>;
+  /** The signature counter as last seen: bigint, which pg reads as a string. */
+  counter: ColumnType<string | number | bigint, number, number>;
+  transports: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export interface PasskeyChallengesTable {
+  /** SHA-256 of the challenge, 64 hex digits. */
+  digest: string;
+  /** Core's PasskeyChallengePurpose. */
+  purpose: 'register' | 'sign-in' | 'second-factor' | 'step-up';
+  /** The account a registration is for; `null` for a sign-in. */
+  user_id: number | null;
+  created_at: Date;
+  expires_at: Date;
 }
 
 export interface EmailTokensTable {

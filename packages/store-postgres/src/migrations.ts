@@ -279,6 +279,36 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
         verified_at timestamptz not null)`.execute(db);
     },
   },
+  '0013_passkeys': {
+    // Passkeys (WebAuthn credentials) and their challenges (docs/decisions/0045-passkeys.md). A
+    // credential ID is at most 1,023 bytes, 1,364 base64url characters. The signature counter is an
+    // unsigned 32-bit number: bigint. A challenge is stored as its SHA-256 digest and taken once (a
+    // DELETE … RETURNING: of concurrent takes, also from several processes, one gets the row).
+    async up(db) {
+      await db.schema
+        .createTable('passkeys')
+        .addColumn('id', 'text', (c) => c.primaryKey().check(sql`id ~ '^[A-Za-z0-9_-]+$' and length(id) <= 1364`))
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('public_key', 'bytea', (c) => c.notNull())
+        .addColumn('counter', 'bigint', (c) => c.notNull().check(sql`counter >= 0`))
+        .addColumn('transports', sql`text[]`, (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('last_used_at', 'timestamptz')
+        .execute();
+      await db.schema.createIndex('passkeys_user_id_idx').on('passkeys').column('user_id').execute();
+      await db.schema
+        .createTable('passkey_challenges')
+        .addColumn('digest', 'text', (c) => c.primaryKey().check(sql`digest ~ '^[0-9a-f]{64}$'`))
+        .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('register', 'sign-in', 'second-factor', 'step-up')`))
+        .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('passkey_challenges_expires_at_idx').on('passkey_challenges').column('expires_at').execute();
+      await db.schema.createIndex('passkey_challenges_user_id_idx').on('passkey_challenges').column('user_id').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -17,6 +17,7 @@ import { sessionRepository } from './sessions.ts';
 import { DEFAULT_DB_TIMEOUT_MS } from './settings.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
 import { emailTokenRepository, resetTokenRepository } from './tokens.ts';
+import { passkeyChallengeRepository, passkeyRepository } from './passkeys.ts';
 import { unitOn, type Unit } from './unit.ts';
 import { userRepository } from './users.ts';
 import { DELETE_EXPIRED_CHALLENGES, loginChallengeRepository, recoveryCodeRepository, stepUpRepository, totpRepository } from './second-factors.ts';
@@ -231,6 +232,8 @@ function repositories(unit: Unit): Repositories {
     emailTokens: emailTokenRepository(unit),
     contacts: contactRepository(unit),
     outbox: outboxRepository(unit),
+    passkeys: passkeyRepository(unit),
+    passkeyChallenges: passkeyChallengeRepository(unit),
     totp: totpRepository(unit),
     recoveryCodes: recoveryCodeRepository(unit),
     loginChallenges: loginChallengeRepository(unit),
@@ -244,6 +247,7 @@ const counted = <Q extends Compilable<unknown>>(db: Kysely<Database>, deleted: (
   db.with('deleted', (q) => deleted(q) as never).selectFrom('deleted').select(sql<number>`count(*)::int`.as('n'));
 const deleteExpiredResets = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('password_resets').where('expires_at', '<=', now).returning('email')));
 const deleteExpiredEmailTokens = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('email_tokens').where('expires_at', '<=', now).returning('user_id')));
+const deleteExpiredChallenges = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('passkey_challenges').where('expires_at', '<=', now).returning('digest')));
 // Stand-ins (rows without a recipient) due by now: they were never to be sent.
 const deleteStandIns = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('mail_outbox').where('recipient', 'is', null).where('due_at', '<=', now).returning('id')));
 
@@ -269,15 +273,16 @@ function storeOn(db: Kysely<Database>, connections: Connections, revocations: Se
     revocations,
     async deleteExpired(now) {
       // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
-      const [sessions, resetTokens, emailTokens, standIns, challenges] = await Promise.all([
+      const [sessions, resetTokens, emailTokens, standIns, challenges, passkeyChallenges] = await Promise.all([
         deleteExpiredSessions(rows, now),
         deleteExpiredResets(rows, now),
         deleteExpiredEmailTokens(rows, now),
         deleteStandIns(rows, now),
         rows(DELETE_EXPIRED_CHALLENGES, [now]) as Promise<{ n: number }[]>,
+        deleteExpiredChallenges(rows, now),
       ]);
       published?.publish(sessions.map((r) => r.token_digest));
-      return { sessions: sessions.length, resetTokens: resetTokens[0]!.n, emailTokens: emailTokens[0]!.n, standIns: standIns[0]!.n, loginChallenges: challenges[0]!.n };
+      return { sessions: sessions.length, resetTokens: resetTokens[0]!.n, emailTokens: emailTokens[0]!.n, standIns: standIns[0]!.n, loginChallenges: challenges[0]!.n, passkeyChallenges: passkeyChallenges[0]!.n };
     },
     ping: async () => {
       await sql`select 1`.execute(db);

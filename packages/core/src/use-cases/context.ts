@@ -18,6 +18,16 @@ export const DEFAULT_SERVICE_NAME = 'sl-accounts';
 /** Live sessions one user may hold by default; a login beyond it ends the oldest. */
 export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
 
+/** The relying party: where passkeys are used (`passkeyOrigin`), as the ceremonies check it. */
+export interface RelyingParty {
+  /** The origin pages run on, e.g. `https://accounts.example.com`. */
+  readonly origin: string;
+  /** Its hostname: what a passkey is bound to. WebAuthn refuses IP addresses. */
+  readonly id: string;
+  /** Shown by the authenticator beside the account: the service's name. */
+  readonly name: string;
+}
+
 /** `createAccounts`'s options: limits, service name, reset link, session cap. */
 export interface AccountsOptions {
   /** Service name reported by the health check; default `DEFAULT_SERVICE_NAME`. */
@@ -65,6 +75,13 @@ export interface AccountsOptions {
   readonly securityNotices?: SecurityNoticeOptions;
   /** New-device notices mailed per account and window; default NEW_DEVICE_NOTICE_LIMIT; `null`: one per such login. */
   readonly newDeviceNoticeLimit?: RateLimitRule | null;
+  /**
+   * The origin the service's pages run on, where passkeys are registered and used (the server's
+   * `PUBLIC_URL`): its hostname is the WebAuthn relying party ID, so it must be a name, not an IP
+   * address. Configured, never taken from a request; a function is asked at each ceremony, a string
+   * checked at creation. Default `http://localhost`.
+   */
+  readonly passkeyOrigin?: string | (() => string);
   /**
    * Seals the secrets of second factors at rest (see secrets.ts: `secretBox(SECRETS_KEY)`). Unset:
    * TOTP cannot be enrolled (503 `two_factor_unavailable`), and an account that has it on cannot
@@ -123,6 +140,8 @@ export interface UseCaseContext {
   readonly maxSessions: number;
   /** The security notices, as configured; each use case hands its notice to the manager with its change. */
   readonly notices: SecurityNotices;
+  /** The WebAuthn relying party as configured now (`passkeyOrigin`). */
+  relyingParty(): RelyingParty;
   /** Seals second factors' secrets; `null` when no key is configured. */
   readonly secrets: SecretBox | null;
   readonly totpIssuer: string;
@@ -161,6 +180,8 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     if (!isSecurityEvent(event)) throw new RangeError(`securityNotices: unknown event ${event} (known: ${SECURITY_EVENTS.join(', ')})`);
   }
 
+  const passkeyOrigin = pageUrl('passkeyOrigin', options.passkeyOrigin ?? 'http://localhost');
+  passkeyOrigin();
   const stepUpWindowMs = options.stepUpWindowMs ?? STEP_UP_WINDOW_MS;
   if (!Number.isInteger(stepUpWindowMs) || stepUpWindowMs < 1) throw new RangeError('stepUpWindowMs must be a positive integer');
 
@@ -187,12 +208,18 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     contactTo: options.contactTo,
     maxSessions,
     notices: securityNotices({ serviceName, resetUrl, now: () => clock.now(), enabled: options.securityNotices }),
+    relyingParty() {
+      const url = passkeyOrigin();
+      return { origin: url.origin, id: url.hostname, name: serviceName };
+    },
     secrets: options.secrets ?? null,
     totpIssuer: options.totpIssuer ?? serviceName,
     stepUpWindowMs,
     factorSources: [
       { kind: 'totp', isOn: async (userId) => (await ports.store.totp.find(userId))?.enabled === true },
       { kind: 'recovery', isOn: async (userId) => (await ports.store.recoveryCodes.count(userId)) > 0 },
+      // A passkey is a second factor too (docs/decisions/0045-passkeys.md): on while the account has one.
+      { kind: 'passkey', isOn: async (userId) => (await ports.store.passkeys.listByUser(userId)).length > 0 },
       ...(options.factorSources ?? []),
     ],
     async limit(operation, meta, tally) {

@@ -25,6 +25,10 @@ export const SECURITY_EVENTS = [
   'account-deleted',
   /** A sign-in from a client that presented no genuine device proof for the account. */
   'new-device-sign-in',
+  /** A passkey was added to the account. */
+  'passkey-added',
+  /** A passkey was removed from the account. */
+  'passkey-removed',
   /** A second factor was turned on (TOTP; passkeys name their own). */
   'two-factor-enabled',
   /** A second factor was turned off. */
@@ -55,6 +59,8 @@ export interface NoticeDetails {
   readonly newEmail?: string;
   /** For `email-changed`: the notice goes to the address the account moved to, not the one it left. */
   readonly toNewAddress?: boolean;
+  /** The passkey's name (`passkey-added`, `passkey-removed`). */
+  readonly passkeyName?: string;
   /** For `recovery-code-used`: how many recovery codes are left. */
   readonly remaining?: number;
 }
@@ -113,6 +119,16 @@ function describe(event: SecurityEvent, serviceName: string, details: NoticeDeta
       return {
         subject: 'New sign-in to your account',
         what: `Someone signed in to your ${serviceName} account from a browser or device that had not signed in to it before (or whose record of it expired or was cleared).`,
+      };
+    case 'passkey-added':
+      return {
+        subject: 'A passkey was added to your account',
+        what: `A passkey named "${headerText(details.passkeyName ?? '')}" was added to your ${serviceName} account: it signs in without the password. Every other session of the account was signed out.`,
+      };
+    case 'passkey-removed':
+      return {
+        subject: 'A passkey was removed from your account',
+        what: `The passkey named "${headerText(details.passkeyName ?? '')}" was removed from your ${serviceName} account: it no longer signs in. Every other session of the account was signed out.`,
       };
   }
 }
