@@ -17,6 +17,7 @@ import { OperationRequest } from './operation-request.ts';
 import { pathTable, type PathEntry, type PathTable } from './path-table.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { DocumentRoute } from './document-route.ts';
+import { DEFAULT_BODY_TIMEOUT_MS, fetchHandler, type FetchHandler } from './fetch.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
 
 export { pathPattern } from './path-table.ts';
@@ -47,12 +48,25 @@ export interface HttpApiOptions {
    * Hosts pass the request target as received (`originalUrl`); every link and document points into it.
    */
   readonly basePath?: string;
+  /**
+   * How long a request body may take to arrive through `fetch`, from its first read: then 408
+   * `request_timeout`. Default 30 s (`pnpm start`'s REQUEST_TIMEOUT_MS); 0: no bound. Node hosts
+   * bound the whole request with node:http's own `requestTimeout` instead.
+   */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** The HTTP contract over the use cases, as one function of a request (see `createHttpApi`). */
 export interface HttpApi {
   /** Answers one request. Never throws: failures are answers (500 with the details in the log). */
   handle(request: HttpRequest): Promise<HttpAnswer>;
+  /**
+   * Answers one web-standard `Request` (Bun, Deno, Next.js, Hono on any runtime): `handle` with the
+   * request copied in and the answer copied out, so every rule is the same. The host passes the
+   * peer's address (`clientAddress`, the socket peer's part: `trustProxy` applies as on node) and,
+   * when its router serves the service under a prefix, that prefix (`mountPath`). Never throws.
+   */
+  readonly fetch: FetchHandler;
   /** Every path it serves (operations, documents, `/mcp`) below `basePath`, e.g. to route or count by. */
   readonly paths: readonly string[];
   /**
@@ -250,18 +264,20 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     new OperationRequest({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
 
   const paths = [...root.entries.keys()];
+  const handle = async (request: HttpRequest): Promise<HttpAnswer> => {
+    const start = performance.now();
+    const reqId = requestIdOf(request, trustProxy);
+    const path = requestPath(request.url);
+    const table = tableFor(request.mountPath);
+    const local = table.localPath(path);
+    const { found, params } = local === null ? { found: undefined, params: NO_PARAMS } : table.lookup(local);
+    const answer = await route(table, found, request, reqId, params);
+    logRequest(logger, reqId, request.method, path, answer.status, start);
+    return answer;
+  };
   return {
-    async handle(request) {
-      const start = performance.now();
-      const reqId = requestIdOf(request, trustProxy);
-      const path = requestPath(request.url);
-      const table = tableFor(request.mountPath);
-      const local = table.localPath(path);
-      const { found, params } = local === null ? { found: undefined, params: NO_PARAMS } : table.lookup(local);
-      const answer = await route(table, found, request, reqId, params);
-      logRequest(logger, reqId, request.method, path, answer.status, start);
-      return answer;
-    },
+    handle,
+    fetch: fetchHandler(handle, { bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS }),
     paths,
     mountPaths: [...paths.filter((p) => !p.startsWith(API_PREFIX)), `${API_PREFIX}*`],
     basePath,

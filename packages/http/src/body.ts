@@ -159,7 +159,9 @@ async function* pull(body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, lim
     let next: IteratorResult<Uint8Array>;
     try {
       next = await it.next();
-    } catch {
+    } catch (error) {
+      // The source's own refusal (a fetch host's body deadline, 408) stands; a broken stream is the client's.
+      if (error instanceof HttpError) throw error;
       throw new HttpError(400, 'The request body could not be read', 'unreadable_body');
     }
     if (next.done) return;

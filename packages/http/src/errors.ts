@@ -21,6 +21,7 @@ export const TRANSPORT_ERROR_STATUS = {
   email_not_verified: 403,
   unknown_path: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   body_too_large: 413,
   unsupported_encoding: 415,
   internal_error: 500,

@@ -13,6 +13,7 @@ export { type McpContext, type McpHandler } from './mcp-handler.ts';
 export { type Authorization, type AuthorizeOptions } from './authorize.ts';
 export { type DocumentRoute } from './document-route.ts';
 export { type HttpService } from './api.ts';
+export { DEFAULT_BODY_TIMEOUT_MS, type FetchHandler, type FetchOptions } from './fetch.ts';
 export { type HostBody, type HttpAnswer, type HttpHeaders, type HttpRequest } from './http-types.ts';
 export { requestPath } from './http-types.ts';
 export { isStreamBody } from './http-types.ts';

@@ -24,6 +24,9 @@ export const MAX_TRUST_PROXY = 32;
 /** The sweep's bounds: at least a second (a sweep per millisecond costs CPU for nothing), at most a day. */
 export const SWEEP_INTERVAL_MS = { min: 1_000, max: 86_400_000 } as const;
 
+/** A request body's deadline on `fetch`: at most an hour (0: none). */
+export const MAX_BODY_TIMEOUT_MS = 3_600_000;
+
 const ServiceOptionsSchema = z.strictObject({
   store: withMethods('a store (createMemoryStore(), createPostgresStore(...), createPGliteStore(...))', 'ping', 'close'),
   hasher: withMethods('a PasswordHasher', 'hash', 'verify').optional(),
@@ -52,6 +55,7 @@ const ServiceOptionsSchema = z.strictObject({
   sweepIntervalMs: z.int().min(SWEEP_INTERVAL_MS.min).max(SWEEP_INTERVAL_MS.max).optional(),
   observeAccounts: z.custom((value) => typeof value === 'function', 'must be a function').optional(),
   migrate: z.boolean().optional(),
+  bodyTimeoutMs: z.int().min(0).max(MAX_BODY_TIMEOUT_MS).optional(),
 });
 
 /** Every option `createService` takes, by name (docs/embedding.md's table is held to it). */

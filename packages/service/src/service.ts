@@ -21,7 +21,7 @@ import {
   type TokenGenerator,
 } from '@sl-accounts/core';
 import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
-import { createHttpApi, normaliseBasePath, silentLogger, type HttpApi, type Logger } from '@sl-accounts/http';
+import { createHttpApi, normaliseBasePath, silentLogger, type FetchHandler, type HttpApi, type Logger } from '@sl-accounts/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import { defaultMailer, startMail, type MailOptions } from './mail.ts';
 import { checkServiceOptions } from './options.ts';
@@ -98,6 +98,12 @@ export interface ServiceOptions {
   readonly observeAccounts?: (accounts: Accounts) => Accounts;
   /** Whether the store is migrated first, when it can be; default true. */
   readonly migrate?: boolean;
+  /**
+   * How long a request body may take to arrive through `fetch`, from its first read, before the
+   * answer is 408 `request_timeout`: default 30 s; 0 for no bound. (On node:http the server's own
+   * `requestTimeout` bounds the whole request.)
+   */
+  readonly bodyTimeoutMs?: number;
 }
 
 /** The composed service; nothing listens until a host mounts `api`. */
@@ -106,6 +112,13 @@ export interface Service {
   readonly accounts: Accounts;
   /** The HTTP contract: `api.handle(request)` answers every operation, document and `/mcp` request; mount it with a host adapter. */
   readonly api: HttpApi;
+  /**
+   * The service as a web-standard handler (`api.fetch`), for hosts that speak `Request` and
+   * `Response`: `Bun.serve({ fetch: (req, server) => service.fetch(req, { clientAddress:
+   * server.requestIP(req)?.address }) })`. Every operation, document and `/mcp`, by the same rules as
+   * on node. A function of its own (no `this`), so it can be passed as it is.
+   */
+  readonly fetch: FetchHandler;
   /** The MCP endpoint that `api` serves at `<basePath>/mcp` (unless `mcp: false`), for a host that wants its web-standard `fetch`. */
   readonly mcp: McpEndpoint | undefined;
   readonly logger: Logger;
@@ -180,7 +193,16 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       linkPages,
       extra: mcp?.documents(base),
     });
-  const api = createHttpApi({ accounts, logger, trustProxy: options.trustProxy ?? 0, publicUrl: options.publicUrl, basePath, documents, mcp });
+  const api = createHttpApi({
+    accounts,
+    logger,
+    trustProxy: options.trustProxy ?? 0,
+    publicUrl: options.publicUrl,
+    basePath,
+    documents,
+    mcp,
+    ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
+  });
 
   const housekeeping = startHousekeeping(() => accounts.sweep(), {
     intervalMs: options.sweepIntervalMs ?? 60_000,
@@ -192,6 +214,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   return {
     accounts,
     api,
+    fetch: api.fetch,
     mcp,
     logger,
     sessionCache: sessions,
