@@ -25,7 +25,7 @@ const subpathIn = (short, subpath) => (subpath === '.' ? `./${short}` : `./${sho
 /** `./dist/testing.js` under dist/<dir>/ is `./dist/<dir>/testing.js`. */
 const targetIn = (dir, target) => target.replace(/^\.\/dist\//, `./${dir}/`);
 
-function beforePacking(manifest, dir) {
+function beforePacking(manifest) {
   const carries = carried();
   const byName = new Map(Object.entries(carries).map(([short, packageDir]) => [readJson(join(__dirname, 'packages', packageDir, 'package.json')).name, { short, packageDir }]));
   if (manifest.name === '@sl-accounts/service') {

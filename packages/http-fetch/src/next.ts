@@ -1,18 +1,5 @@
 import type { HttpService } from '@sl-accounts/http';
 
-/** What `service.fetch` takes beside the request. */
-export interface FetchOptions {
-  /** The client's address as the host's socket saw it (the rate limits' key; `trustProxy` reads X-Forwarded-For past it). */
-  readonly clientAddress?: string | undefined;
-  /** A prefix the host stripped or routes under, when the service's `basePath` does not say it. */
-  readonly mountPath?: string | undefined;
-}
-
-/** The composed service of `@sl-accounts/service` (its `fetch`), or anything that answers a `Request` so. */
-export interface FetchService extends HttpService {
-  fetch(request: Request, options?: FetchOptions): Promise<Response>;
-}
-
 /** A Next.js route module's handlers, one per method: `export const { GET, POST, ... } = toNextJsHandler(service)`. */
 export interface NextJsHandlers {
   readonly GET: (request: Request) => Promise<Response>;
@@ -24,23 +11,32 @@ export interface NextJsHandlers {
   readonly OPTIONS: (request: Request) => Promise<Response>;
 }
 
+export interface NextJsOptions {
+  /** The route's folder (`/accounts` for `app/accounts/[...path]/route.ts`), unless the service's `basePath` is it. */
+  readonly mountPath?: string;
+  /** Where the client's address is read; by default the last hop of `X-Forwarded-For` (below). */
+  readonly clientAddress?: (request: Request) => string | undefined;
+}
+
 /**
- * The handlers of a Next.js App Router catch-all route (`app/accounts/[...path]/route.ts`) with the
- * service's `basePath` set to the route's folder (`/accounts`): every method goes to
- * `service.fetch`. A route handler sees no socket, so the client's address is the last hop of
- * `X-Forwarded-For`: the one a proxy in front of Next.js appended, or, with none, the socket's address
- * that `next start` writes there (it writes it only when the request has no such header, so without
- * a proxy a client can choose its own rate-limit key; pass `clientAddress` to read it elsewhere).
+ * The handlers of a Next.js App Router catch-all route (`app/accounts/[...path]/route.ts`): every
+ * method goes to the service's web-standard handler (`service.api.fetch`), under the service's
+ * `basePath` or `mountPath`. A route handler sees no socket, so the client's address is the last hop
+ * of `X-Forwarded-For`: the one a proxy in front of Next.js appended, or, with none, the socket's
+ * address, which `next start` writes there, but only when the request brought no such header. So
+ * without a proxy in front, a client can pick its own rate-limit key: put one in front (Vercel is
+ * one), or pass `clientAddress`.
  */
-export function toNextJsHandler(service: FetchService, options: { readonly clientAddress?: (request: Request) => string | undefined } = {}): NextJsHandlers {
+export function toNextJsHandler(service: HttpService, options: NextJsOptions = {}): NextJsHandlers {
+  const { api } = service;
   const addressOf = options.clientAddress ?? lastForwardedHop;
-  const handle = (request: Request) => service.fetch(request, { clientAddress: addressOf(request) });
+  const mountPath = options.mountPath;
+  const handle = (request: Request) => api.fetch(request, { clientAddress: addressOf(request), mountPath });
   return { GET: handle, HEAD: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle };
 }
 
 /** The last entry of `X-Forwarded-For`, if any. */
 function lastForwardedHop(request: Request): string | undefined {
-  const hops = request.headers.get('x-forwarded-for')?.split(',');
-  const last = hops?.at(-1)?.trim();
+  const last = request.headers.get('x-forwarded-for')?.split(',').at(-1)?.trim();
   return last || undefined;
 }
