@@ -8,14 +8,15 @@ export type SessionResult = User | Response;
  * The guard of a host's own routes, for any runtime with web-standard `Request`s (Bun, Deno, Next.js
  * route handlers, a server component's `await headers()`): the user of the request's `sl_session`
  * cookie, or the contract's answer as a `Response` (401 with the cookie cleared, 403 for what
- * `options` asks, 503 when the store does not answer). Never throws.
+ * `options` asks, 503 when the store does not answer). Never throws. `service` may be
+ * `createService(...)`'s promise.
  *
  *   const user = await requireSession(service, request);
  *   if (user instanceof Response) return user;
  */
-export async function requireSession(service: HttpService, from: Request | Headers, options?: AuthorizeOptions): Promise<SessionResult> {
+export async function requireSession(service: HttpService | PromiseLike<HttpService>, from: Request | Headers, options?: AuthorizeOptions): Promise<SessionResult> {
   const headers = from instanceof Headers ? from : from.headers;
-  const { user, answer } = await service.api.authorize({ headers: Object.fromEntries(headers) }, options);
+  const { user, answer } = await (await service).api.authorize({ headers: Object.fromEntries(headers) }, options);
   return answer ? toResponse(answer) : user;
 }
 

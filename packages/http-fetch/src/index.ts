@@ -6,4 +6,4 @@
  * fits it to the hosts' idioms.
  */
 export { requireSession, toResponse, type SessionResult } from './guard.ts';
-export { toNextJsHandler, type NextJsHandlers, type NextJsOptions } from './next.ts';
+export { lazily, toNextJsHandler, type NextJsHandlers, type NextJsOptions } from './next.ts';
