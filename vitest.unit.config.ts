@@ -20,6 +20,8 @@ const NEEDS_MORE_THAN_A_PROCESS = [
   'test/http/limits.test.ts',
   'test/http/metrics.test.ts',
   'test/http/slow-readers.test.ts',
+  // The node:http path and service.fetch on two servers behind a recording proxy.
+  'test/http/fetch-parity.test.ts',
   'test/discovery/hosts.test.ts',
   'packages/http-node/test/**',
   // Processes: start-up, its log, stop signals, log lines of `pnpm start`, PGlite's footprint.

@@ -75,9 +75,12 @@ export function toHttpRequest(request: Request, options: FetchOptions | undefine
     headers[name] = value;
   });
   if (headers.host === undefined && scheme > 0) headers.host = href.slice(scheme + 3, pathStart < 0 ? href.length : pathStart);
-  const { body } = request;
+  const { method } = request;
+  // GET and HEAD have no body: not even asked for, as a host's lazy Request (@hono/node-server's)
+  // builds the whole runtime Request the moment `body` is read.
+  const body = method === 'GET' || method === 'HEAD' ? null : request.body;
   return {
-    method: request.method,
+    method,
     url,
     headers,
     remoteAddress: options?.clientAddress,
@@ -95,18 +98,32 @@ export function toHttpRequest(request: Request, options: FetchOptions | undefine
  * answer keeps its headers, `Content-Length` included, and drops its body, as node does.
  */
 export function toResponse(answer: HttpAnswer, head = false): Response {
-  const headers = new Headers();
-  for (const name in answer.headers) {
-    const value = answer.headers[name]!;
-    if (typeof value === 'string') headers.append(name, value);
-    else for (const v of value) headers.append(name, v);
-  }
   let { body } = answer;
   if (head || NULL_BODY.has(answer.status)) {
     if (body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) void body.cancel();
     body = null;
   }
-  return new Response(body as ConstructorParameters<typeof Response>[0], { status: answer.status, headers });
+  return new Response(body as ConstructorParameters<typeof Response>[0], { status: answer.status, headers: headersInit(answer.headers) });
+}
+
+/**
+ * The answer's headers as a `Response` takes them: the record itself when every value is one string
+ * (a record is a HeadersInit everywhere, and a host's own light Response, such as
+ * @hono/node-server's, writes it as it is), else a `Headers` with each value of a repeated header
+ * appended (Set-Cookie, one line per cookie).
+ */
+function headersInit(record: HttpAnswer['headers']): Headers | Record<string, string> {
+  for (const name in record) {
+    if (typeof record[name] === 'string') continue;
+    const headers = new Headers();
+    for (const key in record) {
+      const value = record[key]!;
+      if (typeof value === 'string') headers.append(key, value);
+      else for (const v of value) headers.append(key, v);
+    }
+    return headers;
+  }
+  return record as Record<string, string>;
 }
 
 /**

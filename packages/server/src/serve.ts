@@ -7,7 +7,7 @@
  */
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Accounts, type AccountsOptions, type Clock } from '@sl-accounts/core';
+import { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Accounts, type AccountsOptions, type Clock, type TokenGenerator } from '@sl-accounts/core';
 import { apiReferencePage } from '@sl-accounts/docs-page';
 import type { Logger } from '@sl-accounts/http';
 import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/http-node';
@@ -32,6 +32,8 @@ export interface ServerOverrides {
   /** Instead of the configured log (any pino-style logger). */
   readonly logger?: Logger;
   readonly clock?: Clock;
+  /** Instead of 32 random bytes per token (a test that feeds two servers the same requests makes them agree). */
+  readonly tokens?: TokenGenerator;
   readonly rateLimits?: AccountsOptions['rateLimits'];
   /** How often expired sessions and limiter windows are swept; default one minute. */
   readonly sweepIntervalMs?: number;
@@ -103,6 +105,7 @@ export async function configureService(config: Config, overrides: ServerOverride
     migrate: false,
     hasher: new Pbkdf2PasswordHasher({ iterations: config.pbkdf2Iterations }),
     ...(overrides.clock ? { clock: overrides.clock } : {}),
+    ...(overrides.tokens ? { tokens: overrides.tokens } : {}),
     accounts: {
       ipv6Prefix: config.ipv6Prefix,
       accountLoginLimit: config.accountLoginLimit,
