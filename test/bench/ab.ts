@@ -36,7 +36,9 @@ type Side = keyof typeof checkouts;
 const admin = new pg.Client({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
 await admin.connect();
 const tag = randomBytes(3).toString('hex');
-const databases: Record<Side, string> = { this: `ab_this_${tag}`, other: `ab_other_${tag}` };
+// AB_DB_PREFIX: on a server shared with others, each keeps to its own database names.
+const prefix = process.env.AB_DB_PREFIX ?? 'ab_';
+const databases: Record<Side, string> = { this: `${prefix}this_${tag}`, other: `${prefix}other_${tag}` };
 const urlOf = (side: Side) => Object.assign(new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'), { pathname: `/${databases[side]}` }).toString();
 
 async function start(root: string, env: Record<string, string>): Promise<Child> {

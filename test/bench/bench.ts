@@ -1,6 +1,6 @@
 /**
  * `pnpm bench`: the service against the best this machine can do, measured side by side in one run.
- * Servers run as child processes with the production wiring (http-koa's main.ts); the load comes from
+ * Servers run as child processes with the production wiring (the server's main.ts, on node:http); the load comes from
  * autocannon in this process. Every figure is the median of ROUNDS rounds, and rounds alternate between
  * the service and its baseline so that noise hits both alike.
  *
@@ -24,6 +24,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const ITERATIONS = 600_000;
 const MAIN = 'packages/server/src/main.ts';
+/** `pnpm start`'s wiring under another host (`BENCH_HOST`: `fetch` for service.fetch on `@hono/node-server`, `koa`). */
+const HOST_SERVER = 'test/bench/host-server.ts';
 /**
  * `BENCH_ONLY=me,revocation,health,login,memory,footprint,reset` runs a subset (while working on one
  * figure); the report keeps the other figures of the last full run, marked with their date.
@@ -55,7 +57,8 @@ async function withDatabase<T>(fn: (url: string | null) => Promise<T>): Promise<
     log(`no Postgres at ${admin.replace(/\/\/[^@]*@/, '//')}: the Postgres figures are not measured`);
     return fn(null);
   }
-  const name = `sl_bench_${randomBytes(4).toString('hex')}`;
+  // BENCH_DB_PREFIX: on a server shared with others, each keeps to its own database names.
+  const name = `${process.env.BENCH_DB_PREFIX ?? 'sl_bench_'}${randomBytes(4).toString('hex')}`;
   await client.query(`create database ${name}`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
@@ -213,6 +216,7 @@ async function benchMe(pgUrl: string) {
     const cached = await spawn(MAIN, { DATABASE_URL: pgUrl, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
     const uncached = await spawn(MAIN, { DATABASE_URL: pgUrl, TRUST_PROXY: '1', SESSION_CACHE_SIZE: '0' }, '/api/health', [...START_FLAGS]);
     const pglite = await spawn(MAIN, { STORE: 'pglite', DATA_DIR: dataDir, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
+    const fetchHost = await spawn(HOST_SERVER, { BENCH_HOST: 'fetch', DATABASE_URL: pgUrl, TRUST_PROXY: '1', SESSION_CACHE_SIZE: '0' }, '/api/health', [...START_FLAGS]);
     const floor = await spawn('test/bench/floor-me-server.ts', { DATABASE_URL: pgUrl }, '/');
     const koa = await spawn('test/bench/koa-floor-server.ts', { DATABASE_URL: pgUrl, MODE: 'router' });
     const pgToken = await signupAndSession(cached.url);
@@ -220,6 +224,7 @@ async function benchMe(pgUrl: string) {
       cached: { label: 'cache on, Postgres', child: cached, token: pgToken },
       pglite: { label: 'cache on, PGlite', child: pglite, token: await signupAndSession(pglite.url) },
       uncached: { label: 'cache off, Postgres', child: uncached, token: pgToken },
+      fetch: { label: 'cache off, Postgres, service.fetch on @hono/node-server', child: fetchHost, token: pgToken },
       floor: { label: 'node:http floor', child: floor, token: pgToken },
       koa: { label: 'Koa floor', child: koa, token: pgToken },
     } satisfies Record<string, MeTarget>;
@@ -279,6 +284,24 @@ async function benchMe(pgUrl: string) {
       target: 'ratio >= 0.90',
       met: ratio('uncached', 'koa') >= 0.9,
       rounds: vs('uncached', 'koa'),
+    });
+    figures.push({
+      name: '/api/me, cache off, Postgres, service.fetch on @hono/node-server, vs the Koa floor',
+      value: describeMe(results.fetch),
+      baseline: `${describeMe(results.koa)} (Koa 3 + @koa/router + the same prepared pg lookup)`,
+      ratio: ratio('fetch', 'koa'),
+      target: '–',
+      met: null,
+      rounds: vs('fetch', 'koa'),
+    });
+    figures.push({
+      name: '… for comparison: service.fetch vs the node:http path, cache off, Postgres',
+      value: `${describeMe(results.fetch)}`,
+      baseline: `${describeMe(results.uncached)}`,
+      ratio: ratio('fetch', 'uncached'),
+      target: '–',
+      met: null,
+      rounds: vs('fetch', 'uncached'),
     });
     figures.push({
       name: '… for comparison: the Koa floor vs the node:http floor',
@@ -358,6 +381,8 @@ async function benchHealth() {
   const floor = await spawnServer('test/bench/floor-health-server.ts', {});
   const koa = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'bare' });
   const koaRouter = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'router' });
+  const fetchHost = await spawnServer(HOST_SERVER, { BENCH_HOST: 'fetch', STORE: 'memory' }, '/api/health', [...START_FLAGS]);
+  const koaHost = await spawnServer(HOST_SERVER, { BENCH_HOST: 'start', STORE: 'memory' }, '/api/health', [...START_FLAGS]);
   try {
     await throughputFigure({
       name: '/api/health (req/s)',
@@ -370,10 +395,12 @@ async function benchHealth() {
       context: [
         { label: 'bare Koa 3, same JSON', url: `${koa.url}/api/health` },
         { label: 'Koa 3 + @koa/router, same JSON', url: `${koaRouter.url}/api/health` },
+        { label: 'the service through service.fetch on @hono/node-server', url: `${fetchHost.url}/api/health` },
+        { label: 'the service under Koa (createApp of http-koa, pnpm start before issue 35)', url: `${koaHost.url}/api/health` },
       ],
     });
   } finally {
-    await Promise.all([svc.stop(), floor.stop(), koa.stop(), koaRouter.stop()]);
+    await Promise.all([svc.stop(), floor.stop(), koa.stop(), koaRouter.stop(), fetchHost.stop(), koaHost.stop()]);
   }
 }
 

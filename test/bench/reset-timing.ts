@@ -57,7 +57,7 @@ export async function resetTiming(store: ResetTimingStore, pairs: number): Promi
     ...(process.env.MAIL_POLL_MS ? { MAIL_POLL_MS: process.env.MAIL_POLL_MS } : {}),
     ...(database ? { STORE: 'postgres', DATABASE_URL: database.url } : { STORE: store, ...(dataDir ? { DATA_DIR: dataDir } : {}) }),
   };
-  const server = await spawnServer(env, 'koa', { nodeFlags: START_FLAGS });
+  const server = await spawnServer(env, 'start', { nodeFlags: START_FLAGS });
   const client = new RawClient(server.url);
   try {
     for (let a = 0; a < ADDRESSES; a++) {

@@ -73,7 +73,7 @@ describe.concurrent('SIGTERM to the whole process group with 20 logins in flight
     if (store === 'postgres' && postgres.skip !== undefined) return ctx.skip(postgres.skip);
     const { env, cleanUp } = await storeEnv(store);
     ctx.onTestFinished(cleanUp);
-    const app = await spawnServer(env, 'koa', { via, detached: true });
+    const app = await spawnServer(env, 'start', { via, detached: true });
     ctx.onTestFinished(() => app.signal('SIGKILL'));
     expect((await request(app.url, '/api/signup', { json: ACCOUNT })).status).toBe(201);
 
@@ -97,7 +97,7 @@ describe.concurrent('SIGTERM to the whole process group with 20 logins in flight
 
 describe('a second Ctrl-C', () => {
   it('pressed after the same-stop interval, under pnpm start, still means now', async (ctx) => {
-    const app = await spawnServer({ STORE: 'memory' }, 'koa', { via: 'pnpm', detached: true });
+    const app = await spawnServer({ STORE: 'memory' }, 'start', { via: 'pnpm', detached: true });
     ctx.onTestFinished(() => app.signal('SIGKILL'));
     expect((await request(app.url, '/api/signup', { json: ACCOUNT })).status).toBe(201);
     // Held in flight, so the stop waits for it (up to its 7 s drain) until told otherwise.
@@ -156,7 +156,7 @@ describe('SIGTERM to the process group just after 20 logins were sent, at the de
     if (store === 'postgres' && postgres.skip !== undefined) return ctx.skip(postgres.skip);
     const { env, cleanUp } = await storeEnv(store);
     ctx.onTestFinished(cleanUp);
-    const app = await spawnServer({ ...env, PBKDF2_ITERATIONS: String(DEFAULT_PBKDF2_ITERATIONS) }, 'koa', { via: 'pnpm', detached: true });
+    const app = await spawnServer({ ...env, PBKDF2_ITERATIONS: String(DEFAULT_PBKDF2_ITERATIONS) }, 'start', { via: 'pnpm', detached: true });
     ctx.onTestFinished(() => app.signal('SIGKILL'));
     expect((await request(app.url, '/api/signup', { json: ACCOUNT })).status).toBe(201);
 

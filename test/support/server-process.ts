@@ -1,6 +1,6 @@
 /**
- * Runs a server as a real child process, as a user would: the entry `pnpm start` runs (the Koa host)
- * or the node:http example; finds its address in the `listening` log line.
+ * Runs a server as a real child process, as a user would: the entry `pnpm start` runs (the service on
+ * node:http) or the node:http example (with its own routes beside); finds its address in the `listening` log line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,18 +12,18 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** package.json's `start` script, word by word: node, its flags, the entry. */
 const START_SCRIPT = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
-/** The entry `pnpm start` runs (the Koa host), as its script names it. */
+/** The entry `pnpm start` runs (the service on node:http), as its script names it. */
 export const START_ENTRY = resolve(ROOT, START_SCRIPT.at(-1)!);
 /** The node flags `pnpm start` gives. */
 export const START_FLAGS: readonly string[] = START_SCRIPT.filter((word) => word.startsWith('--'));
 
 const ENTRIES = {
-  koa: START_ENTRY,
+  start: START_ENTRY,
   node: fileURLToPath(import.meta.resolve('@sl-accounts/example-node-http')),
 } as const;
 
 export interface SpawnOptions {
-  /** `pnpm`: `pnpm start` in the repository, as a user runs it (the Koa host); default `node` on the entry. */
+  /** `pnpm`: `pnpm start` in the repository, as a user runs it; default `node` on the entry. */
   readonly via?: 'node' | 'pnpm';
   /** In a process group of its own, led by the child (to signal the whole group, as systemd does). */
   readonly detached?: boolean;
@@ -48,7 +48,7 @@ export interface ServerProcess {
  * Starts a server with a clean environment plus `env` (PORT=0, LOG_LEVEL=info and a low
  * PBKDF2_ITERATIONS unless `env` says otherwise). Rejects if it exits or stays silent for 30 s.
  */
-export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'koa', options: SpawnOptions = {}): Promise<ServerProcess> {
+export async function spawnServer(env: Record<string, string>, host: keyof typeof ENTRIES = 'start', options: SpawnOptions = {}): Promise<ServerProcess> {
   const [command, args] = options.via === 'pnpm' ? ['pnpm', ['start']] : [process.execPath, [...(options.nodeFlags ?? []), ENTRIES[host]]];
   const child = spawn(command, args, {
     cwd: ROOT,

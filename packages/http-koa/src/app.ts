@@ -12,7 +12,8 @@ export function serviceMiddleware({ api }: HttpService): Middleware {
 }
 
 /**
- * A Koa application serving only this service (`pnpm start`). Errors Koa itself meets are logged,
+ * A Koa application serving only this service (`pnpm start` until issue 35, which now serves on
+ * node:http without Koa). Errors Koa itself meets are logged,
  * never shown: a client that hung up as one short debug line, anything else as an error.
  *
  * Here every path is the service's (its own 404 included, and under a base path the root

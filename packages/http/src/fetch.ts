@@ -109,7 +109,7 @@ export function toResponse(answer: HttpAnswer, head = false): Response {
 /**
  * The answer's headers as a `Response` takes them: the record itself when every value is one string
  * (a record is a HeadersInit everywhere, and a host's own light Response, such as
- * @hono/node-server's, writes it as it is), else a `Headers` with each value of a repeated header
+ * `@hono/node-server`'s, writes it as it is), else a `Headers` with each value of a repeated header
  * appended (Set-Cookie, one line per cookie).
  */
 function headersInit(record: HttpAnswer['headers']): Headers | Record<string, string> {

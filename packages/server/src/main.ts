@@ -1,5 +1,8 @@
 /**
- * `pnpm start`: the service under the Koa adapter, configured from the environment.
+ * `pnpm start`: the service on node:http (`accounts(service)` of `@sl-accounts/http-node`, no
+ * framework between), configured from the environment. It served through a Koa app of one
+ * middleware until issue 35: Koa's context per request was a third of `/api/health`'s CPU and
+ * answered nothing the contract does not (docs/decisions/0039-fetch-entry.md).
  *
  * Before anything else is imported, Node's compile cache is turned on: stripping the TypeScript of
  * the workspace and compiling it and the dependencies is most of a start (~40 % of it stripping
@@ -19,14 +22,14 @@ const compileCache = typeof nodeModule.enableCompileCache === 'function' ? nodeM
 
 if (import.meta.main) compileCache?.enableCompileCache(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
 
-const { createApp } = await import('@sl-accounts/http-koa');
+const { accounts } = await import('@sl-accounts/http-node');
 const { runMain } = await import('./run.ts');
 
-/** The Koa host. */
-export const koaHost: ListenerFactory = (service) => createApp(service).callback();
+/** The node:http host: every request to the service, its own 404 included. */
+export const nodeHost: ListenerFactory = (service) => accounts(service);
 
 if (import.meta.main) {
-  await runMain(koaHost);
+  await runMain(nodeHost);
   // Written now, not only at exit: a process that is killed never exits cleanly.
   compileCache?.flushCompileCache();
 }
