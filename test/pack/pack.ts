@@ -387,12 +387,15 @@ try {
   // The project with every tarball installs meanwhile (it needs no database).
   const fullInstall = installEverything();
   fullInstall.catch(() => {}); // awaited below; a host failing first must not leave it unhandled
+  // The runtimes' binaries download meanwhile too.
+  const runtimesReady = installRuntimes();
+  runtimesReady.catch(() => {});
   const sizes = new Map<string, InstallSize>();
   for (const [host, size] of await inPool(HOSTS, 3, async (host) => [host.name, await leanHost(host)] as const)) sizes.set(host, size);
   await fullInstall;
 
   step('the web hosts (Bun, Deno, Hono on Bun, Next.js), from the tarballs');
-  const runtimes = await installRuntimes();
+  const runtimes = await runtimesReady;
   for (const [host, size] of await inPool(WEB_HOSTS, 2, async (host) => [host.name, await webHost(host, runtimes)] as const)) sizes.set(host, size);
   step('the hasher on node, bun and deno');
   await sameHashes(runtimes, join(WORK, 'web-bun'));
