@@ -140,7 +140,7 @@ async function checkService(base: string): Promise<void> {
  * Starts `entry` (a snippet app) with plain node on `port`, waits until `base` answers, runs the
  * black-box suite against `base` (an app without the docs page: `--no-docs-page`), and stops it. Fails with the suite's failures and the app's output.
  */
-export async function runSpec(entry: string | readonly string[], cwd: string, env: Record<string, string>, base: string, guard?: string): Promise<string> {
+export async function runSpec(entry: string | readonly string[], cwd: string, env: Record<string, string>, base: string, guard?: string, page?: string): Promise<string> {
   // A path runs with this node; a command (bun, deno, next start) as it is.
   const [command, ...args] = typeof entry === 'string' ? [process.execPath, entry] : entry;
   const child = spawn(command!, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -158,7 +158,8 @@ export async function runSpec(entry: string | readonly string[], cwd: string, en
     const failures = lines.filter((line) => line.startsWith('FAIL'));
     assert.equal(code, 0, `spec-run against ${base} failed:\n${failures.join('\n') || stdout}`);
     if (guard) await checkGuard(base, guard);
-    return `${lines.at(-1) ?? ''}${guard ? `; ${guard}: 401 without a session, the user with one` : ''}`;
+    if (page) await checkPage(base, page);
+    return `${lines.at(-1) ?? ''}${guard ? `; ${guard}: 401 without a session, the user with one` : ''}${page ? `; ${page}: a redirect without a session, the user's address with one` : ''}`;
   } catch (error) {
     throw new Error(`${(error as Error).message}\n--- app output ---\n${output}`, { cause: error });
   } finally {
@@ -179,6 +180,20 @@ async function checkGuard(base: string, guard: string): Promise<void> {
   const user = await fetch(guard, { headers: { cookie } });
   assert.equal(user.status, 200, `${guard} with the session`);
   assert.equal(((await user.json()) as { email?: string }).email, email);
+}
+
+/** The app's guarded page `page` (a Next.js server component): a redirect to /signin without a session, the user's address with one. */
+async function checkPage(base: string, page: string): Promise<void> {
+  const refused = await fetch(page, { redirect: 'manual' });
+  assert.ok(refused.status === 307 || refused.status === 303, `${page} without a session: ${refused.status}`);
+  assert.match(refused.headers.get('location') ?? '', /\/signin$/);
+  const email = `page.${Date.now()}@example.com`;
+  const signup = await fetch(`${base}/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Grace Hopper', email, password: 'a long enough one' }) });
+  assert.equal(signup.status, 201, await signup.text());
+  const cookie = (signup.headers.getSetCookie().find((c) => c.startsWith('sl_session=')) ?? '').split(';')[0]!;
+  const shown = await fetch(page, { headers: { cookie } });
+  assert.equal(shown.status, 200, `${page} with the session`);
+  assert.match(await shown.text(), new RegExp(`Signed in as (<!-- -->)?${email.replaceAll('.', '\\.')}`));
 }
 
 /** Polls `url` until it answers 200, within 60 s (a first Deno run or next start compiles); fails at once when the app exits. */

@@ -314,6 +314,8 @@ try {
       assert.ok(size.megabytes <= BOUNDS.megabytes || host.runtime === 'next', `${host.name}: ${size.megabytes} MB installed, more than ${BOUNDS.megabytes}`);
       if (host.runs.some((r) => r.store === 'memory')) await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...ownClosure(['@sl-accounts/store-memory']).filter((n) => !ours.includes(n)).map(tarballOf)], project);
       if (host.runtime === 'next') await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', ...NEXT_TYPES], project);
+      // Every Next.js app has a root layout; the docs' snippets are the rest.
+      if (host.runtime === 'next') writeFileSync(join(project, 'app/layout.tsx'), (mkdirSync(join(project, 'app'), { recursive: true }), 'export default function RootLayout({ children }: { children: React.ReactNode }) {\n  return <html><body>{children}</body></html>;\n}\n'));
       for (const runAs of host.runs) {
         for (const [path, name] of Object.entries(host.files)) {
           const file = join(project, path);
@@ -335,7 +337,7 @@ try {
           else command = [runtimes.deno, 'run', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', 'app.ts'];
           const origin = `http://localhost:${port}`;
           const base = `${origin}${runAs.at === 'prefix' ? PREFIX : ''}`;
-          log.push(`spec-run on ${runAs.store} at ${base}: ${await runSpec(command, project, env, base, `${origin}/me`)}`);
+          log.push(`spec-run on ${runAs.store} at ${base}: ${await runSpec(command, project, env, base, `${origin}/me`, host.runtime === 'next' ? `${origin}/profile` : undefined)}`);
         } finally {
           await database?.drop();
         }

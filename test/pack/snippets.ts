@@ -58,7 +58,7 @@ export const WEB_HOSTS: readonly WebHost[] = [
     runtime: 'next',
     packages: SERVICE_AND_STORE,
     framework: ['next', 'react', 'react-dom'],
-    files: { 'lib/accounts.ts': 'next-service', 'app/accounts/[[...path]]/route.ts': 'next', 'app/me/route.ts': 'next-guard' },
+    files: { 'lib/accounts.ts': 'next-service', 'app/accounts/[[...path]]/route.ts': 'next', 'app/me/route.ts': 'next-guard', 'app/profile/page.tsx': 'next-page' },
     mount: { prefixed: '', root: '' },
     runs: [{ store: 'postgres', at: 'prefix' }],
     maxOwn: 3,
@@ -88,7 +88,7 @@ export const MAX_SNIPPET_LINES = 10;
 export function readSnippets(file: string): Map<string, string> {
   const text = readFileSync(file, 'utf8');
   const found = new Map<string, string>();
-  for (const match of text.matchAll(/<!-- snippet: ([\w-]+) -->\n```ts\n([\s\S]*?)\n```/g)) found.set(match[1]!, `${match[2]!}\n`);
+  for (const match of text.matchAll(/<!-- snippet: ([\w-]+) -->\n```tsx?\n([\s\S]*?)\n```/g)) found.set(match[1]!, `${match[2]!}\n`);
   return found;
 }
 
