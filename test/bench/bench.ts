@@ -382,7 +382,7 @@ async function benchHealth() {
   const koa = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'bare' });
   const koaRouter = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'router' });
   const fetchHost = await spawnServer(HOST_SERVER, { BENCH_HOST: 'fetch', STORE: 'memory' }, '/api/health', [...START_FLAGS]);
-  const koaHost = await spawnServer(HOST_SERVER, { BENCH_HOST: 'start', STORE: 'memory' }, '/api/health', [...START_FLAGS]);
+  const koaHost = await spawnServer(HOST_SERVER, { BENCH_HOST: 'koa', STORE: 'memory' }, '/api/health', [...START_FLAGS]);
   try {
     await throughputFigure({
       name: '/api/health (req/s)',

@@ -1,9 +1,9 @@
 /**
- * Where a request's fixed cost goes: `node test/bench/path-profile.ts <koa|node|fetch> [path] [seconds]`
- * starts `pnpm start`'s wiring on the memory store under `node --cpu-prof` with the host named (`koa`:
+ * Where a request's fixed cost goes: `node test/bench/path-profile.ts <start|node|fetch|koa> [path] [seconds]`
+ * starts `pnpm start`'s wiring on the memory store under `node --cpu-prof` with the host named (`start`:
  * `pnpm start` itself; `node`: `accounts(service)` of `@sl-accounts/http-node`; `fetch`:
- * `service.fetch` on `@hono/node-server`), loads `path` (default `/api/health`; `/api/me` signs up
- * first and sends the session) for `seconds` (default 10) over 16 connections, and prints the
+ * `service.fetch` on `@hono/node-server`; `koa`: `createApp` of `@sl-accounts/http-koa`), loads `path` (default `/api/health`; `/api/me` signs up
+ * first and sends the session; with `PROFILE_DATABASE_URL` on that Postgres database) for `seconds` (default 10) over 16 connections, and prints the
  * server's CPU per request and the main thread's heaviest functions by self time (TOP of them,
  * default 30). `PROFILE_DIR` keeps the .cpuprofile (default a temporary directory).
  */
@@ -12,11 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, START_FLAGS, cpuSeconds, fmt, load, spawnServer } from './lib.ts';
 
-const [host = 'koa', path = '/api/health', secondsArg] = process.argv.slice(2);
+const [host = 'start', path = '/api/health', secondsArg] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 10);
 const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'path-profile-'));
-const script = host === 'koa' ? 'packages/server/src/main.ts' : 'test/bench/host-server.ts';
-const svc = await spawnServer(script, { STORE: 'memory', BENCH_HOST: host, TRUST_PROXY: '1', LOG_LEVEL: 'warn', SESSION_CACHE_SIZE: process.env.SESSION_CACHE_SIZE ?? '0' }, '/api/health', [
+const script = host === 'start' ? 'packages/server/src/main.ts' : 'test/bench/host-server.ts';
+// PROFILE_DATABASE_URL: on that (migrated at start) Postgres database instead of the memory store.
+const store: Record<string, string> = process.env.PROFILE_DATABASE_URL ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL } : { STORE: 'memory' };
+const svc = await spawnServer(script, { ...store, BENCH_HOST: host, TRUST_PROXY: '1', LOG_LEVEL: 'warn', SESSION_CACHE_SIZE: process.env.SESSION_CACHE_SIZE ?? '0' }, '/api/health', [
   ...START_FLAGS,
   '--cpu-prof',
   `--cpu-prof-dir=${dir}`,

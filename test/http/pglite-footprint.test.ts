@@ -66,7 +66,7 @@ describe.skipIf(footprintSkip !== undefined)(`pnpm start on PGlite, its resident
     }
     expect(peak).toBeLessThanOrEqual(300);
     expect(MiB(server.child.pid!, 'VmHWM')).toBeLessThanOrEqual(300);
-  }, 120_000); // a new data directory takes initdb: seconds, many more on a busy machine
+  }); // the timeout above: a new data directory takes initdb, seconds, many more on a busy machine
 });
 
 describe.skipIf(pglite.skip)(`pnpm start on PGlite, killed (${pglite.title})`, () => {
@@ -101,6 +101,6 @@ describe.skipIf(pglite.skip)(`pnpm start on PGlite, killed (${pglite.title})`, (
       expect(me.status).toBe(200);
       expect(await me.json()).toMatchObject({ ok: true, user: { email: `ada${i}@example.com` } });
     }
-  }, 120_000);
+  });
 });
 
