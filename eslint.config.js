@@ -37,7 +37,7 @@ export default tseslint.config(
     rules: { 'jsdoc/check-tag-names': ['error', { typed: true }], 'docs/no-stray-tags': 'error' },
   },
   {
-    // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache) and node built-ins only (no transport's: node:http and co).
+    // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache), otpauth (RFC 6238 TOTP; its one dependency is @noble/hashes) and node built-ins only (no transport's: node:http and co).
     // Relative imports stay inside src (use-cases/ reaches one level up, never two).
     files: ['packages/core/src/**/*.ts'],
     rules: {
@@ -45,7 +45,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$)', message: 'packages/core depends on zod, ipaddr.js, lru-cache and node built-ins only.' },
+            { regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$|otpauth$)', message: 'packages/core depends on zod, ipaddr.js, lru-cache, otpauth and node built-ins only.' },
             { group: ['node:http', 'node:https', 'node:http2'], message: 'packages/core knows no HTTP.' },
           ],
         },

@@ -6,7 +6,9 @@
  * take one account through its life. Asked in-process (`api.handle`).
  */
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
+import { Secret, TOTP } from 'otpauth';
+import { Pbkdf2PasswordHasher, createAccounts, developmentSecretBox, randomTokens, systemClock } from '@sl-accounts/core';
+import { ManualClock } from '@sl-accounts/core/testing';
 import { discoveryDocuments } from '@sl-accounts/discovery';
 import { API_ROUTES, createHttpApi, isStreamBody, type ApiRoute, type HttpApi } from '@sl-accounts/http';
 import { createService } from '@sl-accounts/service';
@@ -171,6 +173,62 @@ describe.each(['', '/accounts'])('auth.md and the skills, mounted at "%s"', (bas
       expect((await run('POST', '/api/login')).status).toBe(401);
     }
   });
+  it('an agent enrols TOTP and logs in with a code it computes from the secret, running the commands as written', async () => {
+    const { auth, skills } = await documents(api, basePath);
+    for (const [where, document] of [['auth.md', auth], ['account-api', skills.get('account-api')!]] as const) {
+      // A manual clock, so that each code the agent computes falls in a step of its own.
+      const clock = new ManualClock(new Date());
+      const service = await createService({
+        store: createMemoryStore(),
+        hasher: new Pbkdf2PasswordHasher({ iterations: 1 }),
+        clock,
+        basePath,
+        accounts: { secrets: developmentSecretBox() },
+        mailer: { send: async () => {} },
+        mail: { pollMs: 5 },
+      });
+      try {
+        const sections = operationSections(document);
+        const known: { token?: string; challenge?: string; code?: string } = {};
+        /** The documented command, with only what the text says to replace put in: the session token, the challenge and the code. */
+        const step = async (method: ApiRoute['method'], path: string) => {
+          const c = commandOf(sections.get(sectionTitle({ method, path }, basePath))!);
+          const target = c.url.replace(/^(\$BASE|[a-z]+:\/\/[^/]+)/, '');
+          const headers = Object.fromEntries(
+            Object.entries(c.headers).map(([name, value]) => [name, value.replace('<token>', known.token ?? '<token>').replace('<challenge>', known.challenge ?? '<challenge>')]),
+          );
+          const body = c.body?.replace('<6-digit code>', known.code ?? '');
+          return send(service.api, c.method, target, headers, body);
+        };
+        const signup = await step('POST', '/api/signup');
+        expect(signup.status, where).toBe(201);
+        known.token = tokenFrom(signup);
+        const started = await step('POST', '/api/two-factor/totp');
+        expect(started.status, `${where}: ${started.text}`).toBe(200);
+        const { secret } = JSON.parse(started.text) as { secret: string };
+        // What the agent does with the secret: RFC 6238 with the parameters the text names.
+        const code = () => TOTP.generate({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30, timestamp: clock.now().getTime() });
+        known.code = code();
+        const confirmed = await step('POST', '/api/two-factor/totp/confirm');
+        expect(confirmed.status, `${where}: ${confirmed.text}`).toBe(200);
+        expect((JSON.parse(confirmed.text) as { recoveryCodes: string[] }).recoveryCodes).toHaveLength(10);
+        expect((await step('POST', '/api/logout')).status).toBe(200);
+        const first = await step('POST', '/api/login');
+        expect(first.status, `${where}: ${first.text}`).toBe(202);
+        expect(tokenFrom(first)).toBeUndefined();
+        known.challenge = /^sl_login=([^;]+)/.exec([first.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('sl_login=')) ?? '')?.[1];
+        clock.advance(30_000);
+        known.code = code();
+        const second = await step('POST', '/api/login/second-factor');
+        expect(second.status, `${where}: ${second.text}`).toBe(200);
+        known.token = tokenFrom(second)!;
+        expect((await step('GET', '/api/me')).status).toBe(200);
+      } finally {
+        await service.close();
+      }
+    }
+  });
+
   it('the agent’s nine steps run literally, in order: signup, verify, me, rename, change password, sessions, change address, confirm, logout', async () => {
     const { auth, skills } = await documents(api, basePath);
     for (const [where, document] of [['auth.md', auth], ['account-api', skills.get('account-api')!]] as const) {

@@ -142,6 +142,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       const added = ['/api/sessions', '/api/sessions/{id}', '/api/password', '/api/password-reset', '/api/password-reset/confirm'];
       // And issue 28's (the address and the name; PATCH /api/me shares the spec's path).
       added.push('/api/email', '/api/email-verification', '/api/email-verification/confirm');
+      // And issue 34's (the second factor: TOTP, recovery codes, a login's second step).
+      added.push('/api/login/second-factor', '/api/two-factor/totp', '/api/two-factor/totp/confirm', '/api/two-factor/recovery-codes');
       expect(Object.keys(doc.paths).sort()).toEqual([...Object.keys(expected), ...added].sort());
       for (const [path, [method, body]] of Object.entries(expected)) {
         const op = operation(path, method);
@@ -187,6 +189,12 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         ['/api/email-verification', 'post', undefined, ['202', '401', '403', '429']],
         ['/api/email-verification/confirm', 'post', 'EmailVerificationConfirmRequest', ['200', '400', '403', '409', '429']],
         ['/api/email', 'post', 'EmailChangeRequest', ['202', '400', '401', '403', '409', '429']],
+        ['/api/login', 'post', 'LoginRequest', ['200', '202', '400', '401', '429']],
+        ['/api/login/second-factor', 'post', 'SecondFactorLoginRequest', ['200', '400', '401', '429']],
+        ['/api/two-factor/totp', 'post', 'StartTotpRequest', ['200', '400', '401', '403', '409', '503']],
+        ['/api/two-factor/totp/confirm', 'post', 'ConfirmTotpRequest', ['200', '400', '401', '403', '409']],
+        ['/api/two-factor/totp', 'delete', 'DisableTotpRequest', ['200', '400', '401', '403', '409']],
+        ['/api/two-factor/recovery-codes', 'post', 'RenewRecoveryCodesRequest', ['200', '400', '401', '403', '409']],
       ] as const;
       for (const [path, method, body, statuses] of expected) {
         const op = operation(path, method);
@@ -266,8 +274,10 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       expect(schemas.PasswordResetConfirmRequest!.properties.newPassword).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(Object.keys(schemas).sort()).toEqual([
         'ChangePasswordRequest',
+        'ConfirmTotpRequest',
         'ContactRequest',
         'DeleteAccountRequest',
+        'DisableTotpRequest',
         'EmailChangeRequest',
         'EmailVerificationConfirmRequest',
         'ErrorResponse',
@@ -276,9 +286,16 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'Ok',
         'PasswordResetConfirmRequest',
         'PasswordResetRequest',
+        'RecoveryCodes',
+        'RenewRecoveryCodesRequest',
+        'SecondFactorChallenge',
+        'SecondFactorLoginRequest',
+        'SecondFactorLoginResponse',
         'Session',
         'SessionsResponse',
         'SignupRequest',
+        'StartTotpRequest',
+        'TotpEnrolment',
         'UpdateProfileRequest',
         'User',
         'UserResponse',
@@ -366,8 +383,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // The spec's six operations: 39 responses (logout's 400 and 403 included) and 3 request bodies;
       // the account's six: 45 responses (ending a session by id: a 400 for a body a form could send)
       // and 4 request bodies; the address's and the name's four: 35 responses (the change of name's
-      // 429 included) and 3 request bodies. So the loop above cannot pass by checking nothing.
-      expect(examples).toBe(129);
+      // 429 included) and 3 request bodies; issue 34's five operations and the login's 202: 50
+      // responses and 5 request bodies. So the loop above cannot pass by checking nothing.
+      expect(examples).toBe(184);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });

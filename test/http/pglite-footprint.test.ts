@@ -66,7 +66,7 @@ describe.skipIf(footprintSkip !== undefined)(`pnpm start on PGlite, its resident
     }
     expect(peak).toBeLessThanOrEqual(300);
     expect(MiB(server.child.pid!, 'VmHWM')).toBeLessThanOrEqual(300);
-  }); // the timeout above: a new data directory takes initdb, seconds, many more on a busy machine
+  }); // a new data directory takes initdb: seconds, many more on a busy machine (the timeout is in the options)
 });
 
 describe.skipIf(pglite.skip)(`pnpm start on PGlite, killed (${pglite.title})`, () => {

@@ -71,7 +71,8 @@ export async function spawnServer(env: Record<string, string>, host: keyof typeo
   const lines = createInterface({ input: child.stdout! });
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error('no "listening" line within 30 s')), 30_000);
+    // Generous: a new PGlite directory's initdb passed 30 s at load 14-18 (the case's own timeout bounds it too).
+    const timer = setTimeout(() => fail(new Error('no "listening" line within 90 s')), 90_000);
     const onExit = (code: number | null, signal: string | null) => fail(new Error(`server exited early (code ${code}, signal ${signal})`));
     const fail = (error: Error) => {
       clearTimeout(timer);

@@ -123,7 +123,30 @@ export interface AccountManager {
   confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[]): Promise<EmailConfirmed | 'taken' | null>;
   /** Stores the message and, when `mail` is given, queues it: both or neither. */
   addContact(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
+  /**
+   * Turns the pending TOTP factor sealed as `sealedSecret` on (recording `step` as used), replaces
+   * the recovery codes with `recoveryDigests`, moves the generation on from `generation` and ends
+   * every session but `keep`, and queues `notice`: one unit of work. The ended sessions' digests,
+   * or `null` (nothing changes) when the generation moved on or the enrolment is no longer that one.
+   */
+  enableTotp(userId: number, generation: number, sealedSecret: string, step: number, recoveryDigests: readonly string[], keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  /**
+   * Deletes the TOTP factor and the recovery codes, moves the generation on from `generation`,
+   * ends every session but `keep` and queues `notice`: the ended digests, or `null` (nothing changes)
+   * when the generation moved on.
+   */
+  disableTotp(userId: number, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  /** Replaces the user's recovery codes with these digests and queues `notice`: both or neither. */
+  renewRecoveryCodes(userId: number, recoveryDigests: readonly string[], notice?: AccountMail | null): Promise<void>;
+  /**
+   * Uses the user's recovery code with this digest and queues `notice(left)` to the user's address:
+   * how many are left, or `null` when the user has no such code (of concurrent uses, one gets it).
+   */
+  useRecoveryCode(userId: number, digest: string, notice: (left: number) => AccountMail | null): Promise<number | null>;
 }
+
+/** Thrown inside a unit of work to roll it back when a compare-and-set after its first write fails. */
+class Abandoned extends Error {}
 
 /** A user as the ports give it out, without what stays inside the core. */
 export const toUser = (record: UserRecord): User => ({ id: record.id, name: record.name, email: record.email, emailVerified: record.emailVerified });
@@ -315,6 +338,60 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
       if (confirmed) await forgetUser(confirmed.user.id);
       return confirmed;
+    },
+
+    async enableTotp(userId, generation, sealedSecret, step, recoveryDigests, keep, notice) {
+      try {
+        return await ending(
+          async (tx) => {
+            // The generation first: it locks the row, so a concurrent disable or password change waits.
+            const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+            if (!user) return null;
+            if (!(await tx.totp.enable(userId, sealedSecret, step))) throw new Abandoned();
+            await tx.recoveryCodes.replace(userId, recoveryDigests);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            return tx.sessions.deleteByUser(userId, { except: keep });
+          },
+          (ended) => ended ?? [],
+        );
+      } catch (error) {
+        if (error instanceof Abandoned) return null;
+        throw error;
+      }
+    },
+
+    disableTotp(userId, generation, keep, notice) {
+      return ending(
+        async (tx) => {
+          const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+          if (!user) return null;
+          await tx.totp.delete(userId);
+          await tx.recoveryCodes.replace(userId, []);
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          return tx.sessions.deleteByUser(userId, { except: keep });
+        },
+        (ended) => ended ?? [],
+      );
+    },
+
+    async renewRecoveryCodes(userId, recoveryDigests, notice) {
+      await store.transaction(async (tx) => {
+        const user = await tx.users.findById(userId);
+        if (!user) return;
+        await tx.recoveryCodes.replace(userId, recoveryDigests);
+        if (notice) await tx.outbox.add(addressed(notice, user.email));
+      });
+    },
+
+    useRecoveryCode(userId, digest, notice) {
+      return store.transaction(async (tx) => {
+        const left = await tx.recoveryCodes.use(userId, digest);
+        if (left === null) return null;
+        const user = await tx.users.findById(userId);
+        const mail = notice(left);
+        if (user && mail) await tx.outbox.add(addressed(mail, user.email));
+        return left;
+      });
     },
 
     async addContact(message, mail) {

@@ -12,6 +12,7 @@ import { passwordUseCases, type PasswordUseCases } from './use-cases/password.ts
 import { serviceUseCases, type ServiceUseCases } from './use-cases/service.ts';
 import { sessionUseCases, type SessionUseCases } from './use-cases/sessions.ts';
 import { signupUseCases, type SignupUseCases } from './use-cases/signup.ts';
+import { twoFactorUseCases, type TwoFactorUseCases } from './use-cases/two-factor.ts';
 import { Pbkdf2PasswordHasher } from './password-hasher.ts';
 import type { ManagedStore } from './account-manager.ts';
 import type { Ports } from './store.ts';
@@ -32,7 +33,8 @@ export interface Accounts
     PasswordUseCases,
     PasswordResetUseCases,
     AccountDeletionUseCases,
-    EmailUseCases {}
+    EmailUseCases,
+    TwoFactorUseCases {}
 
 /**
  * What `createAccounts` needs: the store (or a store with a session cache in front, `cacheSessions`),
@@ -65,5 +67,6 @@ export function createAccounts(ports: AccountsPorts, options: AccountsOptions = 
     ...passwordResetUseCases(context),
     ...accountDeletionUseCases(context),
     ...emailUseCases(context),
+    ...twoFactorUseCases(context),
   };
 }

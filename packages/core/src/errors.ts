@@ -80,6 +80,60 @@ export class RateLimited extends Error {
   }
 }
 
+/** The second step of a login came without a live login challenge (`sl_login`): none, expired, used, or ended by too many wrong codes. */
+export class LoginChallengeInvalid extends Error {
+  readonly code = 'login_challenge_invalid' as const;
+  constructor() {
+    super('No login in progress, or it expired: log in with the password again');
+    this.name = 'LoginChallengeInvalid';
+  }
+}
+
+/** The code (or recovery code) of a login's second step is wrong, used already, or not this account's. */
+export class InvalidCode extends Error {
+  readonly code = 'invalid_code' as const;
+  constructor() {
+    super('Invalid code');
+    this.name = 'InvalidCode';
+  }
+}
+
+/** The code a signed-in owner gave to confirm a change (or an enrolment) is wrong or used already. */
+export class WrongCode extends Error {
+  readonly code = 'wrong_code' as const;
+  constructor() {
+    super('The code is wrong, or was used already');
+    this.name = 'WrongCode';
+  }
+}
+
+/** The change needs a second factor verified for this session within the last minutes (a step-up), or a code in the body. */
+export class SecondFactorRequired extends Error {
+  readonly code = 'second_factor_required' as const;
+  constructor() {
+    super('This change needs your second factor: send a current code, or verify it again');
+    this.name = 'SecondFactorRequired';
+  }
+}
+
+/** The second factor is not in the state the operation needs (on already, no enrolment started, not on). */
+export class TwoFactorState extends Error {
+  readonly code = 'two_factor_state' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'TwoFactorState';
+  }
+}
+
+/** No key to seal secrets with is configured (SECRETS_KEY): TOTP cannot be enrolled. */
+export class SecondFactorUnavailable extends Error {
+  readonly code = 'two_factor_unavailable' as const;
+  constructor() {
+    super('Two-factor authentication is not configured on this service');
+    this.name = 'SecondFactorUnavailable';
+  }
+}
+
 /** A store (database) did not answer. Adapters throw it so callers can answer "try later", not "bug". */
 export class StoreUnavailable extends Error {
   readonly code = 'store_unavailable' as const;
@@ -93,7 +147,22 @@ export class StoreUnavailable extends Error {
  * Every domain error, once. `DomainError`, `isDomainError` and a transport's table by `code` (which
  * must name an answer for every one) are all derived from this list, so adding an error here is the one step.
  */
-export const DOMAIN_ERRORS = [ValidationError, EmailTaken, InvalidCredentials, Unauthenticated, WrongPassword, NotFound, RateLimited, StoreUnavailable] as const;
+export const DOMAIN_ERRORS = [
+  ValidationError,
+  EmailTaken,
+  InvalidCredentials,
+  Unauthenticated,
+  WrongPassword,
+  NotFound,
+  RateLimited,
+  StoreUnavailable,
+  LoginChallengeInvalid,
+  InvalidCode,
+  WrongCode,
+  SecondFactorRequired,
+  TwoFactorState,
+  SecondFactorUnavailable,
+] as const;
 
 /** Any domain error. */
 export type DomainError = InstanceType<(typeof DOMAIN_ERRORS)[number]>;

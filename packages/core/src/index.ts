@@ -41,6 +41,10 @@ export {
   NEW_DEVICE_NOTICE_POLICY,
   PROFILE_SESSION_LIMIT,
   PROFILE_SESSION_POLICY,
+  SECOND_FACTOR_LIMIT,
+  SECOND_FACTOR_ACCOUNT_POLICY,
+  SECOND_FACTOR_DEVICE_POLICY,
+  SECOND_FACTOR_SESSION_POLICY,
 } from './rate-limits.ts';
 export { INBOX_LIMIT, INBOX_POLICY, inboxOf, slotBudget, type InboxBudget, type InboxTicket } from './inbox.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
@@ -55,6 +59,12 @@ export {
   NotFound,
   RateLimited,
   StoreUnavailable,
+  LoginChallengeInvalid,
+  InvalidCode,
+  WrongCode,
+  SecondFactorRequired,
+  TwoFactorState,
+  SecondFactorUnavailable,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,
@@ -75,6 +85,11 @@ export {
   EmailVerificationConfirmRequest,
   EmailChangeRequest,
   UpdateProfileRequest,
+  StartTotpRequest,
+  ConfirmTotpRequest,
+  DisableTotpRequest,
+  RenewRecoveryCodesRequest,
+  SecondFactorLoginRequest,
   type SignupInput,
   type LoginInput,
   type ContactInput,
@@ -106,7 +121,37 @@ export type {
   ContactMessage,
   ContactRepository,
   ExpiredCounts,
+  FactorKind,
+  TotpFactor,
+  TotpRepository,
+  RecoveryCodeRepository,
+  LoginChallenge,
+  LoginChallengeRepository,
+  StepUp,
+  StepUpRepository,
 } from './store.ts';
+
+// Second factors (docs/decisions/0043-login-challenge-and-statuses.md, 0044-step-up-and-secrets-at-rest.md).
+export {
+  LOGIN_CHALLENGE_TTL_MS,
+  MAX_CHALLENGE_FAILURES,
+  factorMethods,
+  hasSecondFactor,
+  startChallenge,
+  finishLogin,
+  recordStepUp,
+  hasRecentStepUp,
+  requireStepUp,
+  type StartedChallenge,
+  type SecondFactorNeeded,
+  type VerifiedFactor,
+  type FactorVerifier,
+} from './use-cases/second-factor.ts';
+export { type FactorSource, STEP_UP_WINDOW_MS, type UseCaseContext } from './use-cases/context.ts';
+export { type LoginChallengeMeta } from './use-cases/login.ts';
+export { RECOVERY_CODE_COUNT, type TotpEnrolment } from './use-cases/two-factor.ts';
+export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW } from './use-cases/totp-codes.ts';
+export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
 export { FIRST_CREDENTIAL_GENERATION } from './store.ts';
 
 // The other ports.

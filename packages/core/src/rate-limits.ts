@@ -3,7 +3,7 @@ import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { RateLimiter, RateLimitRule } from './ports.ts';
 
 /** The operations limited per client address. */
-export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm' | 'emailVerification' | 'emailVerificationConfirm';
+export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm' | 'emailVerification' | 'emailVerificationConfirm' | 'secondFactor';
 
 /**
  * The limits per client IP: the spec's three, then the password reset's own. A reset request sends
@@ -20,6 +20,9 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
   // nothing needs more than a few tries.
   emailVerification: { limit: 10, windowMs: 60 * 60_000 },
   emailVerificationConfirm: { limit: 20, windowMs: 15 * 60_000 },
+  // A login's second step (POST /api/login/second-factor): as a login; the codes themselves are
+  // bounded per account or device by SECOND_FACTOR_LIMIT.
+  secondFactor: { limit: 20, windowMs: 15 * 60_000 },
 };
 
 /**
@@ -83,6 +86,25 @@ export const ACCOUNT_LOGIN_POLICY = 'login-account';
  * cannot lock the owner out of them, and a stolen session still cannot guess faster than a login.
  */
 export const SESSION_PASSWORD_POLICY = 'session-password';
+
+/**
+ * Wrong second-factor codes (TOTP or recovery) per account, per device, or per signed-in session,
+ * from whatever IP: at most 10 a day; a right code takes its count back. Six digits with one step
+ * either side accepted are 3 in 10^6 per guess, so a year of guessing at this bound wins with odds
+ * of about 1 in 90 (10 × 365 × 3 / 10^6), and only for someone who has the password already:
+ * strangers never reach the second step. A browser with a genuine device proof for the account is
+ * counted on its own, so whoever has the password cannot lock the owner's own browsers out.
+ */
+export const SECOND_FACTOR_LIMIT: RateLimitRule = { limit: 10, windowMs: 24 * 60 * 60_000 };
+
+/** The policy name of SECOND_FACTOR_LIMIT counted per account (a login's second step without a genuine device proof). */
+export const SECOND_FACTOR_ACCOUNT_POLICY = 'second-factor-account';
+
+/** The policy name of SECOND_FACTOR_LIMIT counted per device (a login's second step with a genuine device proof for the account). */
+export const SECOND_FACTOR_DEVICE_POLICY = 'second-factor-device';
+
+/** The policy name of SECOND_FACTOR_LIMIT counted per signed-in session (a code that confirms a change). */
+export const SECOND_FACTOR_SESSION_POLICY = 'second-factor-session';
 
 /** One counted request: the window's key, its rule, and the quota after counting. */
 export interface Counted {

@@ -144,6 +144,15 @@ function name(bounds: { readonly min?: number; readonly max: number }) {
 /** The signup bounds of a password, for every new one. */
 const newPassword = () => text({ min: 8, max: 200 });
 
+/** A TOTP code as an authenticator app shows it (6 digits; spaces and dashes are dropped). */
+const totpCode = () => text({ min: 1, max: 20 }).meta({ description: 'The 6-digit code the authenticator app shows now (spaces allowed).', example: '123456' });
+
+/** A recovery code as it was shown (`xxxxx-xxxxx`; case, spaces and dashes do not matter). */
+const recoveryCode = () => text({ min: 1, max: 64 }).meta({ description: 'One of the recovery codes shown when the factor was turned on.', example: 'k3j9q-x7p2m' });
+
+/** The step-up code an owner's change may carry (see docs/decisions/0044-step-up-and-secrets-at-rest.md). */
+const stepUpCode = () => totpCode().optional().meta({ description: 'With two-factor authentication on: a current TOTP code, unless a factor was verified for this session in the last minutes.' });
+
 /** Signup's body. */
 export const SignupRequest = z
   .object({
@@ -175,6 +184,7 @@ export const ChangePasswordRequest = z
   .object({
     currentPassword: text({}),
     newPassword: newPassword(),
+    code: stepUpCode(),
   })
   .meta({ id: 'ChangePasswordRequest' });
 
@@ -198,6 +208,7 @@ export const PasswordResetConfirmRequest = z
 export const DeleteAccountRequest = z
   .object({
     password: text({}),
+    code: stepUpCode(),
   })
   .meta({ id: 'DeleteAccountRequest' });
 
@@ -214,8 +225,51 @@ export const EmailChangeRequest = z
   .object({
     newEmail: email({ max: 200 }),
     password: text({}),
+    code: stepUpCode(),
   })
   .meta({ id: 'EmailChangeRequest' });
+
+/** The body that starts TOTP enrolment. */
+export const StartTotpRequest = z
+  .object({
+    password: text({}),
+  })
+  .meta({ id: 'StartTotpRequest' });
+
+/** The body that turns TOTP on. */
+export const ConfirmTotpRequest = z
+  .object({
+    code: totpCode(),
+  })
+  .meta({ id: 'ConfirmTotpRequest' });
+
+/** The body that turns TOTP off. */
+export const DisableTotpRequest = z
+  .object({
+    password: text({}),
+    code: stepUpCode(),
+  })
+  .meta({ id: 'DisableTotpRequest' });
+
+/** The body that renews the recovery codes. */
+export const RenewRecoveryCodesRequest = z
+  .object({
+    code: stepUpCode(),
+  })
+  .meta({ id: 'RenewRecoveryCodesRequest' });
+
+/** A login's second step: a TOTP code or a recovery code, exactly one. */
+export const SecondFactorLoginRequest = z
+  .object({
+    code: totpCode().optional(),
+    recoveryCode: recoveryCode().optional(),
+  })
+  .check((ctx) => {
+    if ((ctx.value.code === undefined) === (ctx.value.recoveryCode === undefined)) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: 'send exactly one of code and recoveryCode' });
+    }
+  })
+  .meta({ id: 'SecondFactorLoginRequest' });
 
 /** A change of name's body. */
 export const UpdateProfileRequest = z

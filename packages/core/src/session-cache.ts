@@ -211,6 +211,18 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
     get emailTokens() {
       return store.emailTokens;
     },
+    get totp() {
+      return store.totp;
+    },
+    get recoveryCodes() {
+      return store.recoveryCodes;
+    },
+    get loginChallenges() {
+      return store.loginChallenges;
+    },
+    get stepUps() {
+      return store.stepUps;
+    },
     get contacts() {
       return store.contacts;
     },

@@ -103,7 +103,8 @@ export interface UserRepository {
    */
   update(userId: number, changes: UserChanges, expected?: UserExpectation): Promise<UserRecord | null>;
   /**
-   * Deletes the user with everything bound to it (its sessions, reset and e-mail tokens); whether
+   * Deletes the user with everything bound to it (its sessions and their step-ups, reset and e-mail
+   * tokens, second factors, recovery codes and login challenges); whether
    * there was such a user. Sessions it deletes are told to the revocation feed.
    */
   delete(userId: number): Promise<boolean>;
@@ -248,6 +249,104 @@ export interface ContactRepository {
   add(message: ContactMessage): Promise<void>;
 }
 
+/**
+ * A kind of second factor (docs/decisions/0043-login-challenge-and-statuses.md): an open set, so a
+ * kind added later (passkeys) verifies through the same login challenge and step-up as the others.
+ */
+export type FactorKind = 'totp' | 'recovery' | 'passkey';
+
+/** An account's TOTP factor: pending (enrolment started, not confirmed) or on. */
+export interface TotpFactor {
+  readonly userId: number;
+  /** The shared secret sealed by the core (AES-256-GCM under SECRETS_KEY): the store never sees it in the clear. */
+  readonly sealedSecret: string;
+  /** Whether the factor is on (a code confirmed the enrolment). */
+  readonly enabled: boolean;
+  /** The last time step (RFC 6238's counter) a code was accepted for; `null` before any. */
+  readonly lastUsedStep: number | null;
+  readonly createdAt: Date;
+}
+
+/** TOTP factors, one per account (pending or on), gone with the account. */
+export interface TotpRepository {
+  /**
+   * Stores a pending factor with this sealed secret, replacing a pending one; `false` (nothing
+   * written) when the account's factor is on already, or there is no such user.
+   */
+  putPending(userId: number, sealedSecret: string, createdAt: Date): Promise<boolean>;
+  /** The account's factor, pending or on. */
+  find(userId: number): Promise<TotpFactor | null>;
+  /**
+   * Turns the pending factor on, only while it is still pending with this sealed secret (a
+   * compare-and-set: of concurrent confirmations one wins), and records `step` as used; whether it did.
+   */
+  enable(userId: number, sealedSecret: string, step: number): Promise<boolean>;
+  /**
+   * Records `step` as used while the factor is on and no step at or after it was used: a
+   * compare-and-set in one atomic step, so of two requests (in any process) with one code, one
+   * passes; whether it did.
+   */
+  useStep(userId: number, step: number): Promise<boolean>;
+  /** Deletes the account's factor, pending or on; whether there was one. */
+  delete(userId: number): Promise<boolean>;
+  /** How many accounts have their factor on (the start's check of SECRETS_KEY). */
+  countEnabled(): Promise<number>;
+}
+
+/** Recovery codes: digests, single-use, per account, gone with the account. */
+export interface RecoveryCodeRepository {
+  /** Replaces every code of the account with these digests (none: the account has no codes). */
+  replace(userId: number, digests: readonly string[]): Promise<void>;
+  /**
+   * Deletes the account's code with this digest and answers how many are left; `null` when the
+   * account has no such code. Of concurrent uses of one code, one gets it.
+   */
+  use(userId: number, digest: string): Promise<number | null>;
+  /** How many codes the account has left. */
+  count(userId: number): Promise<number>;
+}
+
+/** A login challenge: the password was right, the second factor is still to come. */
+export interface LoginChallenge {
+  /** SHA-256 digest of the `sl_login` token (hex); the token itself is never stored. */
+  readonly tokenDigest: string;
+  readonly userId: number;
+  /** The generation the password was checked under: the session is issued only while it is current. */
+  readonly credentialGeneration: number;
+  /** Wrong second steps on this challenge so far. */
+  readonly failures: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** Login challenges, by token digest, single-use, gone with the account. */
+export interface LoginChallengeRepository {
+  /**
+   * Stores the challenge (replacing one with its digest) only while the user exists at
+   * `challenge.credentialGeneration` (a compare-and-set, as `emailTokens.put`); whether it stored it.
+   */
+  put(challenge: LoginChallenge): Promise<boolean>;
+  /**
+   * Deletes the challenge with this digest, if it has not expired at `now`, and answers it; `null`
+   * otherwise. Of concurrent takes of one challenge, one gets it.
+   */
+  take(tokenDigest: string, now: Date): Promise<LoginChallenge | null>;
+}
+
+/** A step-up: a factor was verified for this session at `verifiedAt`. */
+export interface StepUp {
+  readonly kind: FactorKind;
+  readonly verifiedAt: Date;
+}
+
+/** Step-ups, one per session (the newest), gone with the session. */
+export interface StepUpRepository {
+  /** Records that a factor of `kind` was verified for the session at `at`; `false` when there is no such session. */
+  record(sessionDigest: string, kind: FactorKind, at: Date): Promise<boolean>;
+  /** The session's newest step-up. */
+  find(sessionDigest: string): Promise<StepUp | null>;
+}
+
 /** What one unit of work, or the store outside any, offers: the repositories. */
 export interface Repositories {
   /** Users and their credentials. */
@@ -262,6 +361,14 @@ export interface Repositories {
   readonly contacts: ContactRepository;
   /** Mails to send, queued with what caused them. */
   readonly outbox: OutboxRepository;
+  /** TOTP factors (secrets sealed by the core). */
+  readonly totp: TotpRepository;
+  /** Recovery codes, as digests. */
+  readonly recoveryCodes: RecoveryCodeRepository;
+  /** Login challenges (`sl_login`), as digests. */
+  readonly loginChallenges: LoginChallengeRepository;
+  /** Step-ups of sessions. */
+  readonly stepUps: StepUpRepository;
 }
 
 /** What `Store.deleteExpired` deleted. */
@@ -271,6 +378,8 @@ export interface ExpiredCounts {
   readonly emailTokens: number;
   /** Outbox stand-ins due at the time (see `MailToQueue`). */
   readonly standIns: number;
+  /** Login challenges. */
+  readonly loginChallenges: number;
 }
 
 /**
@@ -294,7 +403,7 @@ export interface Store extends Repositories {
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */
   readonly revocations: SessionRevocations;
   /**
-   * Housekeeping: deletes the sessions, reset and e-mail tokens that expired at or before `now`, and
+   * Housekeeping: deletes the sessions, reset and e-mail tokens, login challenges that expired at or before `now`, and
    * the outbox's stand-ins due by then; answers how many of each. `now` is the caller's clock's.
    */
   deleteExpired(now: Date): Promise<ExpiredCounts>;

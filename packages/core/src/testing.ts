@@ -30,3 +30,12 @@ export const testHasher: PasswordHasher = new Pbkdf2PasswordHasher({ iterations:
 
 export { contactMail } from './mails.ts';
 export { messageIdOf, retryDelayMs } from './mail-worker.ts';
+
+/**
+ * A login's result when it signed in at once (an account without a second factor), typed so;
+ * throws when the login asked for a second factor instead.
+ */
+export function signedInAtOnce<T extends object>(result: T): Extract<T, { readonly session: unknown }> {
+  if (!('session' in result)) throw new Error('the login asked for a second factor');
+  return result as Extract<T, { readonly session: unknown }>;
+}

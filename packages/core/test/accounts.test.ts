@@ -15,7 +15,7 @@ import {
   type PasswordHasher,
 } from '@sl-accounts/core';
 import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
 
 const ALICE = { name: 'Alice', email: 'alice@example.com', password: 'correct horse' };
 const meta = (clientIp = '203.0.113.1', sessionToken?: string) => ({ clientIp, sessionToken: sessionToken ?? null });
@@ -113,8 +113,8 @@ describe('login', () => {
   });
 
   it('returns the user and a fresh session', async () => {
-    const first = await ctx.accounts.login({ email: 'ALICE@example.com', password: ALICE.password }, meta());
-    const second = await ctx.accounts.login({ email: ALICE.email, password: ALICE.password }, meta());
+    const first = signedInAtOnce(await ctx.accounts.login({ email: 'ALICE@example.com', password: ALICE.password }, meta()));
+    const second = signedInAtOnce(await ctx.accounts.login({ email: ALICE.email, password: ALICE.password }, meta()));
     expect(first.user.email).toBe('alice@example.com');
     expect(first.session.token).not.toBe(second.session.token);
   });
@@ -130,8 +130,8 @@ describe('login', () => {
   });
 
   it('ends the session the client presented before issuing a new one', async () => {
-    const { session: old } = await ctx.accounts.login({ email: ALICE.email, password: ALICE.password }, meta());
-    const { session: fresh } = await ctx.accounts.login({ email: ALICE.email, password: ALICE.password }, meta(undefined, old.token));
+    const { session: old } = signedInAtOnce(await ctx.accounts.login({ email: ALICE.email, password: ALICE.password }, meta()));
+    const { session: fresh } = signedInAtOnce(await ctx.accounts.login({ email: ALICE.email, password: ALICE.password }, meta(undefined, old.token)));
     await expect(ctx.accounts.me(meta(undefined, old.token))).rejects.toBeInstanceOf(Unauthenticated);
     await expect(ctx.accounts.me(meta(undefined, fresh.token))).resolves.toMatchObject({ email: ALICE.email });
   });
@@ -172,7 +172,7 @@ describe('sessions', () => {
     await expect(accounts.logout(meta(undefined, session.token))).rejects.toBeInstanceOf(Unauthenticated);
     await expect(accounts.logout(meta())).rejects.toBeInstanceOf(Unauthenticated);
 
-    const { session: other } = await accounts.login({ email: ALICE.email, password: ALICE.password }, meta());
+    const { session: other } = signedInAtOnce(await accounts.login({ email: ALICE.email, password: ALICE.password }, meta()));
     clock.advance(SESSION_TTL_MS);
     await expect(accounts.logout(meta(undefined, other.token))).rejects.toBeInstanceOf(Unauthenticated);
   });
@@ -181,13 +181,13 @@ describe('sessions', () => {
     const { accounts, clock, store } = setup();
     await accounts.signup(ALICE, meta());
     clock.advance(SESSION_TTL_MS / 2);
-    await accounts.login({ email: ALICE.email, password: ALICE.password }, meta('198.51.100.7'));
+    signedInAtOnce(await accounts.login({ email: ALICE.email, password: ALICE.password }, meta('198.51.100.7')));
     // The signup's verification link (valid a day) is gone by now.
-    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, standIns: 0, rateLimitWindows: 1 });
+    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, standIns: 0, loginChallenges: 0, rateLimitWindows: 1 });
     clock.advance(SESSION_TTL_MS / 2);
     // The login's per-IP window, its per-account window, the account's window of new-device notices (it
     // came with no device proof) and the inbox's (the notice went to an address nobody verified).
-    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, standIns: 0, rateLimitWindows: 4 });
+    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0, rateLimitWindows: 4 });
     expect(store.sessions.size).toBe(1);
     expect(store.rateLimiter.size).toBe(0);
   });

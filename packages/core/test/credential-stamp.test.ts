@@ -20,7 +20,7 @@ import {
   type AccountsOptions,
   type PasswordHasher,
 } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
@@ -108,7 +108,7 @@ describe('a login whose password check a change of credential overtakes', () => 
     for (const act of ['change', 'delete'] as const) {
       await accounts.requestPasswordReset({ email: ADA.email }, meta());
       const token = await resetToken();
-      const thief = (await accounts.login(act === 'change' ? ADA : { email: ADA.email, password: NEW_PASSWORD }, meta())).session.token;
+      const thief = (signedInAtOnce(await accounts.login(act === 'change' ? ADA : { email: ADA.email, password: NEW_PASSWORD }, meta()))).session.token;
       const password = act === 'change' ? ADA.password : NEW_PASSWORD;
       const hold = hasher.holdNext();
       const attempt =
@@ -147,7 +147,7 @@ describe('a rehash at login', () => {
     const weak = setup({}, new HoldingHasher(1000));
     const { user, session } = await weak.accounts.signup(ADA, meta());
     const accounts = createAccounts({ store: weak.store, hasher: new HoldingHasher(2000), clock: weak.clock, tokens: randomTokens });
-    await accounts.login(ADA, meta());
+    signedInAtOnce(await accounts.login(ADA, meta()));
     expect(await weak.store.users.findById(user.id)).toMatchObject({ passwordHash: expect.stringMatching(/^\$pbkdf2-sha256\$i=2000\$/), credentialGeneration: 0 });
     await expect(accounts.me(meta(session.token))).resolves.toEqual(user);
   });
@@ -166,7 +166,7 @@ describe('the owner’s own password checks', () => {
   it('are limited per session: 20 wrong ones lock that session’s checks, not another session’s, nor logins', async () => {
     const { accounts } = setup();
     const { session } = await accounts.signup(ADA, meta());
-    const other = (await accounts.login(ADA, meta())).session.token;
+    const other = (signedInAtOnce(await accounts.login(ADA, meta()))).session.token;
     for (let i = 0; i < 20; i++) {
       await expect(accounts.changePassword({ currentPassword: `wrong ${i}`, newPassword: NEW_PASSWORD }, meta(session.token))).rejects.toBeInstanceOf(WrongPassword);
     }
@@ -198,7 +198,7 @@ describe('a completed reset', () => {
     // Others lock the account again; the reset's browser still signs in, on its own limit.
     for (let i = 0; i < 20; i++) await expect(accounts.login({ email: ADA.email, password: `again ${i}` }, meta())).rejects.toBeInstanceOf(InvalidCredentials);
     await expect(accounts.login(fresh, meta())).rejects.toBeInstanceOf(RateLimited);
-    const owner = await accounts.login(fresh, meta(null, device.proof));
+    const owner = signedInAtOnce(await accounts.login(fresh, meta(null, device.proof)));
     expect(owner.limits.map((l) => l.policy)).toEqual(['login', 'login-device']);
   });
 });
@@ -226,7 +226,7 @@ describe('reset tokens die with every change of credential', () => {
     clock.advance(RESET_ADDRESS_LIMIT.windowMs);
     await accounts.requestPasswordReset({ email: ADA.email }, meta());
     const beforeDeletion = await resetToken();
-    const { session } = await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta());
+    const { session } = signedInAtOnce(await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta()));
     await accounts.deleteAccount({ password: NEW_PASSWORD }, meta(session.token));
     await accounts.signup(ADA, meta());
     await expect(accounts.confirmPasswordReset({ token: beforeDeletion, newPassword: 'the thief’s own password' }, meta())).rejects.toBeInstanceOf(ValidationError);

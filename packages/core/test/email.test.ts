@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, Unauthenticated, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
 let ip = 0;
@@ -115,7 +115,7 @@ describe('the address and the name', () => {
   it('a change asked for while the owner changes the password stores no link and mails nothing: the request checked the old password', async () => {
     const { accounts, hasher, mails } = setup();
     const { session: thief } = await accounts.signup(ADA, meta());
-    const { session: owner } = await accounts.login(ADA, meta());
+    const { session: owner } = signedInAtOnce(await accounts.login(ADA, meta()));
     await mails();
     let release!: () => void;
     hasher.gate = new Promise<void>((resolve) => (release = resolve));

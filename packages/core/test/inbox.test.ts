@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EmailTaken, INBOX_LIMIT, INBOX_POLICY, RateLimited, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, createAccounts, countedLimits, inboxOf, randomTokens, slotBudget, type QueuedMail, type RateLimiter } from '@sl-accounts/core';
-import { ManualClock, testHasher } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const HOUR = 3_600_000;
@@ -57,7 +57,7 @@ describe('an inbox strangers aim at', () => {
         if (cycle % 5 === 0) {
           await accounts.resendVerification(fresh(session.token)).catch(() => {});
           await accounts.changePassword({ currentPassword: password, newPassword: `${password}!` }, fresh(session.token));
-          await accounts.login({ email, password: `${password}!` }, fresh());
+          signedInAtOnce(await accounts.login({ email, password: `${password}!` }, fresh()));
           await accounts.deleteAccount({ password: `${password}!` }, fresh(session.token));
         } else {
           await accounts.deleteAccount({ password }, fresh(session.token));
@@ -148,7 +148,7 @@ describe('the owner’s mail', () => {
     const newest = attack.filter((m) => m.subject.startsWith('Reset your')).at(-1)!;
     await accounts.confirmPasswordReset({ token: tokenOf(newest), newPassword: 'the owner chose this' }, fresh());
     ADA.password = 'the owner chose this';
-    const { session } = await accounts.login(ADA, fresh());
+    const { session } = signedInAtOnce(await accounts.login(ADA, fresh()));
     await accounts.changePassword({ currentPassword: ADA.password, newPassword: 'and then this one' }, fresh(session.token));
     await accounts.requestEmailChange({ newEmail: 'lovelace@example.org', password: 'and then this one' }, fresh(session.token));
     const own = await drain();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAccounts, Pbkdf2PasswordHasher, randomTokens, SECURITY_EVENTS, securityNotices, WrongPassword, type AccountsOptions } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const at = new Date('2031-03-01T12:00:00.000Z');
@@ -86,9 +86,9 @@ describe('the use cases queue each notice with its change', () => {
     // The signup's own mail, the verification link, is no notice.
     expect(await queued()).toEqual([['ada@example.com', 'Confirm your address for sl-accounts']]);
     // The signup's client is a known device: no notice; a client without its proof is new.
-    await accounts.login(ADA, from({ deviceProof: signedUp.device.proof }));
+    signedInAtOnce(await accounts.login(ADA, from({ deviceProof: signedUp.device.proof })));
     expect(await queued()).toEqual([]);
-    const fresh = await accounts.login(ADA, from());
+    const fresh = signedInAtOnce(await accounts.login(ADA, from()));
     await accounts.changePassword({ currentPassword: ADA.password, newPassword: 'a new passphrase' }, from({ sessionToken: fresh.session.token }));
     await accounts.deleteAccount({ password: 'a new passphrase' }, from({ sessionToken: fresh.session.token }));
     expect(await queued()).toEqual([
@@ -121,7 +121,7 @@ describe('the use cases queue each notice with its change', () => {
     // The signup's own mail, the verification link, is no notice.
     expect(await queued()).toEqual([['ada@example.com', 'Confirm your address for sl-accounts']]);
     await expect(accounts.login({ ...ADA, password: 'wrong password' }, from())).rejects.toThrow();
-    const fresh = await accounts.login(ADA, from());
+    const fresh = signedInAtOnce(await accounts.login(ADA, from()));
     await expect(accounts.changePassword({ currentPassword: 'wrong one', newPassword: 'a new passphrase' }, from({ sessionToken: fresh.session.token }))).rejects.toBeInstanceOf(WrongPassword);
     await expect(accounts.deleteAccount({ password: 'wrong one' }, from({ sessionToken: fresh.session.token }))).rejects.toBeInstanceOf(WrongPassword);
     expect(await queued()).toEqual([]);
@@ -132,15 +132,15 @@ describe('the use cases queue each notice with its change', () => {
     const { accounts, queued, claim, clock } = setup();
     await accounts.signup(ADA, from());
     await queued();
-    for (let i = 0; i < 5; i++) await accounts.login(ADA, from());
+    for (let i = 0; i < 5; i++) signedInAtOnce(await accounts.login(ADA, from()));
     expect(await queued()).toEqual([NEW, NEW, NEW]);
     // Other accounts have their own bound.
     await accounts.signup({ ...ADA, email: 'grace@example.com' }, from());
-    await accounts.login({ ...ADA, email: 'grace@example.com' }, from());
+    signedInAtOnce(await accounts.login({ ...ADA, email: 'grace@example.com' }, from()));
     expect((await queued()).filter(([, subject]) => subject === NEW[1])).toEqual([['grace@example.com', NEW[1]]]);
     clock.advance(60 * 60_000);
     const hourLater = clock.now().getTime();
-    await accounts.login(ADA, from());
+    signedInAtOnce(await accounts.login(ADA, from()));
     // Only what this hour queued (the mails claimed before are due again: their lease ran out).
     expect((await claim()).filter((m) => m.createdAt.getTime() >= hourLater).map((m) => [m.to, m.subject])).toEqual([NEW]);
 
@@ -157,8 +157,8 @@ describe('the use cases queue each notice with its change', () => {
     const signedUp = await accounts.signup(ADA, from());
     // The signup's own mail, the verification link, is no notice.
     expect(await queued()).toEqual([['ada@example.com', 'Confirm your address for sl-accounts']]);
-    await accounts.login(ADA, from({ deviceProof: signedUp.device.proof }));
-    await accounts.login(ADA, from());
+    signedInAtOnce(await accounts.login(ADA, from({ deviceProof: signedUp.device.proof })));
+    signedInAtOnce(await accounts.login(ADA, from()));
     expect(await queued()).toEqual([['ada@example.com', '[sl-accounts] New sign-in to your account']]);
   });
 });

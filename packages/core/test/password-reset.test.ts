@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Pbkdf2PasswordHasher, RESET_TOKEN_TTL_MS, Unauthenticated, ValidationError, createAccountManager, createAccounts, digestToken, randomTokens, type QueuedMail } from '@sl-accounts/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
 const NEW_PASSWORD = 'a new and longer passphrase';
@@ -52,7 +52,7 @@ describe('password reset', () => {
   it('the token sets the password once, ends every session, and the old password no longer works', async () => {
     const { accounts, mails } = setup();
     const first = await accounts.signup(ADA, meta());
-    const second = await accounts.login(ADA, meta());
+    const second = signedInAtOnce(await accounts.login(ADA, meta()));
     await accounts.requestPasswordReset({ email: ADA.email }, meta());
     // Beside the notice of the login's new device.
     const token = tokenOf((await mails()).find((mail) => mail.subject.startsWith('Reset your'))!);

@@ -2,8 +2,8 @@
  * `/auth.md`: how an automated agent signs in. Operations, answers, bounds, limits and lifetimes are
  * generated from the route table and the code that enforces them, as the OpenAPI document is.
  */
-import { ACCOUNT_LOGIN_LIMIT, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS } from '@sl-accounts/core';
-import { API_ROUTES, BODY_LIMIT_BYTES, SESSION_COOKIE, sessionCookie, type ApiRoute } from '@sl-accounts/http';
+import { ACCOUNT_LOGIN_LIMIT, LOGIN_CHALLENGE_TTL_MS, MAX_CHALLENGE_FAILURES, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS, STEP_UP_WINDOW_MS } from '@sl-accounts/core';
+import { API_ROUTES, BODY_LIMIT_BYTES, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE, sessionCookie, type ApiRoute } from '@sl-accounts/http';
 import { EXAMPLE_USER_RESPONSE } from '@sl-accounts/http/examples';
 import { routeResponses } from './openapi.ts';
 import { operationName, operationWriter, section, type Place } from './operation-text.ts';
@@ -48,6 +48,9 @@ export function authMarkdown(requestBase: string, serviceName: string): string {
   const logout = operations.one('logout');
   const resetRequest = operations.one('requestPasswordReset');
   const resetConfirm = operations.one('confirmPasswordReset');
+  const startTotp = operations.one('startTotp');
+  const confirmTotp = operations.one('confirmTotp');
+  const secondFactor = operations.one('loginSecondFactor');
   const account = operations.rest((route) => route.tag === 'accounts');
   const others = operations.rest();
   return `# auth.md: signing in to ${serviceName}
@@ -90,6 +93,24 @@ A session lasts **${ttl}** from the moment it was issued (\`Max-Age=${SESSION_TT
 ${logout}
 
 Without a valid session the answer is \`401\` (and the cookie is cleared too). Logging out ends only the session of the cookie sent; other sessions of the account stay.
+
+## 4a. Two-factor authentication (TOTP)
+
+An account may turn on a second factor: an authenticator code (RFC 6238 TOTP: HMAC-SHA-1, 6 digits, 30-second steps, as every authenticator app computes it; an agent computes it from the secret with any TOTP library, e.g. \`otpauth\` or \`pyotp\`). Then ${name('login')} answers \`202\` with \`{"ok":true,"secondFactor":{"methods":["totp","recovery"],"expiresAt":"…"}}\`, no session, and a \`Set-Cookie: ${LOGIN_CHALLENGE_COOKIE}=<challenge>\` header (${describeDuration(LOGIN_CHALLENGE_TTL_MS)}, once); send that cookie and a current code to ${name('loginSecondFactor')}, which answers as a login does. An account without a second factor never sees a \`202\`.
+
+${startTotp}
+
+Keep \`secret\` (base32): it is shown once. Compute the current code from it and turn the factor on:
+
+${confirmTotp}
+
+Keep the recovery codes: each signs in once instead of a code (\`{"recoveryCode":"…"}\` below). Every other session of the account has ended.
+
+${secondFactor}
+
+Replace \`<6-digit code>\` with the code for the current 30-second step. A code works once: wait for the next step before sending another. Wrong codes count per challenge (${MAX_CHALLENGE_FAILURES} end it: log in again) and per account (\`429\`).
+
+With two-factor authentication on, changing the password or the address, deleting the account and turning the factor off also need a current \`code\` in their body, unless this session verified a factor in the last ${describeDuration(STEP_UP_WINDOW_MS)} (\`403\` with \`code\` \`second_factor_required\` otherwise).
 
 ${section('5. Sessions, password and account', `${account}\n\nThe examples follow one account: the password change takes the signup password to a new one, which the deletion then gives. A wrong password given to change the password or delete the account counts as a failed login of the account (see the rate limits below). Operations that change the account refuse browser requests from another site's page (\`403\`), as login does.`)}## 6. Forgotten password
 

@@ -6,13 +6,13 @@
  */
 import { z } from 'zod';
 import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { ErrorResponse, Health, Ok, Session, SessionsResponse, User, UserResponse } from './response-schemas.ts';
+import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse } from './response-schemas.ts';
 import { describeBounds } from './wording.ts';
 
 /** A JSON Schema, as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
-const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health };
+const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes };
 
 /**
  * The id of each request schema of the route table: its own `meta({ id })`, as the core's schemas

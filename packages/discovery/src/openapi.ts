@@ -20,6 +20,10 @@ import {
   RESET_ADDRESS_POLICY,
   SESSION_PASSWORD_POLICY,
   SESSION_TTL_MS,
+  SECOND_FACTOR_ACCOUNT_POLICY,
+  SECOND_FACTOR_DEVICE_POLICY,
+  SECOND_FACTOR_LIMIT,
+  SECOND_FACTOR_SESSION_POLICY,
   parseRequest,
   type RateLimitRule,
 } from '@sl-accounts/core';
@@ -40,10 +44,13 @@ import { SESSION_PASSWORD_SENTENCE, describeDuration, describeLimit, inertUrl, m
 
 /** The 400 of an operation sent an empty object: one issue per required field. */
 function validationExample(route: ApiRoute): unknown {
-  try {
-    parseRequest(route.requestBody!, {});
-  } catch (error) {
-    return errorExample(error);
+  // A body whose fields are all optional (renewing recovery codes within a step-up) refuses what is no object.
+  for (const body of [{}, []]) {
+    try {
+      parseRequest(route.requestBody!, body);
+    } catch (error) {
+      return errorExample(error);
+    }
   }
   throw new Error(`${route.operationId} accepts an empty body; it needs another 400 example`);
 }
@@ -75,6 +82,9 @@ const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
   [EMAIL_LINK_ACCOUNT_POLICY]: EMAIL_LINK_ACCOUNT_LIMIT,
   [INBOX_POLICY]: INBOX_LIMIT,
   [PROFILE_SESSION_POLICY]: PROFILE_SESSION_LIMIT,
+  [SECOND_FACTOR_ACCOUNT_POLICY]: SECOND_FACTOR_LIMIT,
+  [SECOND_FACTOR_DEVICE_POLICY]: SECOND_FACTOR_LIMIT,
+  [SECOND_FACTOR_SESSION_POLICY]: SECOND_FACTOR_LIMIT,
 };
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
@@ -197,6 +207,9 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(EMAIL_LINK_ACCOUNT_POLICY) ? ['the account’s limit on mailed links'] : []),
     ...(route.alsoLimited?.includes(INBOX_POLICY) ? ['the share of mail anyone can cause that the address’s inbox had in the last hour (the account’s link is then not spent)'] : []),
     ...(route.alsoLimited?.includes(PROFILE_SESSION_POLICY) ? ['this session’s own limit on changes of name'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_ACCOUNT_POLICY) ? ['the account’s limit on wrong second-factor codes (then even the right code, until the window ends)'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_DEVICE_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on wrong codes instead of the account’s'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_SESSION_POLICY) ? ['this session’s own limit on wrong second-factor codes'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }

@@ -54,6 +54,7 @@ export function operationSection(route: ApiRoute, place: Place): string {
     `**${route.summary}.**`,
     prefixPaths(route.description, place.prefix),
     ...(route.auth === 'session' ? ['Send the session cookie.'] : route.cookieAdvice ? [route.cookieAdvice] : []),
+    ...(route.loginChallenge ? ['Send the `sl_login` cookie the login’s 202 set (replace `<challenge>` with its value).'] : []),
     ...(route.limited ? [`At most ${describeLimit(RATE_LIMITS[route.limited])} per client IP.`] : []),
     ...(route.alsoLimited?.includes(SESSION_PASSWORD_POLICY) ? [SESSION_PASSWORD_SENTENCE] : []),
   ].join(' ');
@@ -64,7 +65,7 @@ export function operationSection(route: ApiRoute, place: Place): string {
     about,
     ...(parameters.length > 0 ? [`${parameters.map((name) => `Replace \`<${name}>\``).join(' and ')} in the path as the table says.\n\n${parameterTable(route, place)}`] : []),
     schema ? `JSON body (\`Content-Type: application/json\`):\n\n${fieldTable(schema)}` : 'No request body.',
-    ['```sh', curl(route.method, `${place.url}${path}`, { body: route.requestExample, cookie: route.auth === 'session' || route.cookieAdvice !== undefined }), '```'].join('\n'),
+    ['```sh', curl(route.method, `${place.url}${path}`, { body: route.requestExample, cookie: route.auth === 'session' || route.cookieAdvice !== undefined, loginChallenge: route.loginChallenge === true }), '```'].join('\n'),
     `Answers:\n\n${answers(route, place)}`,
   ].join('\n\n');
 }

@@ -57,3 +57,32 @@ export const Session = z.object({
 });
 
 export const SessionsResponse = z.object({ ok: z.literal(true), sessions: z.array(Session) });
+
+/** `POST /api/login`'s 202 for an account with a second factor on (docs/decisions/0043-login-challenge-and-statuses.md). */
+export const SecondFactorChallenge = z.object({
+  ok: z.literal(true),
+  secondFactor: z.object({
+    methods: z.array(z.enum(['totp', 'recovery', 'passkey'])).meta({ description: 'What finishes the login: `totp` (a code at `POST /api/login/second-factor`), `recovery` (a recovery code there), `passkey`.' }),
+    expiresAt: z.iso.datetime().meta({ description: 'When the challenge (the `sl_login` cookie) expires.' }),
+  }),
+});
+
+/** A login's second step: a login's answer, and how many recovery codes are left when one was used. */
+export const SecondFactorLoginResponse = z.object({
+  ok: z.literal(true),
+  user: User,
+  recoveryCodesLeft: z.int().min(0).optional().meta({ description: 'When a recovery code was used: how many are left.' }),
+});
+
+/** The start of TOTP enrolment. */
+export const TotpEnrolment = z.object({
+  ok: z.literal(true),
+  otpauthUri: z.string().meta({ description: 'The `otpauth://totp/…` URI (SHA1, 6 digits, 30 s) an authenticator app reads, usually from a QR code of it.' }),
+  secret: z.string().meta({ description: 'The shared secret, base32; shown this once.' }),
+});
+
+/** Recovery codes, shown once. */
+export const RecoveryCodes = z.object({
+  ok: z.literal(true),
+  recoveryCodes: z.array(z.string()).meta({ description: 'Single-use codes that stand in for the authenticator app’s code; shown this once.' }),
+});

@@ -3,7 +3,7 @@
  * no number is typed twice.
  */
 import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl-accounts/core';
-import { API_ROUTES, BODY_LIMIT_BYTES, SESSION_COOKIE, type ApiRoute } from '@sl-accounts/http';
+import { API_ROUTES, BODY_LIMIT_BYTES, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE, type ApiRoute } from '@sl-accounts/http';
 
 const UNITS = [
   ['day', 86_400_000],
@@ -138,10 +138,11 @@ export function markdownLink(url: string): string {
 const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /** A curl command line, split over lines for reading. */
-export function curl(method: ApiRoute['method'], url: string, options: { body?: unknown; cookie?: boolean } = {}): string {
+export function curl(method: ApiRoute['method'], url: string, options: { body?: unknown; cookie?: boolean; loginChallenge?: boolean } = {}): string {
   return [
     `curl -i -X ${method} "${url}"`,
     ...(options.cookie ? [`  -H 'Cookie: ${SESSION_COOKIE}=<token>'`] : []),
+    ...(options.loginChallenge ? [`  -H 'Cookie: ${LOGIN_CHALLENGE_COOKIE}=<challenge>'`] : []),
     ...(options.body === undefined ? [] : [`  -H 'Content-Type: application/json'`, `  -d ${shellQuoted(JSON.stringify(options.body))}`]),
   ].join(' \\\n');
 }

@@ -71,6 +71,12 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   email_taken: 409,
   rate_limited: 429,
   store_unavailable: 503,
+  login_challenge_invalid: 401,
+  invalid_code: 401,
+  wrong_code: 403,
+  second_factor_required: 403,
+  two_factor_state: 409,
+  two_factor_unavailable: 503,
 };
 
 /** A client error found by the transport (body rules, routing); its message is safe to show. */

@@ -15,6 +15,12 @@ import {
   Unauthenticated,
   ValidationError,
   WrongPassword,
+  LoginChallengeInvalid,
+  InvalidCode,
+  WrongCode,
+  SecondFactorRequired,
+  TwoFactorState,
+  SecondFactorUnavailable,
   type ContactInput,
   type LoginInput,
   type SignupInput,
@@ -67,6 +73,27 @@ export const EXAMPLE_HEALTH = { ok: true, status: 'ok', service: DEFAULT_SERVICE
 /** `GET /api/health`'s answer when the store does not. */
 export const EXAMPLE_UNHEALTHY = { ok: false, status: 'unavailable', service: DEFAULT_SERVICE_NAME, time: EXAMPLE_TIME } as const;
 
+/** `POST /api/login`'s answer for an account with a second factor on (ADR 0043). */
+export const EXAMPLE_SECOND_FACTOR_CHALLENGE = { ok: true, secondFactor: { methods: ['totp', 'recovery'], expiresAt: '2026-01-01T12:05:00.000Z' } } as const;
+/** A login's second step with a TOTP code. */
+export const EXAMPLE_SECOND_FACTOR_LOGIN = { code: '<6-digit code>' } as const;
+/** The start of TOTP enrolment. */
+export const EXAMPLE_START_TOTP = { password: EXAMPLE_SIGNUP.password } as const;
+/** Its answer. */
+export const EXAMPLE_TOTP_ENROLMENT = {
+  ok: true,
+  otpauthUri: 'otpauth://totp/sl-accounts:ada%40example.com?issuer=sl-accounts&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30',
+  secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+} as const;
+/** The code that turns TOTP on. */
+export const EXAMPLE_CONFIRM_TOTP = { code: '<6-digit code>' } as const;
+/** The recovery codes, shown once. */
+export const EXAMPLE_RECOVERY_CODES = { ok: true, recoveryCodes: ['k3j9q-x7p2m', 'a8d2c-0fzr4', 'q1w9e-8tyv3', 'm4n6b-v2c8x', 'p0o9i-8u7y6', 't5r4e-3w2q1', 'z9x8c-7v6b5', 'n4m3k-2j1h0', 'g9f8d-7s6a5', 'y4t3r-2e1w0'] } as const;
+/** Turning TOTP off. */
+export const EXAMPLE_DISABLE_TOTP = { password: EXAMPLE_SIGNUP.password, code: '<6-digit code>' } as const;
+/** Renewing the recovery codes. */
+export const EXAMPLE_RENEW_RECOVERY_CODES = { code: '<6-digit code>' } as const;
+
 /** The body the API answers for `error`. */
 export function errorExample(error: unknown): unknown {
   return JSON.parse(answerForThrown(error, silentLogger, 'example').body as string);
@@ -86,4 +113,11 @@ export const ERROR_EXAMPLES = {
   unsupportedEncoding: errorExample(new HttpError(415, UNSUPPORTED_ENCODING, 'unsupported_encoding')),
   internal: errorExample(new Error('an example of a bug')),
   unavailable: errorExample(new StoreUnavailable()),
+  loginChallengeInvalid: errorExample(new LoginChallengeInvalid()),
+  invalidCode: errorExample(new InvalidCode()),
+  wrongCode: errorExample(new WrongCode()),
+  secondFactorRequired: errorExample(new SecondFactorRequired()),
+  twoFactorOn: errorExample(new TwoFactorState('Two-factor authentication is on already: turn it off first')),
+  twoFactorOff: errorExample(new TwoFactorState('Two-factor authentication is not on')),
+  twoFactorUnavailable: errorExample(new SecondFactorUnavailable()),
 } as const;

@@ -37,3 +37,4 @@ export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes.ts'
 export type { PathParameter, RequestSchema } from './routes.ts';
 export { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from './session-cookie.ts';
 export { DEVICE_COOKIE, deviceCookie } from './session-cookie.ts';
+export { LOGIN_CHALLENGE_COOKIE, loginChallengeCookie, clearedLoginChallengeCookie } from './session-cookie.ts';

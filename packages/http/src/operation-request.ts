@@ -3,7 +3,7 @@ import { readJsonBody } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';
 import { silentLogger, type Logger } from './logger.ts';
-import { DEVICE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
+import { DEVICE_COOKIE, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
 
 /**
  * The request as an operation reads it: its cookies, path segments, client and body reader, and the
@@ -39,6 +39,13 @@ export class OperationRequest {
   deviceProof(): string | readonly string[] | null {
     const cookie = headerValue(this.request.headers, 'cookie');
     return cookie ? cookieValues(cookie, DEVICE_COOKIE) : null;
+  }
+
+  /** The `sl_login` cookie's value (the first one sent), or `null`. */
+  loginChallenge(): string | null {
+    const cookie = headerValue(this.request.headers, 'cookie');
+    const values = cookie ? cookieValues(cookie, LOGIN_CHALLENGE_COOKIE) : null;
+    return typeof values === 'string' ? values : (values?.[0] ?? null);
   }
 
   /** A `{name}` segment of the route's path, as the request spelled it (percent-decoded). */

@@ -24,6 +24,18 @@ import {
   SESSION_PASSWORD_POLICY,
   SignupRequest,
   UpdateProfileRequest,
+  StartTotpRequest,
+  ConfirmTotpRequest,
+  DisableTotpRequest,
+  RenewRecoveryCodesRequest,
+  SecondFactorLoginRequest,
+  LOGIN_CHALLENGE_TTL_MS,
+  MAX_CHALLENGE_FAILURES,
+  RECOVERY_CODE_COUNT,
+  SECOND_FACTOR_ACCOUNT_POLICY,
+  SECOND_FACTOR_DEVICE_POLICY,
+  SECOND_FACTOR_SESSION_POLICY,
+  STEP_UP_WINDOW_MS,
   type Accounts,
   type parseRequest,
   type LimitedOperation,
@@ -49,11 +61,19 @@ import {
   EXAMPLE_UNHEALTHY,
   EXAMPLE_UPDATE_PROFILE,
   EXAMPLE_USER_RESPONSE,
+  EXAMPLE_SECOND_FACTOR_CHALLENGE,
+  EXAMPLE_SECOND_FACTOR_LOGIN,
+  EXAMPLE_START_TOTP,
+  EXAMPLE_TOTP_ENROLMENT,
+  EXAMPLE_CONFIRM_TOTP,
+  EXAMPLE_RECOVERY_CODES,
+  EXAMPLE_DISABLE_TOTP,
+  EXAMPLE_RENEW_RECOVERY_CODES,
 } from './examples.ts';
-import { clearedSessionCookie, DEVICE_COOKIE, deviceCookie, sessionCookie } from './session-cookie.ts';
+import { clearedLoginChallengeCookie, clearedSessionCookie, DEVICE_COOKIE, deviceCookie, LOGIN_CHALLENGE_COOKIE, loginChallengeCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
-export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse';
+export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes';
 
 /** One documented response of a route. */
 export interface DocumentedResponse {
@@ -99,6 +119,8 @@ interface RouteFields {
    * and say this, and OpenAPI marks the cookie optional.
    */
   readonly cookieAdvice?: string;
+  /** The operation reads the `sl_login` cookie (a login's second step): the documents show it in the command. */
+  readonly loginChallenge?: boolean;
   /** The per-client rate limit the operation counts against, if any. */
   readonly limited?: LimitedOperation;
   /** Further limits that may count a request after `limited` (their RateLimit policies follow its own). */
@@ -193,7 +215,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/login',
     operationId: 'login',
     summary: 'Log in',
-    description: 'Checks the credentials and starts a fresh session; a session cookie sent along is ended first. A login from a browser without the account’s device cookie mails the account a new-device security notice (unless turned off).',
+    description: `Checks the credentials and starts a fresh session; a session cookie sent along is ended first. A login from a browser without the account’s device cookie mails the account a new-device security notice (unless turned off). For an account with two-factor authentication on, the right password starts no session: the answer is 202 with \`secondFactor\` and an \`${LOGIN_CHALLENGE_COOKIE}\` cookie (${LOGIN_CHALLENGE_TTL_MS / 60_000} minutes, once), and \`POST /api/login/second-factor\` finishes the login.`,
     tag: 'accounts',
     changesState: true,
     auth: 'public',
@@ -203,11 +225,58 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestExample: EXAMPLE_LOGIN,
     responses: {
       '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
+      '202': {
+        description: `The password is right and the account has two-factor authentication on: no session yet. \`secondFactor.methods\` says what finishes the login at \`POST /api/login/second-factor\`; the \`${LOGIN_CHALLENGE_COOKIE}\` cookie carries the challenge there.`,
+        body: 'SecondFactorChallenge',
+        example: EXAMPLE_SECOND_FACTOR_CHALLENGE,
+        headers: {
+          'Set-Cookie': {
+            description: `\`${loginChallengeCookie('<token>', LOGIN_CHALLENGE_TTL_MS / 1000)}\` (under a prefix, its \`Path\` is that login's), and the session cookie cleared.`,
+            required: true,
+            schema: { type: 'string', pattern: `^${LOGIN_CHALLENGE_COOKIE}=[^;]+;` },
+          },
+        },
+      },
       '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
     },
     run: async (accounts, request) => {
-      const { user, session, device, limits } = await accounts.login(request.bodyReader(), request.meta());
+      const result = await accounts.login(request.bodyReader(), request.meta());
+      if ('secondFactor' in result) {
+        const { token, maxAgeSeconds, methods, expiresAt } = result.secondFactor;
+        return {
+          status: 202,
+          body: { ok: true, secondFactor: { methods, expiresAt: expiresAt.toISOString() } },
+          setCookie: [loginChallengeCookie(token, maxAgeSeconds, request.base), clearedSessionCookie()],
+          limits: result.limits,
+        };
+      }
+      const { user, session, device, limits } = result;
       return userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds, request.base)], limits);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/login/second-factor',
+    operationId: 'loginSecondFactor',
+    summary: 'Finish a login with a second factor',
+    description: `The second step of a login that answered 202: a \`code\` from the authenticator app (6 digits, 30-second steps, one step either side accepted, each code once) or one \`recoveryCode\` (each once; a notice is mailed and \`recoveryCodesLeft\` says how many remain), with the \`${LOGIN_CHALLENGE_COOKIE}\` cookie the first step set. Answers as a login does. ${MAX_CHALLENGE_FAILURES} wrong codes end the challenge (log in again); wrong codes are also limited per account, or per browser with the account’s device cookie.`,
+    tag: 'accounts',
+    changesState: true,
+    auth: 'public',
+    loginChallenge: true,
+    limited: 'secondFactor',
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_DEVICE_POLICY],
+    requestBody: SecondFactorLoginRequest,
+    requestExample: EXAMPLE_SECOND_FACTOR_LOGIN,
+    responses: {
+      '200': { description: 'Signed in with a fresh session (`recoveryCodesLeft` when a recovery code was used).', body: 'SecondFactorLoginResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
+      '401': { description: `\`invalid_code\`: the code is wrong, used already, or not this account’s. \`login_challenge_invalid\`: no \`${LOGIN_CHALLENGE_COOKIE}\` cookie, or its challenge expired, was used, or ended; log in again.`, body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCode },
+    },
+    run: async (accounts, request) => {
+      const result = await accounts.loginSecondFactor(request.bodyReader(), { ...request.meta(), loginChallenge: request.loginChallenge() });
+      const { user, session, device, limits } = result;
+      const answer = userResponse(200, user, [sessionCookie(session.token, session.maxAgeSeconds), deviceCookie(device.proof, device.maxAgeSeconds, request.base), clearedLoginChallengeCookie(request.base)], limits);
+      return result.recoveryCodesLeft === undefined ? answer : { ...answer, body: { ...(answer.body as object), recoveryCodesLeft: result.recoveryCodesLeft } };
     },
   },
   {
@@ -301,11 +370,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/password',
     operationId: 'changePassword',
     summary: 'Change the password',
-    description: 'Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays, and mails the account a security notice (unless turned off).',
+    description: `Sets a new password (the signup bounds) after checking the current one, ends every other session of the user and voids a pending reset link; the session of the cookie sent along stays, and mails the account a security notice (unless turned off). With two-factor authentication on, it also needs a current TOTP \`code\` in the body, unless a factor was verified for this session in the last ${STEP_UP_WINDOW_MS / 60_000} minutes (a login’s second step, or a code sent with an earlier change): 403 \`second_factor_required\` otherwise.`,
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
     requestBody: ChangePasswordRequest,
     requestExample: EXAMPLE_CHANGE_PASSWORD,
     responses: {
@@ -437,11 +506,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/email',
     operationId: 'requestEmailChange',
     summary: 'Change the e-mail address',
-    description: `Checks the password, then mails a link to \`newEmail\` (valid ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours, once; it replaces any link mailed before) and a notice to the address the account has. The address changes only when the link is confirmed at \`POST /api/email-verification/confirm\`, if it is still free then. Every request counts against the account’s limit on mailed links (3 an hour), right password or not. The new address’s inbox takes a few mails an hour that anyone can cause (links from all accounts, signups); when others used them all, the answer is 429 and the account’s link is not spent.`,
+    description: `Checks the password, then mails a link to \`newEmail\` (valid ${EMAIL_TOKEN_TTL_MS / 3_600_000} hours, once; it replaces any link mailed before) and a notice to the address the account has. The address changes only when the link is confirmed at \`POST /api/email-verification/confirm\`, if it is still free then. Every request counts against the account’s limit on mailed links (3 an hour), right password or not. The new address’s inbox takes a few mails an hour that anyone can cause (links from all accounts, signups); when others used them all, the answer is 429 and the account’s link is not spent. With two-factor authentication on, it also needs a current TOTP \`code\` in the body, unless a factor was verified for this session in the last ${STEP_UP_WINDOW_MS / 60_000} minutes (a login’s second step, or a code sent with an earlier change): 403 \`second_factor_required\` otherwise.`,
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [EMAIL_LINK_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, INBOX_POLICY],
+    alsoLimited: [EMAIL_LINK_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, INBOX_POLICY, SECOND_FACTOR_SESSION_POLICY],
     requestBody: EmailChangeRequest,
     requestExample: EXAMPLE_EMAIL_CHANGE,
     responses: {
@@ -460,11 +529,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/me',
     operationId: 'deleteAccount',
     summary: 'Delete the account',
-    description: 'Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A security notice goes to the address it had (unless turned off).',
+    description: `Deletes the signed-in user, their sessions and reset token after checking the password, and clears the cookie; the address may then sign up again, as a new account that inherits nothing (device cookies of the old one count for nothing). A security notice goes to the address it had (unless turned off). With two-factor authentication on, it also needs a current TOTP \`code\` in the body, unless a factor was verified for this session in the last ${STEP_UP_WINDOW_MS / 60_000} minutes (a login’s second step, or a code sent with an earlier change): 403 \`second_factor_required\` otherwise.`,
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
     requestBody: DeleteAccountRequest,
     requestExample: EXAMPLE_DELETE_ACCOUNT,
     responses: {
@@ -475,6 +544,98 @@ export const API_ROUTES: readonly ApiRoute[] = [
     run: async (accounts, request) => {
       const { limits } = await accounts.deleteAccount(request.bodyReader(), request.meta());
       return { status: 200, body: { ok: true }, setCookie: clearedSessionCookie(), limits };
+    },
+  },  {
+    method: 'POST',
+    path: '/api/two-factor/totp',
+    operationId: 'startTotp',
+    summary: 'Start TOTP enrolment',
+    description: 'Checks the password and answers a new TOTP secret: `otpauthUri` (show it as a QR code for an authenticator app) and `secret` (base32, to type in). Nothing changes until `POST /api/two-factor/totp/confirm` sends a code of it; a new start replaces an unconfirmed secret. The secret is stored encrypted and never shown again.',
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    alsoLimited: [SESSION_PASSWORD_POLICY],
+    requestBody: StartTotpRequest,
+    requestExample: EXAMPLE_START_TOTP,
+    responses: {
+      '200': { description: 'The secret to enrol.', body: 'TotpEnrolment', example: EXAMPLE_TOTP_ENROLMENT },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
+      '409': { description: 'TOTP is on already (`two_factor_state`): turn it off first.', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOn },
+      '503': { description: 'No key to encrypt secrets is configured (`two_factor_unavailable`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorUnavailable },
+    },
+    run: async (accounts, request) => {
+      const { otpauthUri, secret, limits } = await accounts.startTotp(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true, otpauthUri, secret }, limits };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/two-factor/totp/confirm',
+    operationId: 'confirmTotp',
+    summary: 'Turn TOTP on',
+    description: `Turns TOTP on with a current \`code\` of the secret \`POST /api/two-factor/totp\` answered, and answers ${RECOVERY_CODE_COUNT} recovery codes, shown this once (each signs in once instead of a code). Every other session of the account ends, and a security notice is mailed.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    alsoLimited: [SECOND_FACTOR_SESSION_POLICY],
+    requestBody: ConfirmTotpRequest,
+    requestExample: EXAMPLE_CONFIRM_TOTP,
+    responses: {
+      '200': { description: 'TOTP is on; the recovery codes.', body: 'RecoveryCodes', example: EXAMPLE_RECOVERY_CODES },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The code is wrong (`wrong_code`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongCode },
+      '409': { description: 'No enrolment started, or TOTP is on already (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOn },
+    },
+    run: async (accounts, request) => {
+      const { recoveryCodes, limits } = await accounts.confirmTotp(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true, recoveryCodes }, limits };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/two-factor/totp',
+    operationId: 'disableTotp',
+    summary: 'Turn TOTP off',
+    description: `Turns TOTP off and deletes the recovery codes, after the password and a current \`code\` (or a factor verified for this session in the last ${STEP_UP_WINDOW_MS / 60_000} minutes, such as a login with a recovery code). Every other session of the account ends, and a security notice is mailed.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    requestBody: DisableTotpRequest,
+    requestExample: EXAMPLE_DISABLE_TOTP,
+    responses: {
+      '200': { description: 'TOTP is off.', body: 'Ok', example: EXAMPLE_OK },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The password is wrong, the code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
+      '409': { description: 'TOTP is not on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff },
+    },
+    run: async (accounts, request) => {
+      const { limits } = await accounts.disableTotp(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true }, limits };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/two-factor/recovery-codes',
+    operationId: 'renewRecoveryCodes',
+    summary: 'Renew the recovery codes',
+    description: `Replaces the recovery codes with ${RECOVERY_CODE_COUNT} new ones, shown this once; the old ones stop working. Needs a current TOTP \`code\`, or a factor verified for this session in the last ${STEP_UP_WINDOW_MS / 60_000} minutes. A security notice is mailed.`,
+    tag: 'accounts',
+    auth: 'session',
+    changesState: true,
+    alsoLimited: [SECOND_FACTOR_SESSION_POLICY],
+    requestBody: RenewRecoveryCodesRequest,
+    requestExample: EXAMPLE_RENEW_RECOVERY_CODES,
+    responses: {
+      '200': { description: 'The new recovery codes.', body: 'RecoveryCodes', example: EXAMPLE_RECOVERY_CODES },
+      '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
+      '409': { description: 'No second factor is on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff },
+    },
+    run: async (accounts, request) => {
+      const { recoveryCodes, limits } = await accounts.renewRecoveryCodes(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true, recoveryCodes }, limits };
     },
   },
 ];

@@ -28,3 +28,19 @@ export const DEVICE_COOKIE = 'sl_device';
 export function deviceCookie(proof: string, maxAgeSeconds: number, base = ''): string {
   return `${DEVICE_COOKIE}=${proof}; Max-Age=${maxAgeSeconds}; Path=${base}/api/login; HttpOnly; Secure; SameSite=Lax`;
 }
+
+/**
+ * The login challenge's cookie (docs/decisions/0043-login-challenge-and-statuses.md): the password
+ * was right, the second factor is still to come. Sent only to the login's own paths, as `sl_device`.
+ */
+export const LOGIN_CHALLENGE_COOKIE = 'sl_login';
+
+/** `sl_login=<token>; Max-Age=…; Path=<base>/api/login; HttpOnly; Secure; SameSite=Lax`. */
+export function loginChallengeCookie(token: string, maxAgeSeconds: number, base = ''): string {
+  return `${LOGIN_CHALLENGE_COOKIE}=${token}; Max-Age=${maxAgeSeconds}; Path=${base}/api/login; HttpOnly; Secure; SameSite=Lax`;
+}
+
+/** Drops the `sl_login` cookie (the challenge was used). */
+export function clearedLoginChallengeCookie(base = ''): string {
+  return `${LOGIN_CHALLENGE_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=${base}/api/login; HttpOnly; Secure; SameSite=Lax`;
+}

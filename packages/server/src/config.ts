@@ -94,6 +94,12 @@ export interface Config {
   readonly metrics: MetricsConfig | undefined;
   readonly http: HttpLimits;
   readonly mail: MailConfig;
+  /** SECRETS_KEY (base64 of 32 bytes), or `undefined` (see `production`). */
+  readonly secretsKey: string | undefined;
+  /** The issuer authenticator apps show; default the service name. */
+  readonly totpIssuer: string | undefined;
+  /** NODE_ENV=production: no development stand-ins (a missing SECRETS_KEY refuses to start while a factor is on). */
+  readonly production: boolean;
 }
 
 /** Where mails go, and how the outbox worker sends them. */
@@ -203,6 +209,10 @@ const Env = z
     MAIL_LEASE_MS: milliseconds(DEFAULT_MAIL_LEASE_MS),
     MAIL_RETRY_BASE_MS: milliseconds(DEFAULT_RETRY_SCHEDULE.baseMs),
     MAIL_RETRY_MAX_MS: milliseconds(DEFAULT_RETRY_SCHEDULE.maxMs),
+    // 32 random bytes, base64 (`openssl rand -base64 32`): seals TOTP secrets at rest (ADR 0044).
+    SECRETS_KEY: optional(z.string().refine((v) => Buffer.from(v, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), 'must be 32 bytes, base64-encoded (openssl rand -base64 32)')),
+    TOTP_ISSUER: optional(z.string().min(1).max(100).regex(/^[^:]+$/, 'must not contain a colon (authenticator apps read it as the label separator)')),
+    NODE_ENV: optional(z.string()),
   })
   .superRefine((env, ctx) => {
     if (env.STORE === 'postgres' && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['STORE'], message: 'STORE=postgres needs DATABASE_URL' });
@@ -251,6 +261,9 @@ const Env = z
         // Behind trusted proxies every connection comes from a proxy: the proxy's limits apply.
         maxConnectionsPerAddress: env.MAX_CONNECTIONS_PER_ADDRESS ?? (env.TRUST_PROXY > 0 ? 0 : DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
       },
+      secretsKey: env.SECRETS_KEY,
+      totpIssuer: env.TOTP_ISSUER,
+      production: env.NODE_ENV === 'production',
       mail: {
         smtp: env.SMTP_URL === undefined ? undefined : { url: env.SMTP_URL, timeoutMs: env.SMTP_TIMEOUT_MS },
         from: env.MAIL_FROM ?? DEFAULT_MAIL_FROM,

@@ -7,7 +7,7 @@
  */
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_PBKDF2_ITERATIONS, Pbkdf2PasswordHasher, type Accounts, type AccountsOptions, type Clock, type TokenGenerator } from '@sl-accounts/core';
+import { DEFAULT_PBKDF2_ITERATIONS, developmentSecretBox, Pbkdf2PasswordHasher, secretBox, type Accounts, type AccountsOptions, type Clock, type SecretBox, type TokenGenerator } from '@sl-accounts/core';
 import { apiReferencePage } from '@sl-accounts/docs-page';
 import type { Logger } from '@sl-accounts/http';
 import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/http-node';
@@ -99,6 +99,7 @@ export async function configureService(config: Config, overrides: ServerOverride
   // PUBLIC_URL, else at this server's own address (known once it listens: PORT=0 picks one).
   let ownAddress = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const linkBase = config.publicUrl === undefined ? () => ownAddress + config.basePath : config.publicUrl + config.basePath;
+  const secrets = await secretsOf(config, store, logger);
   const composed = await createService({
     store,
     // openStore migrated it, and said so if it could not.
@@ -116,6 +117,8 @@ export async function configureService(config: Config, overrides: ServerOverride
       resetAddressLimit: config.resetAddressLimit,
       inboxLimit: config.inboxLimit,
       securityNotices: config.securityNotices,
+      secrets,
+      ...(config.totpIssuer === undefined ? {} : { totpIssuer: config.totpIssuer }),
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
     },
@@ -208,4 +211,24 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
         await configured.close(node.close(DRAIN_MS));
       })()),
   };
+}
+
+/**
+ * The box that seals second factors' secrets (docs/decisions/0044-step-up-and-secrets-at-rest.md):
+ * SECRETS_KEY's; without it, in production, none (TOTP enrolment answers 503), and the start is
+ * refused while any account has TOTP on (its codes could not be checked: its owner would be left
+ * with recovery codes only); outside production, the development box, with a warning.
+ */
+export async function secretsOf(config: Config, store: { readonly totp: { countEnabled(): Promise<number> }; close(): Promise<void> }, logger: { warn(obj: object, msg: string): void }): Promise<SecretBox | null> {
+  if (config.secretsKey !== undefined) return secretBox(config.secretsKey);
+  if (!config.production) {
+    logger.warn({}, 'SECRETS_KEY is not set: TOTP secrets are sealed with the development key, which protects nothing (set SECRETS_KEY=$(openssl rand -base64 32) in production)');
+    return developmentSecretBox();
+  }
+  const enabled = await store.totp.countEnabled();
+  if (enabled > 0) {
+    await store.close();
+    throw new Error(`SECRETS_KEY is not set, and ${enabled} account(s) have TOTP on: their codes cannot be checked without it. Set SECRETS_KEY to the key they were enrolled under.`);
+  }
+  return null;
 }

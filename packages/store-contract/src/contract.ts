@@ -17,6 +17,7 @@ import { outboxCases } from './cases/outbox.ts';
 import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
+import { secondFactorCases } from './cases/second-factors.ts';
 import { sessionCases } from './cases/sessions.ts';
 import { unitOfWorkCases } from './cases/units-of-work.ts';
 import { userCases } from './cases/users.ts';
@@ -88,5 +89,6 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('device keys', () => deviceKeyCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
     describe('units of work and the members the rules build on', () => unitOfWorkCases(current));
+    describe('second factors: TOTP, recovery codes, login challenges, step-ups', () => secondFactorCases(current));
   });
 }

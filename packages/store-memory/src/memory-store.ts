@@ -4,7 +4,7 @@ import { deleteWhere } from './delete-where.ts';
 import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
-import { emailTokenRepository, resetTokenRepository, sessionRepository, userRepository, type Where } from './repositories.ts';
+import { emailTokenRepository, loginChallengeRepository, recoveryCodeRepository, resetTokenRepository, sessionRepository, stepUpRepository, totpRepository, userRepository, type Where } from './repositories.ts';
 import { Tables, Unit } from './tables.ts';
 
 /**
@@ -68,7 +68,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     // What a unit of work queues or stores beyond the tables waits for its commit.
     const queued: OutboxRepository = { add: async (mail) => unit.later(() => outbox.queue(mail)) };
     const contactsOf: ContactRepository = { add: async (message) => unit.later(() => contacts.keep(message)) };
-    return { users: userRepository(where), sessions: sessionRepository(where), resetTokens: resetTokenRepository(where), emailTokens: emailTokenRepository(where), contacts: contactsOf, outbox: queued };
+    return {
+      users: userRepository(where),
+      sessions: sessionRepository(where),
+      resetTokens: resetTokenRepository(where),
+      emailTokens: emailTokenRepository(where),
+      contacts: contactsOf,
+      outbox: queued,
+      totp: totpRepository(where),
+      recoveryCodes: recoveryCodeRepository(where),
+      loginChallenges: loginChallengeRepository(where),
+      stepUps: stepUpRepository(where),
+    };
   };
   const autocommit = repositories(new Unit(false));
   const sessions = Object.defineProperty(outside(gate, 'sessions', autocommit.sessions), 'size', { get: () => tables.sessions.size }) as MemoryStore['sessions'];
@@ -87,6 +98,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     sessions,
     resetTokens: outside(gate, 'resetTokens', autocommit.resetTokens),
     emailTokens: outside(gate, 'emailTokens', autocommit.emailTokens),
+    totp: outside(gate, 'totp', autocommit.totp),
+    recoveryCodes: outside(gate, 'recoveryCodes', autocommit.recoveryCodes),
+    loginChallenges: outside(gate, 'loginChallenges', autocommit.loginChallenges),
+    stepUps: outside(gate, 'stepUps', autocommit.stepUps),
     contacts,
     outbox,
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys, guard),
@@ -114,6 +129,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
             emailTokens: live('emailTokens', tx.emailTokens),
             contacts: live('contacts', tx.contacts),
             outbox: live('outbox', tx.outbox),
+            totp: live('totp', tx.totp),
+            recoveryCodes: live('recoveryCodes', tx.recoveryCodes),
+            loginChallenges: live('loginChallenges', tx.loginChallenges),
+            stepUps: live('stepUps', tx.stepUps),
           });
           ended = true;
           unit.commit();
@@ -138,6 +157,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           resetTokens: deleteWhere(tables.resetTokens, expired) + deleteWhere(tables.unboundResetTokens, expired),
           emailTokens: deleteWhere(tables.emailTokens, expired),
           standIns: outbox.deleteStandIns(now),
+          loginChallenges: deleteWhere(tables.loginChallenges, expired),
         };
       }),
 

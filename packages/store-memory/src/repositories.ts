@@ -3,6 +3,10 @@ import {
   EmailTaken,
   FIRST_CREDENTIAL_GENERATION,
   type EmailTokenRepository,
+  type LoginChallengeRepository,
+  type RecoveryCodeRepository,
+  type StepUpRepository,
+  type TotpRepository,
   type InProcessRevocations,
   type ResetTokenRepository,
   type SessionInfo,
@@ -70,6 +74,9 @@ export function userRepository(where: Where): UserRepository {
       tables.put(unit, tables.users, userId, undefined);
       tables.put(unit, tables.idByEmail, record.email, undefined);
       tables.put(unit, tables.emailTokens, userId, undefined);
+      tables.put(unit, tables.totp, userId, undefined);
+      tables.put(unit, tables.recoveryCodes, userId, undefined);
+      for (const [digest, challenge] of tables.loginChallenges) if (challenge.userId === userId) tables.put(unit, tables.loginChallenges, digest, undefined);
       for (const [email, token] of tables.resetTokens) if (token.userId === userId) tables.put(unit, tables.resetTokens, email, undefined);
       return true;
     },
@@ -162,9 +169,107 @@ export function emailTokenRepository({ tables, unit }: Where): EmailTokenReposit
         if (token.tokenDigest !== tokenDigest) continue;
         if (token.expiresAt.getTime() <= now.getTime()) return null;
         tables.put(unit, tables.emailTokens, userId, undefined);
+      tables.put(unit, tables.totp, userId, undefined);
+      tables.put(unit, tables.recoveryCodes, userId, undefined);
+      for (const [digest, challenge] of tables.loginChallenges) if (challenge.userId === userId) tables.put(unit, tables.loginChallenges, digest, undefined);
         return { ...token, userId };
       }
       return null;
+    },
+  };
+}
+
+// Each method below is one synchronous step between awaits: the check and the write of a
+// compare-and-set cannot be split by another request (the memory store's units of work are serial).
+
+export function totpRepository({ tables, unit }: Where): TotpRepository {
+  return {
+    async putPending(userId, sealedSecret, createdAt) {
+      if (!tables.users.has(userId) || tables.totp.get(userId)?.enabled) return false;
+      tables.put(unit, tables.totp, userId, { userId, sealedSecret, enabled: false, lastUsedStep: null, createdAt });
+      return true;
+    },
+
+    async find(userId) {
+      return tables.totp.get(userId) ?? null;
+    },
+
+    async enable(userId, sealedSecret, step) {
+      const factor = tables.totp.get(userId);
+      if (!factor || factor.enabled || factor.sealedSecret !== sealedSecret) return false;
+      tables.put(unit, tables.totp, userId, { ...factor, enabled: true, lastUsedStep: step });
+      return true;
+    },
+
+    async useStep(userId, step) {
+      const factor = tables.totp.get(userId);
+      if (!factor?.enabled || (factor.lastUsedStep !== null && factor.lastUsedStep >= step)) return false;
+      tables.put(unit, tables.totp, userId, { ...factor, lastUsedStep: step });
+      return true;
+    },
+
+    async delete(userId) {
+      if (!tables.totp.has(userId)) return false;
+      tables.put(unit, tables.totp, userId, undefined);
+      return true;
+    },
+
+    async countEnabled() {
+      let n = 0;
+      for (const factor of tables.totp.values()) if (factor.enabled) n++;
+      return n;
+    },
+  };
+}
+
+export function recoveryCodeRepository({ tables, unit }: Where): RecoveryCodeRepository {
+  return {
+    async replace(userId, digests) {
+      tables.put(unit, tables.recoveryCodes, userId, digests.length === 0 || !tables.users.has(userId) ? undefined : new Set(digests));
+    },
+
+    async use(userId, digest) {
+      const codes = tables.recoveryCodes.get(userId);
+      if (!codes?.has(digest)) return null;
+      const left = new Set(codes);
+      left.delete(digest);
+      tables.put(unit, tables.recoveryCodes, userId, left.size === 0 ? undefined : left);
+      return left.size;
+    },
+
+    async count(userId) {
+      return tables.recoveryCodes.get(userId)?.size ?? 0;
+    },
+  };
+}
+
+export function loginChallengeRepository({ tables, unit }: Where): LoginChallengeRepository {
+  return {
+    async put(challenge) {
+      if (tables.users.get(challenge.userId)?.credentialGeneration !== challenge.credentialGeneration) return false;
+      tables.put(unit, tables.loginChallenges, challenge.tokenDigest, challenge);
+      return true;
+    },
+
+    async take(tokenDigest, now) {
+      const challenge = tables.loginChallenges.get(tokenDigest);
+      if (!challenge || challenge.expiresAt.getTime() <= now.getTime()) return null;
+      tables.put(unit, tables.loginChallenges, tokenDigest, undefined);
+      return challenge;
+    },
+  };
+}
+
+export function stepUpRepository({ tables, unit }: Where): StepUpRepository {
+  return {
+    async record(sessionDigest, kind, at) {
+      if (!tables.sessions.has(sessionDigest)) return false;
+      tables.put(unit, tables.stepUps, sessionDigest, { kind, verifiedAt: at });
+      return true;
+    },
+
+    async find(sessionDigest) {
+      return tables.stepUps.get(sessionDigest) ?? null;
     },
   };
 }

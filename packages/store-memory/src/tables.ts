@@ -1,4 +1,4 @@
-import type { NewEmailToken, ResetToken, UserRecord } from '@sl-accounts/core';
+import type { LoginChallenge, NewEmailToken, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -65,6 +65,14 @@ export class Tables {
   readonly unboundResetTokens = new Map<string, ResetToken>();
   /** E-mail tokens by user id: one per user, the newest. */
   readonly emailTokens = new Map<number, NewEmailToken>();
+  /** TOTP factors by user id (pending or on). */
+  readonly totp = new Map<number, TotpFactor>();
+  /** Recovery code digests by user id (a fresh set on every replacement: never changed in place). */
+  readonly recoveryCodes = new Map<number, ReadonlySet<string>>();
+  /** Login challenges by token digest. */
+  readonly loginChallenges = new Map<string, LoginChallenge>();
+  /** Each session's newest step-up, by token digest; removed with the session. */
+  readonly stepUps = new Map<string, StepUp>();
 
   /** Sets (or with `undefined` deletes) `key` in `map`, recording the undo in `unit`. */
   put<K, V>(unit: Unit, map: Map<K, V>, key: K, value: V | undefined): void {
@@ -95,6 +103,7 @@ export class Tables {
     const session = this.sessions.get(digest);
     if (!session) return undefined;
     this.put(unit, this.sessions, digest, undefined);
+    this.put(unit, this.stepUps, digest, undefined);
     const user = this.sessionsByUser.get(session.userId)!;
     this.#unindex(session.userId, user, digest);
     unit.wrote(() => {

@@ -247,6 +247,38 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await sql`create index mail_outbox_kind_due_at_idx on mail_outbox ((${sql.raw(KIND_RANK)}), due_at)`.execute(db);
     },
   },
+  '0012_second_factor': {
+    // Second factors (docs/decisions/0043-login-challenge-and-statuses.md, 0044): one TOTP factor per
+    // account (pending or on) whose secret the core sealed (AES-256-GCM under SECRETS_KEY) and the
+    // last time step a code was accepted for (the replay guard, a compare-and-set); recovery codes
+    // as digests; login challenges as digests, bound to the generation the password was checked
+    // under; step-ups per session. Everything goes with its account (or session).
+    async up(db) {
+      await sql`create table totp_factors (
+        user_id integer primary key references users(id) on delete cascade,
+        sealed_secret text not null check (sealed_secret like 'v1.%'),
+        enabled boolean not null,
+        last_used_step bigint check (last_used_step >= 0),
+        created_at timestamptz not null)`.execute(db);
+      await sql`create table recovery_codes (
+        user_id integer not null references users(id) on delete cascade,
+        code_digest text not null check (code_digest ~ '^[0-9a-f]{64}$'),
+        primary key (user_id, code_digest))`.execute(db);
+      await sql`create table login_challenges (
+        token_digest text primary key check (token_digest ~ '^[0-9a-f]{64}$'),
+        user_id integer not null references users(id) on delete cascade,
+        credential_generation integer not null,
+        failures integer not null check (failures >= 0),
+        created_at timestamptz not null,
+        expires_at timestamptz not null)`.execute(db);
+      await sql`create index login_challenges_expires_at_idx on login_challenges (expires_at)`.execute(db);
+      await sql`create index login_challenges_user_id_idx on login_challenges (user_id)`.execute(db);
+      await sql`create table step_ups (
+        session_digest text primary key references sessions(token_digest) on delete cascade,
+        kind text not null check (kind in ('totp', 'recovery', 'passkey')),
+        verified_at timestamptz not null)`.execute(db);
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

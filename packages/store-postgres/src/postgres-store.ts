@@ -19,6 +19,7 @@ import { PostgresDeviceKeyStore } from './device-key-store.ts';
 import { emailTokenRepository, resetTokenRepository } from './tokens.ts';
 import { unitOn, type Unit } from './unit.ts';
 import { userRepository } from './users.ts';
+import { DELETE_EXPIRED_CHALLENGES, loginChallengeRepository, recoveryCodeRepository, stepUpRepository, totpRepository } from './second-factors.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
 export interface PostgresStore extends Store {
@@ -230,6 +231,10 @@ function repositories(unit: Unit): Repositories {
     emailTokens: emailTokenRepository(unit),
     contacts: contactRepository(unit),
     outbox: outboxRepository(unit),
+    totp: totpRepository(unit),
+    recoveryCodes: recoveryCodeRepository(unit),
+    loginChallenges: loginChallengeRepository(unit),
+    stepUps: stepUpRepository(unit),
   };
 }
 
@@ -264,14 +269,15 @@ function storeOn(db: Kysely<Database>, connections: Connections, revocations: Se
     revocations,
     async deleteExpired(now) {
       // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
-      const [sessions, resetTokens, emailTokens, standIns] = await Promise.all([
+      const [sessions, resetTokens, emailTokens, standIns, challenges] = await Promise.all([
         deleteExpiredSessions(rows, now),
         deleteExpiredResets(rows, now),
         deleteExpiredEmailTokens(rows, now),
         deleteStandIns(rows, now),
+        rows(DELETE_EXPIRED_CHALLENGES, [now]) as Promise<{ n: number }[]>,
       ]);
       published?.publish(sessions.map((r) => r.token_digest));
-      return { sessions: sessions.length, resetTokens: resetTokens[0]!.n, emailTokens: emailTokens[0]!.n, standIns: standIns[0]!.n };
+      return { sessions: sessions.length, resetTokens: resetTokens[0]!.n, emailTokens: emailTokens[0]!.n, standIns: standIns[0]!.n, loginChallenges: challenges[0]!.n };
     },
     ping: async () => {
       await sql`select 1`.execute(db);

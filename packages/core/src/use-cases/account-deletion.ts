@@ -6,6 +6,7 @@ import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { signedIn } from './sessions.ts';
+import { stepUp } from './totp-codes.ts';
 
 export interface AccountDeletionUseCases {
   /**
@@ -23,6 +24,8 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         const session = await signedIn(context, meta);
         const input = parseRequest(DeleteAccountRequest, await readBody(body));
         const record = await confirmPassword(context, session, input.password, tally);
+        // With a second factor on: a code in the body, or one verified for this session lately (ADR 0044).
+        await stepUp(context, session, input.code, tally);
         // The notice is queued in the deletion's transaction, to the address the account had: it goes
         // although the account is gone, and never for a deletion that did not happen.
         const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record));

@@ -3,10 +3,14 @@ import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import { createAccountManager, type AccountManager, type ManagedStore } from '../account-manager.ts';
 import { INBOX_LIMIT, inboxBudget, slotBudget, type InboxBudget } from '../inbox.ts';
 import type { RateLimitRule } from '../ports.ts';
-import type { Ports } from '../store.ts';
+import type { SecretBox } from '../secrets.ts';
+import type { FactorKind, Ports } from '../store.ts';
 import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
+
+/** How long a second factor verified for a session lets it make the owner's changes: 10 minutes. */
+export const STEP_UP_WINDOW_MS = 10 * 60_000;
 
 /** The service's name where nothing else is configured: health answers, documents, logs. */
 export const DEFAULT_SERVICE_NAME = 'sl-accounts';
@@ -61,6 +65,29 @@ export interface AccountsOptions {
   readonly securityNotices?: SecurityNoticeOptions;
   /** New-device notices mailed per account and window; default NEW_DEVICE_NOTICE_LIMIT; `null`: one per such login. */
   readonly newDeviceNoticeLimit?: RateLimitRule | null;
+  /**
+   * Seals the secrets of second factors at rest (see secrets.ts: `secretBox(SECRETS_KEY)`). Unset:
+   * TOTP cannot be enrolled (503 `two_factor_unavailable`), and an account that has it on cannot
+   * pass its second step with a code (recovery codes still work). The server passes the
+   * development box outside production when no key is configured.
+   */
+  readonly secrets?: SecretBox | null;
+  /** The issuer an authenticator app shows beside the account (the `otpauth://` URI's); default the service name. */
+  readonly totpIssuer?: string;
+  /** How long a second factor verified for a session lets it make the owner's changes (a step-up); default STEP_UP_WINDOW_MS. */
+  readonly stepUpWindowMs?: number;
+  /**
+   * Further kinds of second factor (passkeys): each says whether an account has it on. TOTP and
+   * recovery codes are built in; an account with any factor on logs in through a challenge.
+   */
+  readonly factorSources?: readonly FactorSource[];
+}
+
+/** A kind of second factor an account may have on (see `AccountsOptions.factorSources`). */
+export interface FactorSource {
+  readonly kind: FactorKind;
+  /** Whether the account has this factor on. */
+  isOn(userId: number): Promise<boolean>;
 }
 
 /** What every group of use cases is built on: the ports, and the options with their defaults filled in. */
@@ -96,6 +123,12 @@ export interface UseCaseContext {
   readonly maxSessions: number;
   /** The security notices, as configured; each use case hands its notice to the manager with its change. */
   readonly notices: SecurityNotices;
+  /** Seals second factors' secrets; `null` when no key is configured. */
+  readonly secrets: SecretBox | null;
+  readonly totpIssuer: string;
+  readonly stepUpWindowMs: number;
+  /** Every kind of second factor an account may have on: TOTP, recovery codes, then `AccountsOptions.factorSources`. */
+  readonly factorSources: readonly FactorSource[];
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
@@ -128,6 +161,9 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     if (!isSecurityEvent(event)) throw new RangeError(`securityNotices: unknown event ${event} (known: ${SECURITY_EVENTS.join(', ')})`);
   }
 
+  const stepUpWindowMs = options.stepUpWindowMs ?? STEP_UP_WINDOW_MS;
+  if (!Number.isInteger(stepUpWindowMs) || stepUpWindowMs < 1) throw new RangeError('stepUpWindowMs must be a positive integer');
+
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
 
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
@@ -151,6 +187,14 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     contactTo: options.contactTo,
     maxSessions,
     notices: securityNotices({ serviceName, resetUrl, now: () => clock.now(), enabled: options.securityNotices }),
+    secrets: options.secrets ?? null,
+    totpIssuer: options.totpIssuer ?? serviceName,
+    stepUpWindowMs,
+    factorSources: [
+      { kind: 'totp', isOn: async (userId) => (await ports.store.totp.find(userId))?.enabled === true },
+      { kind: 'recovery', isOn: async (userId) => (await ports.store.recoveryCodes.count(userId)) > 0 },
+      ...(options.factorSources ?? []),
+    ],
     async limit(operation, meta, tally) {
       const address = canonicalIp(meta.clientIp) ?? UNKNOWN_CLIENT;
       await countRequest(rateLimiter, operation, `${operation}:${clientKey(address, ipv6Prefix)}`, rules[operation], clock.now(), tally);

@@ -17,6 +17,7 @@ import { addressNotice } from './address-notices.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
+import { stepUp } from './totp-codes.ts';
 
 /** How long a verification or change-of-address link is valid, from its mail. */
 export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
@@ -193,6 +194,8 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         // account test addresses (and spend a hash on each) without bound.
         const link = await countLink(session.user.id, tally);
         const record = await confirmPassword(context, session, input.password, tally);
+        // With a second factor on: a code in the body, or one verified for this session lately (ADR 0044).
+        await stepUp(context, session, input.code, tally);
         if (input.newEmail === record.email) throw new ValidationError([{ path: 'newEmail', message: 'is the address the account has' }]);
         // An early answer only: the confirmation decides, by the unique index, whoever took it since.
         if (await users.findByEmail(input.newEmail)) throw new EmailTaken();

@@ -2,12 +2,14 @@ import { DEVICE_LOGIN_POLICY } from '../device-proofs.ts';
 import { InvalidCredentials } from '../errors.ts';
 import type { User, UserRecord } from '../store.ts';
 import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, NEW_DEVICE_NOTICE_POLICY, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
-import { LoginRequest, parseRequest } from '../schemas.ts';
+import { LoginRequest, parseRequest, SecondFactorLoginRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { factorMethods, finishLogin, hasSecondFactor, startChallenge, type SecondFactorNeeded } from './second-factor.ts';
 import { issueSession } from './sessions.ts';
+import { codeVerifier } from './two-factor.ts';
 import type { SignedIn } from './signup.ts';
 
 export interface LoginUseCases {
@@ -16,7 +18,19 @@ export interface LoginUseCases {
    * Throws ValidationError, InvalidCredentials (also when the account's credentials changed while
    * the password was being checked) or RateLimited.
    */
-  login(body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota>;
+  login(body: RequestBody, meta: RequestMeta): Promise<(SignedIn | SecondFactorNeeded) & Quota>;
+  /**
+   * A login's second step: a TOTP `code` or a `recoveryCode` for the challenge the first step
+   * started (`loginChallenge`, the `sl_login` cookie). Throws ValidationError, LoginChallengeInvalid,
+   * InvalidCode or RateLimited. `recoveryCodesLeft` says how many remain when one was used.
+   */
+  loginSecondFactor(body: RequestBody, meta: LoginChallengeMeta): Promise<SignedIn & Quota & { readonly recoveryCodesLeft?: number }>;
+}
+
+/** A login's second step's request: the `sl_login` token besides what a login knows. */
+export interface LoginChallengeMeta extends RequestMeta {
+  /** The `sl_login` cookie's token, if the client sent one. */
+  readonly loginChallenge?: string | null;
 }
 
 export function loginUseCases(context: UseCaseContext): LoginUseCases {
@@ -42,7 +56,7 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
   }
 
   /** Login's steps, inside `withQuota`. */
-  async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<SignedIn> {
+  async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<SignedIn | SecondFactorNeeded> {
     await context.limit('login', meta, tally);
     const input = parseRequest(LoginRequest, await readBody(body));
     // The account first: a device proof is bound to its id, and its credential generation, read
@@ -74,6 +88,16 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     const presented = meta.sessionToken;
     if (typeof presented === 'string') await sessions.delete(digestToken(presented));
     else if (presented) for (const token of presented) await sessions.delete(digestToken(token));
+    // An account with a second factor on gets a challenge, not a session (ADR 0043): the password
+    // alone opens nothing. Checked after the password, so the answer tells no stranger whether an
+    // account has a factor.
+    // One primary-key lookup per kind for an account without a factor (TOTP's; passkeys add theirs);
+    // the recovery codes are counted only for the answer of an account with one.
+    if (await hasSecondFactor(context, record.id)) {
+      const secondFactor = await startChallenge(context, record, await factorMethods(context, record.id));
+      if (!secondFactor) throw new InvalidCredentials();
+      return { secondFactor };
+    }
     // The password was right when it was read; if it has changed since (a change, a reset, a
     // deletion committed while it was hashed), no session is stored and the old password has
     // opened nothing.
@@ -89,6 +113,14 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
   }
 
   return {
-    login: (body: RequestBody, meta: RequestMeta): Promise<SignedIn & Quota> => withQuota((tally) => login(body, meta, tally)),
+    login: (body: RequestBody, meta: RequestMeta): Promise<(SignedIn | SecondFactorNeeded) & Quota> => withQuota((tally) => login(body, meta, tally)),
+    loginSecondFactor: (body: RequestBody, meta: LoginChallengeMeta) =>
+      withQuota(async (tally) => {
+        await context.limit('secondFactor', meta, tally);
+        const input = parseRequest(SecondFactorLoginRequest, await readBody(body));
+        let left: number | undefined;
+        const signed = await finishLogin(context, meta.loginChallenge, meta, codeVerifier(context, input, meta, (n) => (left = n)), tally, newDeviceNotice);
+        return left === undefined ? signed : { ...signed, recoveryCodesLeft: left };
+      }),
   };
 }

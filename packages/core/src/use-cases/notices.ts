@@ -25,6 +25,14 @@ export const SECURITY_EVENTS = [
   'account-deleted',
   /** A sign-in from a client that presented no genuine device proof for the account. */
   'new-device-sign-in',
+  /** A second factor was turned on (TOTP; passkeys name their own). */
+  'two-factor-enabled',
+  /** A second factor was turned off. */
+  'two-factor-disabled',
+  /** A recovery code was used to sign in (the notice says how many are left). */
+  'recovery-code-used',
+  /** New recovery codes replaced the old ones. */
+  'recovery-codes-renewed',
 ] as const;
 
 /** An event that has a security notice (see `SECURITY_EVENTS`). */
@@ -47,6 +55,8 @@ export interface NoticeDetails {
   readonly newEmail?: string;
   /** For `email-changed`: the notice goes to the address the account moved to, not the one it left. */
   readonly toNewAddress?: boolean;
+  /** For `recovery-code-used`: how many recovery codes are left. */
+  readonly remaining?: number;
 }
 
 /** The notices as the use cases write them. */
@@ -88,6 +98,17 @@ function describe(event: SecurityEvent, serviceName: string, details: NoticeDeta
       };
     case 'account-deleted':
       return { subject: 'Your account was deleted', what: `Your ${serviceName} account was deleted, with all its sessions. This is the last mail it sends you.` };
+    case 'two-factor-enabled':
+      return { subject: 'Two-factor authentication was turned on', what: `An authenticator app now guards your ${serviceName} account: signing in takes its code after the password. Every other session of the account was signed out.` };
+    case 'two-factor-disabled':
+      return { subject: 'Two-factor authentication was turned off', what: `The authenticator app no longer guards your ${serviceName} account: the password alone signs in. Every other session of the account was signed out.` };
+    case 'recovery-code-used':
+      return {
+        subject: 'A recovery code was used',
+        what: `Someone signed in to your ${serviceName} account with one of its recovery codes instead of the authenticator app's code. ${details.remaining ?? 0} recovery code(s) are left; each works once.`,
+      };
+    case 'recovery-codes-renewed':
+      return { subject: 'New recovery codes', what: `New recovery codes were made for your ${serviceName} account; the old ones no longer work.` };
     case 'new-device-sign-in':
       return {
         subject: 'New sign-in to your account',

@@ -6,6 +6,7 @@ import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
+import { stepUp } from './totp-codes.ts';
 
 export interface PasswordUseCases {
   /**
@@ -45,6 +46,8 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
         const session = await signedIn(context, meta);
         const input = parseRequest(ChangePasswordRequest, await readBody(body));
         const record = await confirmPassword(context, session, input.currentPassword, tally);
+        // With a second factor on: a code in the body, or one verified for this session lately (ADR 0044).
+        await stepUp(context, session, input.code, tally);
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice is queued with the change, or not at all (a change that lost its race sends none).
         const ended = await context.manager.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record));

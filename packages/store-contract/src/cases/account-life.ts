@@ -152,8 +152,8 @@ export function resetCases(current: CurrentStore): void {
     // tokens and the stand-in, and leaves the mail until it is sent.
     expect((await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE })).map((m) => m.to)).toEqual(['ada@example.com']);
     expect(await store.outbox.depth()).toBe(1);
-    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, resetTokens: 2, emailTokens: 0, standIns: 1 });
-    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0, standIns: 0 });
+    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, resetTokens: 2, emailTokens: 0, standIns: 1, loginChallenges: 0 });
+    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0 });
     expect(await store.outbox.depth()).toBe(1);
   });
 

@@ -173,6 +173,6 @@ export function unitOfWorkCases(current: CurrentStore): void {
     expect(await store.emailTokens.put(ada.id, emailToken(3))).toBe(true);
     expect(await store.emailTokens.take(digest(2003), at(DAY))).toBeNull();
     expect(await store.emailTokens.take(digest(2003), T0)).toEqual({ ...emailToken(3), userId: ada.id });
-    expect(await store.deleteExpired(at(DAY))).toEqual({ sessions: 0, resetTokens: 1, emailTokens: 0, standIns: 0 });
+    expect(await store.deleteExpired(at(DAY))).toEqual({ sessions: 0, resetTokens: 1, emailTokens: 0, standIns: 0, loginChallenges: 0 });
   });
 }

@@ -1,0 +1,74 @@
+/**
+ * TOTP codes (RFC 6238) through the `otpauth` package (no hand-written HOTP): SHA-1, 6 digits,
+ * 30-second steps, one step either side accepted. A code works once: the step it matched is
+ * recorded per account with a compare-and-set in the store (`totp.useStep`), so a replay is refused
+ * in every process. And the step-up of an owner's change, which such a code may give.
+ */
+import { Secret, TOTP } from 'otpauth';
+import { SecondFactorUnavailable, WrongCode } from '../errors.ts';
+import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, type Tally } from '../rate-limits.ts';
+import type { FactorKind, TotpFactor } from '../store.ts';
+import type { UseCaseContext } from './context.ts';
+import { requireStepUp } from './second-factor.ts';
+import type { SignedInSession } from './sessions.ts';
+
+/** The TOTP parameters authenticator apps read from the URI: RFC 6238's defaults, which every app supports. */
+export const TOTP_ALGORITHM = 'SHA1';
+export const TOTP_DIGITS = 6;
+export const TOTP_PERIOD_SECONDS = 30;
+/** Steps accepted either side of the current one (clock drift, a code typed as it changed). */
+export const TOTP_WINDOW = 1;
+/** Where the secret of an account is sealed to: a box moved to another account does not open. */
+export const secretContext = (userId: number) => `totp:${userId}`;
+
+/** A code as typed: spaces and dashes dropped ("123 456"). */
+const digits = (code: string) => code.replace(/[\s-]/g, '');
+
+export function totpOf(context: UseCaseContext, secret: string, label = ''): TOTP {
+  return new TOTP({ issuer: context.totpIssuer, label, algorithm: TOTP_ALGORITHM, digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secret) });
+}
+
+/**
+ * The time step `code` matches for the factor's secret now (within TOTP_WINDOW), or `null`. The
+ * secret is opened here and nowhere else; without a key it cannot be (SecondFactorUnavailable).
+ */
+export function matchingStep(context: UseCaseContext, factor: TotpFactor, code: string): number | null {
+  const { secrets } = context;
+  if (!secrets) throw new SecondFactorUnavailable();
+  const token = digits(code);
+  if (!/^\d{6}$/.test(token)) return null;
+  const timestamp = context.ports.clock.now().getTime();
+  const delta = totpOf(context, secrets.open(factor.sealedSecret, secretContext(factor.userId))).validate({ token, timestamp, window: TOTP_WINDOW });
+  if (delta === null) return null;
+  return TOTP.counter({ period: TOTP_PERIOD_SECONDS, timestamp }) + delta;
+}
+
+/** Checks a code against the account's factor (on) and uses its step: whether it passed. A replayed code (its step or a later one used) fails. */
+export async function useTotpCode(context: UseCaseContext, userId: number, code: string): Promise<boolean> {
+  const factor = await context.ports.store.totp.find(userId);
+  if (!factor?.enabled) return false;
+  const step = matchingStep(context, factor, code);
+  return step !== null && context.ports.store.totp.useStep(userId, step);
+}
+
+/**
+ * A code a signed-in owner gives to confirm a change, counted against the session's own bound on
+ * codes (SECOND_FACTOR_LIMIT) and taken back when right. Throws WrongCode or RateLimited.
+ */
+export async function confirmCode(context: UseCaseContext, session: SignedInSession, code: string, tally: Tally): Promise<FactorKind> {
+  const { store, clock } = context.ports;
+  const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
+  if (!(await useTotpCode(context, session.user.id, code))) throw new WrongCode();
+  await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
+  return 'totp';
+}
+
+/**
+ * The step-up of an owner's change (see `requireStepUp`): with a factor on, `code` (TOTP, checked
+ * and used here) or a factor verified for this session within the window. Throws
+ * SecondFactorRequired, WrongCode or RateLimited.
+ */
+export function stepUp(context: UseCaseContext, session: SignedInSession, code: string | undefined, tally: Tally): Promise<void> {
+  return requireStepUp(context, session.digest, session.user.id, code === undefined ? null : () => confirmCode(context, session, code, tally));
+}
+

@@ -1,0 +1,158 @@
+/**
+ * TOTP (RFC 6238) and recovery codes (docs/decisions/0043 and 0044). The code arithmetic is the
+ * `otpauth` package's (no hand-written HOTP): SHA-1, 6 digits, 30-second steps, one step either
+ * side accepted. A code works once: the step it matched is recorded per account with a
+ * compare-and-set in the store (`totp.useStep`), so a replay is refused in every process.
+ */
+import { randomBytes } from 'node:crypto';
+import { Secret } from 'otpauth';
+import { SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
+import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, withQuota, type Quota } from '../rate-limits.ts';
+import { ConfirmTotpRequest, DisableTotpRequest, parseRequest, RenewRecoveryCodesRequest, StartTotpRequest } from '../schemas.ts';
+import type { LoginChallenge } from '../store.ts';
+import { digestToken } from '../system.ts';
+import { accountNotice } from './account-notices.ts';
+import type { UseCaseContext } from './context.ts';
+import { confirmPassword } from './password.ts';
+import { readBody, type RequestBody, type RequestMeta } from './request.ts';
+import { hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
+import { matchingStep, secretContext, stepUp, totpOf, useTotpCode } from './totp-codes.ts';
+import { signedIn } from './sessions.ts';
+
+/** Recovery codes made at once. */
+export const RECOVERY_CODE_COUNT = 10;
+
+/** An enrolment started: what an authenticator app needs. Shown once; the secret is then only stored sealed. */
+export interface TotpEnrolment {
+  /** `otpauth://totp/<issuer>:<email>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30` (a QR code of it is what apps scan). */
+  readonly otpauthUri: string;
+  /** The secret, base32, for typing in by hand. */
+  readonly secret: string;
+}
+
+/** The use cases of the second factor (TOTP and recovery codes). */
+export interface TwoFactorUseCases {
+  /** Starts (or restarts) TOTP enrolment after checking the password. Throws Unauthenticated, ValidationError, WrongPassword, TwoFactorState (on already), SecondFactorUnavailable, RateLimited. */
+  startTotp(body: RequestBody, meta: RequestMeta): Promise<TotpEnrolment & Quota>;
+  /** Turns TOTP on with a code of the pending secret; answers the recovery codes (shown once). Ends the user's other sessions. Throws Unauthenticated, ValidationError, WrongCode, TwoFactorState (nothing pending), RateLimited. */
+  confirmTotp(body: RequestBody, meta: RequestMeta): Promise<{ readonly recoveryCodes: readonly string[] } & Quota>;
+  /** Turns TOTP off (and deletes the recovery codes) after the password and a code (or a recent step-up). Ends the user's other sessions. */
+  disableTotp(body: RequestBody, meta: RequestMeta): Promise<Quota>;
+  /** Replaces the recovery codes (the old ones die) after a step-up; answers the new ones. Throws TwoFactorState when no factor is on. */
+  renewRecoveryCodes(body: RequestBody, meta: RequestMeta): Promise<{ readonly recoveryCodes: readonly string[] } & Quota>;
+}
+
+/** A recovery code as typed, normalised: lower case, without spaces and dashes. */
+const normaliseRecoveryCode = (code: string) => code.toLowerCase().replace(/[\s-]/g, '');
+
+/** Crockford's base32 alphabet (no i, l, o, u): a recovery code reads aloud and types without ambiguity. */
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** A recovery code: 10 characters (50 random bits) shown as `xxxxx-xxxxx`. */
+function newRecoveryCode(): string {
+  const bytes = randomBytes(10);
+  let code = '';
+  for (const byte of bytes) code += ALPHABET[byte & 31];
+  return `${code.slice(0, 5)}-${code.slice(5)}`;
+}
+
+/** The digest of a recovery code as stored: SHA-256 of its normal form (50 random bits: no salt or slow hash needed at SECOND_FACTOR_LIMIT). */
+const recoveryDigest = (code: string) => digestToken(`recovery:${normaliseRecoveryCode(code)}`);
+
+/** Ten fresh codes and their digests. */
+function recoveryCodes(): { readonly codes: string[]; readonly digests: string[] } {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  return { codes, digests: codes.map(recoveryDigest) };
+}
+
+/**
+ * The verifier of a login's second step with a TOTP `code` or a `recoveryCode` (one of them): a
+ * recovery code is used up, with its notice saying how many are left, in one unit of work. `left`
+ * hears how many recovery codes are left when one was used.
+ */
+export function codeVerifier(context: UseCaseContext, input: { readonly code?: string | undefined; readonly recoveryCode?: string | undefined }, meta: RequestMeta, left: (remaining: number) => void): FactorVerifier {
+  const { store } = context.ports;
+  return async (challenge: LoginChallenge): Promise<VerifiedFactor | null> => {
+    if (input.code !== undefined) return (await useTotpCode(context, challenge.userId, input.code)) ? { kind: 'totp' } : null;
+    const record = await store.users.findById(challenge.userId);
+    if (!record || input.recoveryCode === undefined) return null;
+    // Whether a notice goes at all (and as whose mail) is decided now, outside the unit of work;
+    // its count of codes left is the unit's own.
+    const sample = await accountNotice(context, 'recovery-code-used', meta, record, { remaining: 0 });
+    const notice = (remaining: number) => (sample ? { ...context.notices.notice('recovery-code-used', meta, { remaining })!, kind: sample.kind } : null);
+    const remaining = await context.manager.useRecoveryCode(challenge.userId, recoveryDigest(input.recoveryCode), notice);
+    if (remaining === null) return null;
+    left(remaining);
+    return { kind: 'recovery' };
+  };
+}
+
+export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
+  const { store, clock } = context.ports;
+
+  return {
+    startTotp: (body, meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(StartTotpRequest, await readBody(body));
+        const record = await confirmPassword(context, session, input.password, tally);
+        const { secrets } = context;
+        if (!secrets) throw new SecondFactorUnavailable();
+        const secret = new Secret({ size: 20 }).base32;
+        if (!(await store.totp.putPending(record.id, secrets.seal(secret, secretContext(record.id)), clock.now()))) {
+          if (await store.users.findById(record.id)) throw new TwoFactorState('Two-factor authentication is on already: turn it off first');
+          throw new Unauthenticated();
+        }
+        return { otpauthUri: totpOf(context, secret, record.email).toString(), secret };
+      }),
+
+    confirmTotp: (body, meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(ConfirmTotpRequest, await readBody(body));
+        // The enrolment's codes count against the session's own bound, as every code a session sends.
+        const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
+        const record = await store.users.findById(session.user.id);
+        if (!record) throw new Unauthenticated();
+        const factor = await store.totp.find(record.id);
+        if (!factor || factor.enabled) throw new TwoFactorState(factor ? 'Two-factor authentication is on already' : 'No enrolment started: POST /api/two-factor/totp first');
+        const step = matchingStep(context, factor, input.code);
+        if (step === null) throw new WrongCode();
+        await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
+        const { codes, digests } = recoveryCodes();
+        const notice = await accountNotice(context, 'two-factor-enabled', meta, record);
+        const done = await context.manager.enableTotp(record.id, record.credentialGeneration, factor.sealedSecret, step, digests, session.digest, notice);
+        if (done === null) throw new TwoFactorState('The enrolment changed meanwhile: start it again');
+        // The code just given is a factor verified for this session.
+        await recordStepUp(context, session.digest, 'totp');
+        return { recoveryCodes: codes };
+      }),
+
+    disableTotp: (body, meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(DisableTotpRequest, await readBody(body));
+        const record = await confirmPassword(context, session, input.password, tally);
+        const factor = await store.totp.find(record.id);
+        if (!factor?.enabled) throw new TwoFactorState('Two-factor authentication is not on');
+        await stepUp(context, session, input.code, tally);
+        const notice = await accountNotice(context, 'two-factor-disabled', meta, record);
+        if ((await context.manager.disableTotp(record.id, record.credentialGeneration, session.digest, notice)) === null) throw new Unauthenticated();
+        return {};
+      }),
+
+    renewRecoveryCodes: (body, meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(RenewRecoveryCodesRequest, await readBody(body));
+        if (!(await hasSecondFactor(context, session.user.id))) throw new TwoFactorState('Two-factor authentication is not on');
+        await stepUp(context, session, input.code, tally);
+        const record = await store.users.findById(session.user.id);
+        if (!record) throw new Unauthenticated();
+        const { codes, digests } = recoveryCodes();
+        await context.manager.renewRecoveryCodes(record.id, digests, await accountNotice(context, 'recovery-codes-renewed', meta, record));
+        return { recoveryCodes: codes };
+      }),
+
+  };
+}
