@@ -22,6 +22,12 @@ export default tseslint.config(
     },
   },
   {
+    // pnpm loads its pnpmfile with require(): CommonJS.
+    files: ['.pnpmfile.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // A doc comment's `@word` is a tag to TypeScript wherever white space precedes it, so prose that
     // names a package (`@koa/router`) without backticks ends the comment there in editors' hovers.
     // check-tag-names reads tags at the start of a line only (and passes names with a slash), so
@@ -103,6 +109,7 @@ export default tseslint.config(
     ['http-express', ['express']],
     ['http-fastify', ['fastify']],
     ['http-hono', ['hono', 'hono/*']],
+    ['http-fetch', []],
   ].map(([name, own]) => ({
     files: [`packages/${name}/src/**/*.ts`],
     rules: {
@@ -113,7 +120,7 @@ export default tseslint.config(
             { group: FRAMEWORKS.filter((f) => !own.includes(f)), message: `${name} knows ${own.length ? 'its own framework only' : 'node:http alone: Connect-style hosts take its middleware as it is'}.` },
             { group: [...STORES, '@sl-accounts/server', '@sl-accounts/service', '@sl-accounts/discovery', '@sl-accounts/docs-page', '@sl-accounts/mail-smtp', '@scalar/*'], message: 'host adapters never depend on a store or on the composition: they take { api } (createService gives it); packages/server is the one place that picks a store.' },
             { group: ['@sl-accounts/mcp', '@modelcontextprotocol/*'], message: 'host adapters never name MCP: the contract answers /mcp itself (createHttpApi({ mcp })).' },
-            { group: ['@sl-accounts/http-koa', '@sl-accounts/http-express', '@sl-accounts/http-fastify', '@sl-accounts/http-hono'], message: 'one adapter never imports another; what they share is in @sl-accounts/http-node.' },
+            { group: ['@sl-accounts/http-koa', '@sl-accounts/http-express', '@sl-accounts/http-fastify', '@sl-accounts/http-hono', '@sl-accounts/http-fetch'], message: 'one adapter never imports another; what they share is in @sl-accounts/http-node.' },
           ],
         },
       ],

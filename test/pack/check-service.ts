@@ -140,8 +140,10 @@ async function checkService(base: string): Promise<void> {
  * Starts `entry` (a snippet app) with plain node on `port`, waits until `base` answers, runs the
  * black-box suite against `base` (an app without the docs page: `--no-docs-page`), and stops it. Fails with the suite's failures and the app's output.
  */
-export async function runSpec(entry: string, cwd: string, env: Record<string, string>, base: string): Promise<string> {
-  const child = spawn(process.execPath, [entry], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function runSpec(entry: string | readonly string[], cwd: string, env: Record<string, string>, base: string, guard?: string, page?: string): Promise<string> {
+  // A path runs with this node; a command (bun, deno, next start) as it is.
+  const [command, ...args] = typeof entry === 'string' ? [process.execPath, entry] : entry;
+  const child = spawn(command!, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -155,7 +157,11 @@ export async function runSpec(entry: string, cwd: string, env: Record<string, st
     const lines = stdout.trimEnd().split('\n');
     const failures = lines.filter((line) => line.startsWith('FAIL'));
     assert.equal(code, 0, `spec-run against ${base} failed:\n${failures.join('\n') || stdout}`);
-    return lines.at(-1) ?? '';
+    // One signup for both checks: the black-box run has spent most of this client's signup budget.
+    const session = guard || page ? await signUp(base) : undefined;
+    if (guard) await checkGuard(guard, session!);
+    if (page) await checkPage(page, session!);
+    return `${lines.at(-1) ?? ''}${guard ? `; ${guard}: 401 without a session, the user with one` : ''}${page ? `; ${page}: a redirect without a session, the user's address with one` : ''}`;
   } catch (error) {
     throw new Error(`${(error as Error).message}\n--- app output ---\n${output}`, { cause: error });
   } finally {
@@ -164,9 +170,37 @@ export async function runSpec(entry: string, cwd: string, env: Record<string, st
   }
 }
 
-/** Polls `url` until it answers 200, within 30 s; fails at once when the app exits. */
+/** A new account's session cookie and address. */
+async function signUp(base: string): Promise<{ readonly cookie: string; readonly email: string }> {
+  const email = `guard.${Date.now()}@example.com`;
+  const signup = await fetch(`${base}/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Grace Hopper', email, password: 'a long enough one' }) });
+  assert.equal(signup.status, 201, await signup.text());
+  return { cookie: (signup.headers.getSetCookie().find((c) => c.startsWith('sl_session=')) ?? '').split(';')[0]!, email };
+}
+
+/** The app's guarded route `guard`: 401 without a session, the signed-up user with one. */
+async function checkGuard(guard: string, { cookie, email }: { readonly cookie: string; readonly email: string }): Promise<void> {
+  const refused = await fetch(guard);
+  assert.equal(refused.status, 401, `${guard} without a session`);
+  assert.equal(((await refused.json()) as { ok?: boolean }).ok, false);
+  const user = await fetch(guard, { headers: { cookie } });
+  assert.equal(user.status, 200, `${guard} with the session`);
+  assert.equal(((await user.json()) as { email?: string }).email, email);
+}
+
+/** The app's guarded page `page` (a Next.js server component): a redirect to /signin without a session, the user's address with one. */
+async function checkPage(page: string, { cookie, email }: { readonly cookie: string; readonly email: string }): Promise<void> {
+  const refused = await fetch(page, { redirect: 'manual' });
+  assert.ok(refused.status === 307 || refused.status === 303, `${page} without a session: ${refused.status}`);
+  assert.match(refused.headers.get('location') ?? '', /\/signin$/);
+  const shown = await fetch(page, { headers: { cookie } });
+  assert.equal(shown.status, 200, `${page} with the session`);
+  assert.match(await shown.text(), new RegExp(`Signed in as (<!-- -->)?${email.replaceAll('.', '\\.')}`));
+}
+
+/** Polls `url` until it answers 200, within 60 s (a first Deno run or next start compiles); fails at once when the app exits. */
 async function answering(child: ChildProcess, url: string, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   let exited: number | null = null;
   child.once('exit', (code) => (exited = code ?? -1));
   if (child.exitCode !== null) exited = child.exitCode;
@@ -174,7 +208,7 @@ async function answering(child: ChildProcess, url: string, output: () => string)
     if (exited !== null) throw new Error(`the app exited (code ${exited}) before ${url} answered:\n${output()}`);
     const status = await fetch(url).then((res) => res.status, () => 0);
     if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within 30 s (last: ${status})`);
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within 60 s (last: ${status})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

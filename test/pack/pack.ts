@@ -18,6 +18,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
+import { pbkdf2Sync } from 'node:crypto';
 import { createServer } from 'node:net';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,9 +28,10 @@ import { stripVTControlCharacters } from 'node:util';
 import { createServerDatabase, findPostgresServer } from '@sl-accounts/store-postgres/testing/server';
 import { runSpec, serveAndCheck } from './check-service.ts';
 import { undeclaredImports } from './imports.ts';
-import { HOSTS, MAX_SNIPPET_LINES, PREFIX, documentedTarballs, linesOf, readSnippets, runnable } from './snippets.ts';
+import { HOSTS, MAX_SNIPPET_LINES, PREFIX, WEB_HOSTS, documentedTarballs, linesOf, readSnippets, runnable, runnableWeb, type WebHost } from './snippets.ts';
 import { installSize, type InstallSize } from './sizes.ts';
 
+const STARTED = Date.now();
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const WORK = mkdtempSync(join(tmpdir(), 'sl-pack-'));
 const TARBALLS = join(WORK, 'tarballs');
@@ -46,6 +48,14 @@ const DOCS = join(ROOT, 'docs/embedding.md');
  */
 const SNIPPET_MAIL = { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'accounts@example.org' } as const;
 const BOUNDS = { megabytes: 60, added: 40, packages: 80 } as const;
+/**
+ * The runtimes the web hosts run on, from the npm packages that ship their binaries (installed once
+ * into the work directory, outside the apps, so that no app's size counts them), and the web
+ * frameworks' ranges. Next.js builds with TypeScript's own types for React and Node.
+ */
+const RUNTIMES = { bun: '^1.4.5', deno: '^2.9.6' } as const;
+const WEB_FRAMEWORKS: Record<string, string> = { next: '^16.4.6', react: '^19.2.0', 'react-dom': '^19.2.0', hono: '^4.13.19' };
+const NEXT_TYPES = ['typescript@~6.0.3', '@types/react@^19', '@types/node@^24'];
 
 interface Manifest {
   readonly name: string;
@@ -75,9 +85,9 @@ function run(command: string, args: readonly string[], cwd: string): string {
 }
 
 /** `run`, without holding the event loop: for what runs side by side. */
-function runAsync(command: string, args: readonly string[], cwd: string): Promise<string> {
+function runAsync(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false', ...env } }, (error, stdout, stderr) => {
       if (error) reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) failed:\n${stdout}\n${stderr}`, { cause: error }));
       else resolve(stdout);
     });
@@ -269,15 +279,128 @@ try {
     }
   }
 
+
+  /** The runtimes' binaries, installed once (npm's bin links to the platform package's binary). */
+  async function installRuntimes(): Promise<{ readonly bun: string; readonly deno: string }> {
+    const dir = join(WORK, 'runtimes');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), '{ "name": "sl-pack-runtimes", "private": true }\n');
+    await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...Object.entries(RUNTIMES).map(([name, range]) => `${name}@${range}`)], dir);
+    const bin = (name: string) => join(dir, 'node_modules/.bin', name);
+    console.log(`runtimes: bun ${run(bin('bun'), ['--version'], dir).trim()}, ${run(bin('deno'), ['--version'], dir).split('\n')[0]}`);
+    return { bun: bin('bun'), deno: bin('deno') };
+  }
+
+  /**
+   * One web host's project: the service, a store (and Hono's adapter) with the framework, measured
+   * (at most 3 of our packages for a Bun, Deno or Next.js app), the docs' snippets written as its
+   * files, run on its runtime (Next.js: `next build`, then `next start`) on each store and mount of
+   * `host.runs`, with the black-box suite and the guarded `/me` route checked against each.
+   */
+  async function webHost(host: WebHost, runtimes: { readonly bun: string; readonly deno: string }): Promise<InstallSize> {
+    const log: string[] = [];
+    const project = join(WORK, `web-${host.name}`);
+    log.push(`\n== ${host.name}: npm install of ${host.packages.map((n) => n.replace('@sl-accounts/', '')).join(', ')} and ${host.framework.join(', ') || 'no framework'} into ${project}`);
+    try {
+      mkdirSync(project);
+      writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: `sl-pack-${host.name}`, private: true, type: 'module' }, null, 2)}\n`);
+      const ours = ownClosure(host.packages);
+      await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...ours.map(tarballOf), ...host.framework.map((name) => `${name}@${WEB_FRAMEWORKS[name] ?? 'latest'}`)], project);
+      const size = installSize(project, host.framework);
+      log.push(`${size.packages} packages (${size.own} of ours: ${ours.map((n) => n.replace('@sl-accounts/', '')).join(', ')}; ${size.added} beyond the framework's), ${size.megabytes} MB`);
+      assert.equal(size.own, ours.length, `${host.name}: our packages installed`);
+      if (host.maxOwn !== undefined) assert.ok(size.own <= host.maxOwn, `${host.name}: ${size.own} of our packages installed, more than ${host.maxOwn}`);
+      assert.ok(!size.scalar && !size.pglite, `${host.name}: Scalar or PGlite installed`);
+      assert.ok(size.megabytes <= BOUNDS.megabytes || host.runtime === 'next', `${host.name}: ${size.megabytes} MB installed, more than ${BOUNDS.megabytes}`);
+      if (host.runs.some((r) => r.store === 'memory')) await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...ownClosure(['@sl-accounts/store-memory']).filter((n) => !ours.includes(n)).map(tarballOf)], project);
+      if (host.runtime === 'next') await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--save-dev', ...NEXT_TYPES], project);
+      // Every Next.js app has a root layout; the docs' snippets are the rest.
+      if (host.runtime === 'next') writeFileSync(join(project, 'app/layout.tsx'), (mkdirSync(join(project, 'app'), { recursive: true }), 'export default function RootLayout({ children }: { children: React.ReactNode }) {\n  return <html><body>{children}</body></html>;\n}\n'));
+      for (const runAs of host.runs) {
+        for (const [path, name] of Object.entries(host.files)) {
+          const file = join(project, path);
+          mkdirSync(dirname(file), { recursive: true });
+          writeFileSync(file, runnableWeb(host, name, snippets.get(name)!, runAs));
+        }
+        const database = runAs.store === 'postgres' ? await createServerDatabase(postgres) : undefined;
+        try {
+          const port = String(await freePort());
+          const env = { PORT: port, ...(database ? { DATABASE_URL: database.url } : {}), ...SNIPPET_MAIL };
+          let command: string[];
+          if (host.runtime === 'next') {
+            const next = join(project, 'node_modules/next/dist/bin/next');
+            const started = Date.now();
+            await runAsync(process.execPath, [next, 'build'], project);
+            log.push(`next build: ${Math.round((Date.now() - started) / 1000)} s`);
+            command = [process.execPath, next, 'start', '--port', port, '--hostname', '127.0.0.1'];
+          } else if (host.runtime === 'bun') command = [runtimes.bun, 'run', 'app.ts'];
+          else command = [runtimes.deno, 'run', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', 'app.ts'];
+          const origin = `http://localhost:${port}`;
+          const base = `${origin}${runAs.at === 'prefix' ? PREFIX : ''}`;
+          log.push(`spec-run on ${runAs.store} at ${base}: ${await runSpec(command, project, env, base, `${origin}/me`, host.runtime === 'next' ? `${origin}/profile` : undefined)}`);
+        } finally {
+          await database?.drop();
+        }
+      }
+      return size;
+    } finally {
+      console.log(log.join('\n'));
+    }
+  }
+
+  /**
+   * The hasher's PHC strings are the same on every runtime: a hash made on one verifies on the
+   * others (the same salt and password give the same key), a wrong password on none, and a PHC
+   * made here with node's own PBKDF2 and a fixed salt verifies everywhere.
+   */
+  async function sameHashes(runtimes: { readonly bun: string; readonly deno: string }, project: string): Promise<void> {
+    const script = join(project, 'hashes.ts');
+    writeFileSync(
+      script,
+      [
+        "import { Pbkdf2PasswordHasher } from '@sl-accounts/service/core';",
+        "const hasher = new Pbkdf2PasswordHasher({ iterations: 1000 });",
+        "const phcs: string[] = JSON.parse(process.env.PHCS ?? '[]');",
+        "const mine = await hasher.hash(process.env.PASSWORD!);",
+        "const right = await Promise.all(phcs.map((phc) => hasher.verify(process.env.PASSWORD!, phc)));",
+        "const wrong = await Promise.all(phcs.map((phc) => hasher.verify('not it', phc)));",
+        "console.log(JSON.stringify({ mine, right, wrong }));",
+        '',
+      ].join('\n'),
+    );
+    const password = 'Ångström pass-phrase'.normalize('NFD'); // the hasher normalises to NFC on every runtime
+    const salt = Buffer.from('a fixed salt, 16');
+    const fixed = `$pbkdf2-sha256$i=1000$${salt.toString('base64').replace(/=+$/, '')}$${pbkdf2Sync(password.normalize('NFC'), salt, 1000, 32, 'sha256').toString('base64').replace(/=+$/, '')}`;
+    const phcs = [fixed];
+    const commands: Record<string, string[]> = { node: [process.execPath, script], bun: [runtimes.bun, 'run', script], deno: [runtimes.deno, 'run', '--allow-env', '--allow-read', script] };
+    for (const [runtime, [command, ...args]] of [...Object.entries(commands), ['node', commands.node!] as const]) {
+      const out = JSON.parse(await runAsync(command!, args, project, { PHCS: JSON.stringify(phcs), PASSWORD: password })) as { mine: string; right: boolean[]; wrong: boolean[] };
+      assert.deepEqual(out.right, phcs.map(() => true), `${runtime}: a PHC of ${phcs.length === 1 ? 'node' : 'another runtime'} does not verify`);
+      assert.deepEqual(out.wrong, phcs.map(() => false), `${runtime}: a wrong password verifies`);
+      assert.match(out.mine, /^\$pbkdf2-sha256\$i=1000\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+      phcs.push(out.mine);
+    }
+    console.log(`hasher: ${phcs.length - 1} PHC strings made on node, bun, deno and node verify on each runtime (and a fixed-salt one of node's PBKDF2); a wrong password on none`);
+  }
+
   const found = await findPostgresServer();
   if ('missing' in found) throw new Error(`the snippets run on PostgreSQL: ${found.missing}`);
   const postgres = found.server;
   // The project with every tarball installs meanwhile (it needs no database).
   const fullInstall = installEverything();
   fullInstall.catch(() => {}); // awaited below; a host failing first must not leave it unhandled
+  // The runtimes' binaries download meanwhile too.
+  const runtimesReady = installRuntimes();
+  runtimesReady.catch(() => {});
   const sizes = new Map<string, InstallSize>();
   for (const [host, size] of await inPool(HOSTS, 3, async (host) => [host.name, await leanHost(host)] as const)) sizes.set(host, size);
   await fullInstall;
+
+  step('the web hosts (Bun, Deno, Hono on Bun, Next.js), from the tarballs');
+  const runtimes = await runtimesReady;
+  for (const [host, size] of await inPool(WEB_HOSTS, 2, async (host) => [host.name, await webHost(host, runtimes)] as const)) sizes.set(host, size);
+  step('the hasher on node, bun and deno');
+  await sameHashes(runtimes, join(WORK, 'web-bun'));
 
   step('plain node imports every entry point');
   for (const [name, manifest] of shipped) {
@@ -302,7 +425,9 @@ try {
   }
   // The docs' snippets, as written there.
   mkdirSync(join(APP, 'snippets'));
-  for (const [name, snippet] of snippets) writeFileSync(join(APP, 'snippets', `${name}.ts`), snippet);
+  // The node hosts' snippets: the web hosts' run on their runtimes (Bun's and Deno's globals, Next.js's
+  // own type check in next build) above.
+  for (const host of HOSTS) writeFileSync(join(APP, 'snippets', `${host.name}.ts`), snippets.get(host.name)!);
   // Every package's declarations are checked too, not only what the examples import.
   const everything = [...shipped.entries()].flatMap(([name, m]) => Object.keys(m.exports ?? {}).map((s) => (s === '.' ? name : `${name}/${s.replace(/^\.\//, '')}`)));
   writeFileSync(join(APP, 'all-packages.ts'), everything.map((spec, i) => `export * as p${i} from '${spec}';`).join('\n') + '\n');
@@ -331,7 +456,7 @@ try {
     )}\n`,
   );
   run(process.execPath, [join(APP, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], APP);
-  console.log(`tsc: 0 errors in ${copies.length} example(s), ${snippets.size} snippets and the declarations of ${everything.length} entry points`);
+  console.log(`tsc: 0 errors in ${copies.length} example(s), ${HOSTS.length} snippets and the declarations of ${everything.length} entry points`);
 
   step('an embedder’s test (docs/testing.md), run with vitest from the installed packages');
   // test/embedder/*.test.ts (docs/testing.md's and the README's) as a user copies them: type-checked
@@ -349,8 +474,9 @@ try {
   }
 
   step('install sizes: each host on PostgreSQL, without the docs page, from the tarballs');
-  console.log('| Host | Packages | of them beyond the framework | MB | Scalar | PGlite |\n|---|---|---|---|---|---|');
-  for (const [name, size] of sizes) console.log(`| ${name} | ${size.packages} | ${size.added} | ${size.megabytes} | ${size.scalar ? 'yes' : 'no'} | ${size.pglite ? 'yes' : 'no'} |`);
+  console.log('| Host | Packages | of them ours | of them beyond the framework | MB | Scalar | PGlite |\n|---|---|---|---|---|---|---|');
+  for (const [name, size] of sizes) console.log(`| ${name} | ${size.packages} | ${size.own} | ${size.added} | ${size.megabytes} | ${size.scalar ? 'yes' : 'no'} | ${size.pglite ? 'yes' : 'no'} |`);
+  console.log(`\npacking test: ${Math.round((Date.now() - STARTED) / 1000)} s`);
   console.log('\npacking test passed');
 } finally {
   if (process.env.KEEP) console.log(`kept ${WORK}`);

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 
 export interface InstallSize {
   readonly packages: number;
+  /** Of them, ours (`@sl-accounts/*`). */
+  readonly own: number;
   /** Packages outside the host framework's own dependency tree: what the service brings. */
   readonly added: number;
   readonly megabytes: number;
@@ -32,6 +34,7 @@ export function installSize(project: string, frameworks: readonly string[]): Ins
   const framework = closure(lock.packages, frameworks.map((name) => `node_modules/${name}`));
   return {
     packages: installed.length,
+    own: installed.filter((key) => /(^|\/)node_modules\/@sl-accounts\//.test(key)).length,
     added: installed.filter((key) => !framework.has(key)).length,
     megabytes: Math.round((kilobytes / 1024) * 10) / 10,
     scalar: installed.some((key) => /node_modules\/@scalar\//.test(key)),

@@ -28,14 +28,67 @@ export const HOSTS: readonly Host[] = [
   { name: 'node', adapter: '@sl-accounts/http-node', framework: [], mount: { prefixed: ", basePath: '/accounts'", root: '' } },
 ];
 
+/**
+ * The hosts where web-standard `Request` and `Response` run (issue 35): each app installs the
+ * service and a store (and, for Hono, its adapter) and runs on its own runtime, from the tarballs.
+ * `runs` are the store and the mount each black-box run uses; `files` are the snippets that make up
+ * the app, by the path each is written to (the first one is the entry point, except for Next.js).
+ */
+export interface WebHost {
+  readonly name: 'bun' | 'deno' | 'hono-bun' | 'next';
+  readonly runtime: 'bun' | 'deno' | 'next';
+  /** Our packages the app names (the rest come as their dependencies). */
+  readonly packages: readonly string[];
+  readonly framework: readonly string[];
+  readonly files: Readonly<Record<string, string>>;
+  readonly mount: { readonly prefixed: string; readonly root: string };
+  readonly runs: readonly { readonly store: 'postgres' | 'memory'; readonly at: 'prefix' | 'root' }[];
+  /** At most this many of our packages installed (the issue's bound for a Next.js or Bun app). */
+  readonly maxOwn?: number;
+}
+
+const SERVICE_AND_STORE = ['@sl-accounts/service', '@sl-accounts/store-postgres'];
+
+export const WEB_HOSTS: readonly WebHost[] = [
+  { name: 'bun', runtime: 'bun', packages: SERVICE_AND_STORE, framework: [], files: { 'app.ts': 'bun' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
+  { name: 'deno', runtime: 'deno', packages: SERVICE_AND_STORE, framework: [], files: { 'app.ts': 'deno' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
+  { name: 'hono-bun', runtime: 'bun', packages: [...SERVICE_AND_STORE, '@sl-accounts/http-hono'], framework: ['hono'], files: { 'app.ts': 'hono-bun' }, mount: { prefixed: "route('/accounts', ", root: "route('/', " }, runs: [{ store: 'postgres', at: 'prefix' }] },
+  {
+    name: 'next',
+    runtime: 'next',
+    packages: SERVICE_AND_STORE,
+    framework: ['next', 'react', 'react-dom'],
+    files: { 'lib/accounts.ts': 'next-service', 'app/accounts/[[...path]]/route.ts': 'next', 'app/me/route.ts': 'next-guard', 'app/profile/page.tsx': 'next-page' },
+    mount: { prefixed: '', root: '' },
+    runs: [{ store: 'postgres', at: 'prefix' }],
+    maxOwn: 3,
+  },
+];
+
+/** A web host's snippet as a run uses it: on `PORT`, under the prefix or at the root, on Postgres or in memory. */
+export function runnableWeb(host: WebHost, name: string, snippet: string, run: WebHost['runs'][number]): string {
+  const replace = (text: string, from: string, to: string) => {
+    if (!text.includes(from)) throw new Error(`docs/embedding.md, snippet ${name}: no "${from}" to replace; update test/pack/snippets.ts with the snippet`);
+    return text.replace(from, to);
+  };
+  let text = snippet;
+  if (text.includes('3000')) text = replace(text, '3000', 'Number(process.env.PORT)');
+  if (run.at === 'root') text = replace(text, host.mount.prefixed, host.mount.root);
+  if (run.store === 'memory' && text.includes('createPostgresStore')) {
+    text = replace(text, "import { createPostgresStore } from '@sl-accounts/store-postgres';", "import { createMemoryStore } from '@sl-accounts/store-memory';");
+    text = replace(text, 'createPostgresStore({ connectionString: process.env.DATABASE_URL! })', 'createMemoryStore()');
+  }
+  return text;
+}
+
 /** At most this many lines of code (blank ones not counted) per host: the issue's bound. */
 export const MAX_SNIPPET_LINES = 10;
 
 /** Each host's snippet, as docs/embedding.md has it. */
-export function readSnippets(file: string): Map<HostName, string> {
+export function readSnippets(file: string): Map<string, string> {
   const text = readFileSync(file, 'utf8');
-  const found = new Map<HostName, string>();
-  for (const match of text.matchAll(/<!-- snippet: (\w+) -->\n```ts\n([\s\S]*?)\n```/g)) found.set(match[1] as HostName, `${match[2]!}\n`);
+  const found = new Map<string, string>();
+  for (const match of text.matchAll(/<!-- snippet: ([\w-]+) -->\n```tsx?\n([\s\S]*?)\n```/g)) found.set(match[1]!, `${match[2]!}\n`);
   return found;
 }
 

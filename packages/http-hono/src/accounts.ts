@@ -1,7 +1,10 @@
 /**
- * `accounts(service)`: the service as a Hono app, for `app.route(prefix, ...)` (or `app.mount(prefix,
- * ....fetch)`), on Node with @hono/node-server: the contract reads node's own request (`c.env.incoming`),
- * its body under its own rules, after the rate limit counted the request.
+ * `accounts(service)`: the service as a Hono app, for `app.route(prefix, ...)` (or, on Node,
+ * `app.mount(prefix, ....fetch)`), on any runtime. On Node with `@hono/node-server` the contract reads
+ * node's own request (`c.env.incoming`); elsewhere (Bun, Deno, workers) it answers Hono's web
+ * `Request` through the service's fetch handler (`api.fetch`), with the client's address from the
+ * runtime's bindings. Either way it reads the body under its own rules, after the rate limit counted
+ * the request.
  */
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
@@ -10,9 +13,17 @@ import { requestPath, type HttpApi, type HttpService } from '@sl-accounts/http';
 import { toHttpRequest } from '@sl-accounts/http-node';
 import { toResponse } from './response.ts';
 
-/** The bindings the adapter reads: node's request, as `@hono/node-server` passes it. */
+/**
+ * The bindings the adapter reads, whichever the runtime passes: node's request (`@hono/node-server`),
+ * Bun's server (`Bun.serve({ fetch: app.fetch })` passes it as the env), Deno's connection info
+ * (`Deno.serve(app.fetch)`).
+ */
 export interface AccountsEnv {
-  Bindings: { incoming: IncomingMessage };
+  Bindings: {
+    incoming?: IncomingMessage;
+    requestIP?: (request: Request) => { address: string } | null;
+    remoteAddr?: { hostname?: string };
+  };
 }
 
 /**
@@ -32,7 +43,7 @@ export function accounts(service: HttpService): Hono<AccountsEnv> {
 
 async function serve(api: HttpApi, c: Context<AccountsEnv>): Promise<Response> {
   const incoming = c.env?.incoming;
-  if (!incoming) throw new Error('@sl-accounts/http-hono serves the service on Node (@hono/node-server): it reads node’s request');
+  if (!incoming) return api.fetch(c.req.raw, { clientAddress: clientAddressOf(c), mountPath: routeBasePath(c) || undefined });
   // `incoming.url` is the target as received; what `app.mount` stripped from Hono's own path and
   // what `app.route` put in front of this app's routes make the prefix the service answers under.
   const url = incoming.url ?? '/';
@@ -40,6 +51,18 @@ async function serve(api: HttpApi, c: Context<AccountsEnv>): Promise<Response> {
   const stripped = full.endsWith(c.req.path) ? full.slice(0, full.length - c.req.path.length) : '';
   const mountPath = stripped + routeBasePath(c);
   return toResponse(await api.handle(toHttpRequest(incoming, undefined, url, mountPath || undefined)));
+}
+
+/**
+ * The client's address on a runtime other than Node: what Bun's server (`requestIP`) or Deno's
+ * connection info (`remoteAddr`) says, as Hono's own `getConnInfo` of `hono/bun` and `hono/deno`
+ * reads them; those helpers are one per runtime, and this adapter serves every runtime from one
+ * import. Elsewhere none: every request is one unknown client, with one budget.
+ */
+function clientAddressOf(c: Context<AccountsEnv>): string | undefined {
+  const env = c.env as AccountsEnv['Bindings'] | undefined;
+  if (typeof env?.requestIP === 'function') return env.requestIP(c.req.raw)?.address;
+  return env?.remoteAddr?.hostname;
 }
 
 /** A contract path in Hono's syntax: `{id}` is `:id`. */

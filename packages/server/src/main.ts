@@ -10,13 +10,17 @@
  * package's `node_modules/.cache`, owned like the code it caches (a shared temporary directory would
  * let another user write code this process runs); where that is not writable, or when
  * NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE says otherwise, Node does as told or compiles as
- * before. So the rest is imported dynamically, after the cache is on.
+ * before. So the rest is imported dynamically, after the cache is on. Deno's node:module has no
+ * compile cache (a named import of it fails to link, and Deno stopped there): there it is skipped.
  */
-import { enableCompileCache, flushCompileCache } from 'node:module';
+import * as nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ListenerFactory } from './serve.ts';
 
-if (import.meta.main) enableCompileCache(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
+/** Node's compile cache, where the runtime has one (Bun's too; Deno's node:module has none). */
+const compileCache = typeof nodeModule.enableCompileCache === 'function' ? nodeModule : undefined;
+
+if (import.meta.main) compileCache?.enableCompileCache(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
 
 const { accounts } = await import('@sl-accounts/http-node');
 const { runMain } = await import('./run.ts');
@@ -27,5 +31,5 @@ export const nodeHost: ListenerFactory = (service) => accounts(service);
 if (import.meta.main) {
   await runMain(nodeHost);
   // Written now, not only at exit: a process that is killed never exits cleanly.
-  flushCompileCache();
+  compileCache?.flushCompileCache();
 }

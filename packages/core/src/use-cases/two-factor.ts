@@ -79,7 +79,12 @@ export function codeVerifier(context: UseCaseContext, input: { readonly code?: s
     // Whether a notice goes at all (and as whose mail) is decided now, outside the unit of work;
     // its count of codes left is the unit's own.
     const sample = await accountNotice(context, 'recovery-code-used', meta, record, { remaining: 0 });
-    const notice = (remaining: number) => (sample ? { ...context.notices.notice('recovery-code-used', meta, { remaining })!, kind: sample.kind } : null);
+    // The sample's kind, absent when it has none (exactOptionalPropertyTypes: the packages' build refused `kind: undefined`).
+    const notice = (remaining: number) => {
+      if (!sample) return null;
+      const { kind: _own, ...mail } = context.notices.notice('recovery-code-used', meta, { remaining })!;
+      return sample.kind === undefined ? mail : { ...mail, kind: sample.kind };
+    };
     const remaining = await context.manager.useRecoveryCode(challenge.userId, recoveryDigest(input.recoveryCode), notice);
     if (remaining === null) return null;
     left(remaining);

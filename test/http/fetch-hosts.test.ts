@@ -1,0 +1,98 @@
+/**
+ * The web-standard hosts' adapters, in-process (no socket): the Next.js route handlers
+ * (`toNextJsHandler`) and the guard for Bun, Deno and Next.js (`requireSession` of
+ * `@sl-accounts/http-fetch`, shipped as `@sl-accounts/service/fetch`), and `accounts(service)` of
+ * `@sl-accounts/http-hono` on a runtime without node's request: Hono's own `Request` through
+ * `api.fetch`, the client's address from Bun's or Deno's bindings. test:pack runs them for real.
+ */
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { requireSession, toNextJsHandler } from '@sl-accounts/http-fetch';
+import { accounts } from '@sl-accounts/http-hono';
+import { testHasher } from '@sl-accounts/http/testing';
+import { createService, type Service, type ServiceOptions } from '@sl-accounts/service';
+import { createMemoryStore } from '@sl-accounts/store-memory';
+
+let service: Service | undefined;
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+
+const start = async (options: Partial<ServiceOptions> = {}) => (service = await createService({ store: createMemoryStore(), hasher: testHasher, mailer: { send: async () => {} }, linkBase: 'http://localhost', ...options }));
+
+const json = (method: string, url: string, body: unknown, headers: Record<string, string> = {}) =>
+  new Request(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+const sessionOf = (response: Response) => /^sl_session=([^;]+)/.exec(response.headers.getSetCookie().find((c) => c.startsWith('sl_session=')) ?? '')?.[1];
+
+describe('toNextJsHandler', () => {
+  it('serves every method under the route’s folder (mountPath), the client by the last X-Forwarded-For hop', async () => {
+    const { POST, GET, HEAD, DELETE } = toNextJsHandler(await start(), { mountPath: '/accounts' });
+    const signup = await POST(json('POST', 'http://localhost/accounts/api/signup', { name: 'Ada', email: 'ada@example.com', password: 'long enough' }, { 'x-forwarded-for': '198.51.100.1, 192.0.2.7' }));
+    expect(signup.status).toBe(201);
+    // The device cookie's path says where the service is.
+    expect(signup.headers.getSetCookie().find((c) => c.startsWith('sl_device='))).toMatch(/Path=\/accounts\/api\/login/);
+    const cookie = `sl_session=${sessionOf(signup)}`;
+    const me = await GET(new Request('http://localhost/accounts/api/me', { headers: { cookie } }));
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { user: { email: string } }).user.email).toBe('ada@example.com');
+    expect((await HEAD(new Request('http://localhost/accounts/api/health', { method: 'HEAD' }))).body).toBeNull();
+    // DELETE reaches the contract too: without the body it requires, its JSON 400.
+    const deleted = await DELETE(new Request('http://localhost/accounts/api/me', { method: 'DELETE' }));
+    expect(deleted.status).toBe(400);
+    expect(await deleted.json()).toMatchObject({ ok: false });
+    // The limits count by the hop the proxy appended (198.51.100.1 is the client's own claim): a
+    // second client at another last hop starts afresh, the same last hop does not.
+    const login = (forwarded: string) => POST(json('POST', 'http://localhost/accounts/api/login', { email: 'nobody@example.com', password: 'wrong one' }, { 'x-forwarded-for': forwarded }));
+    expect((await login('203.0.113.1, 192.0.2.8')).headers.get('ratelimit')).toMatch(/"login";r=19;/);
+    expect((await login('203.0.113.2, 192.0.2.8')).headers.get('ratelimit')).toMatch(/"login";r=18;/);
+    expect((await login('192.0.2.9')).headers.get('ratelimit')).toMatch(/"login";r=19;/);
+  });
+
+  it('under the service’s basePath needs no option; clientAddress reads the address elsewhere', async () => {
+    const seen: string[] = [];
+    const { GET } = toNextJsHandler(await start({ basePath: '/accounts' }), { clientAddress: (request) => (seen.push(request.url), '192.0.2.1') });
+    const health = await GET(new Request('http://localhost/accounts/api/health'));
+    expect(health.status).toBe(200);
+    expect(seen).toEqual(['http://localhost/accounts/api/health']);
+  });
+});
+
+describe('requireSession (web-standard)', () => {
+  it('gives the user for a Request or Headers with the cookie, else the contract’s answer as a Response', async () => {
+    const started = await start();
+    const signup = await started.fetch(json('POST', 'http://localhost/api/signup', { name: 'Ada', email: 'ada@example.com', password: 'long enough' }), { clientAddress: '192.0.2.7' });
+    const headers = new Headers({ cookie: `theme=dark; sl_session=${sessionOf(signup)}` });
+    const user = await requireSession(started, new Request('http://localhost/me', { headers }));
+    expect(user).toMatchObject({ name: 'Ada', email: 'ada@example.com', emailVerified: false });
+    expect(await requireSession(started, headers)).toEqual(user);
+
+    const none = await requireSession(started, new Request('http://localhost/me'));
+    expect(none).toBeInstanceOf(Response);
+    expect((none as Response).status).toBe(401);
+    expect(await (none as Response).json()).toMatchObject({ ok: false });
+    const unverified = await requireSession(started, headers, { verified: true });
+    expect((unverified as Response).status).toBe(403);
+    expect(await (unverified as Response).json()).toMatchObject({ ok: false, error: 'The e-mail address of this account is not verified' });
+  });
+});
+
+describe('accounts(service) of http-hono without node’s request', () => {
+  it('answers through api.fetch under app.route’s prefix, the client from Bun’s requestIP or Deno’s remoteAddr', async () => {
+    const app = new Hono().route('/accounts', accounts(await start()));
+    const asked: string[] = [];
+    const bun = { requestIP: (request: Request) => (asked.push(new URL(request.url).pathname), { address: '192.0.2.20' }) };
+    const login = (env: object) => app.fetch(json('POST', 'http://localhost/accounts/api/login', { email: 'nobody@example.com', password: 'wrong one' }), env);
+    expect((await login(bun)).headers.get('ratelimit')).toMatch(/"login";r=19;/);
+    expect((await login(bun)).headers.get('ratelimit')).toMatch(/"login";r=18;/);
+    expect(asked).toEqual(['/accounts/api/login', '/accounts/api/login']);
+    const deno = { remoteAddr: { hostname: '192.0.2.30', port: 5000, transport: 'tcp' } };
+    expect((await login(deno)).headers.get('ratelimit')).toMatch(/"login";r=19;/);
+    expect((await login(deno)).headers.get('ratelimit')).toMatch(/"login";r=18;/);
+    // The documents' links carry the prefix.
+    const catalog = await app.fetch(new Request('http://localhost/accounts/openapi.json'), deno);
+    expect(catalog.status).toBe(200);
+    expect(JSON.stringify(await catalog.json())).toContain('http://localhost/accounts');
+  });
+});
