@@ -36,6 +36,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   // sealed by the core), recovery codes as digests, login challenges bound to a generation, step-ups
   // per session; each goes with its account (or session).
   '0002_second_factor': { up: (db) => run(db, SECOND_FACTOR) },
+  '0003_passkeys': { up: (db) => run(db, PASSKEYS) },
 };
 
 /** Runs each statement of `text` (separated by `;` at a line's end) through Kysely, in order. */
@@ -89,6 +90,19 @@ create index login_challenges_expires_at_idx on login_challenges (expires_at);
 create index login_challenges_user_id_idx on login_challenges (user_id);
 create table step_ups (session_digest text primary key references sessions (token_digest) on delete cascade,
   kind text not null check (kind in ('totp', 'recovery', 'passkey')), verified_at integer not null);
+`;
+
+// As Postgres's 0013_passkeys: transports as a JSON array, the public key a blob.
+const PASSKEYS = `
+create table passkeys (id text primary key check (length(id) <= 1364 and id not glob '*[^A-Za-z0-9_-]*'),
+  user_id integer not null references users (id) on delete cascade, name text not null, public_key blob not null,
+  counter integer not null check (counter >= 0), transports text not null, created_at integer not null, last_used_at integer);
+create index passkeys_user_id_idx on passkeys (user_id);
+create table passkey_challenges (digest text primary key ${HEX64('digest')},
+  purpose text not null check (purpose in ('register', 'sign-in', 'second-factor', 'step-up')),
+  user_id integer references users (id) on delete cascade, created_at integer not null, expires_at integer not null);
+create index passkey_challenges_expires_at_idx on passkey_challenges (expires_at);
+create index passkey_challenges_user_id_idx on passkey_challenges (user_id);
 `;
 
 /**

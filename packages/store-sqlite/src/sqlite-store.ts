@@ -6,6 +6,7 @@ import { compiled, kyselyOn, openFile, runnerOn, type Runner, type Unit } from '
 import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
 import { DELETE_EXPIRED_CHALLENGES } from './second-factors.ts';
+import { DELETE_EXPIRED_PASSKEY_CHALLENGES } from './passkeys.ts';
 
 /** The store on one SQLite file, plus its migrations. */
 export interface SQLiteStore extends Store {
@@ -211,6 +212,7 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
           emailTokens: expiredEmailTokens.changes(r, now),
           standIns: dueStandIns.changes(r, now),
           loginChallenges: r.changes(DELETE_EXPIRED_CHALLENGES, [now]),
+          passkeyChallenges: r.changes(DELETE_EXPIRED_PASSKEY_CHALLENGES, [now]),
         };
       }),
     ping: () => step(() => void file.prepare('select 1').get()),
