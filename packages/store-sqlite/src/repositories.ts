@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
 import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
-import { passkeyRepositories } from './passkeys.ts';
 import { secondFactorRepositories } from './second-factors.ts';
 
 const date = (ms: number) => new Date(ms);
@@ -206,7 +205,6 @@ export function repositories(unit: Unit): Repositories {
       add: (m) => step((run) => void addContact.changes(run, m.name, m.email, m.message, m.clientIp, m.userAgent, m.receivedAt)),
     },
     ...secondFactorRepositories(unit),
-    ...passkeyRepositories(unit),
     outbox: {
       add: (mail) => step((run) => void addMail.changes(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt)),
     },

@@ -5,8 +5,7 @@ import { InProcessRevocations, type MailOutbox, type QueuedMail, type RateLimite
 import { compiled, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
 import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
-import { DELETE_EXPIRED_CHALLENGES } from './second-factors.ts';
-import { DELETE_EXPIRED_PASSKEY_CHALLENGES } from './passkeys.ts';
+import { DELETE_EXPIRED } from './second-factors.ts';
 
 /** The store on one SQLite file, plus its migrations. */
 export interface SQLiteStore extends Store {
@@ -211,8 +210,8 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
           resetTokens: expiredResets.changes(r, now),
           emailTokens: expiredEmailTokens.changes(r, now),
           standIns: dueStandIns.changes(r, now),
-          loginChallenges: r.changes(DELETE_EXPIRED_CHALLENGES, [now]),
-          passkeyChallenges: r.changes(DELETE_EXPIRED_PASSKEY_CHALLENGES, [now]),
+          loginChallenges: r.changes(DELETE_EXPIRED.loginChallenges, [now]),
+          passkeyChallenges: r.changes(DELETE_EXPIRED.passkeyChallenges, [now]),
         };
       }),
     ping: () => step(() => void file.prepare('select 1').get()),
