@@ -143,18 +143,8 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
         claimMail
           .all(r, new Date(now.getTime() + leaseMs), now, limit)
           .sort((a, b) => a.created_at - b.created_at)
-          .map(
-            (row): QueuedMail => ({
-              id: row.id,
-              to: row.recipient!, // the claim picks rows with a recipient only
-              subject: row.subject,
-              text: row.body,
-              ...(row.reply_to === null ? {} : { replyTo: row.reply_to }),
-              kind: row.kind,
-              attempts: row.attempts,
-              createdAt: new Date(row.created_at),
-            }),
-          ),
+          // The claim picks rows with a recipient only.
+          .map((row): QueuedMail => ({ id: row.id, to: row.recipient!, subject: row.subject, text: row.body, ...(row.reply_to === null ? {} : { replyTo: row.reply_to }), kind: row.kind, attempts: row.attempts, createdAt: new Date(row.created_at) })),
       ),
     markSent: (id) => step((r) => void markSent.changes(r, id)),
     retryLater: (id, attempts, retryAt, error) => step((r) => void retryLater.changes(r, id, attempts, retryAt, error.slice(0, ERROR_CHARS))),
