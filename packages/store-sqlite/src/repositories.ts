@@ -1,29 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
 import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
-import { passkeyRepositories } from './passkeys.ts';
+import type { Database } from './schema.ts';
 import { secondFactorRepositories } from './second-factors.ts';
 
 const date = (ms: number) => new Date(ms);
 
 const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation'] as const;
-interface RecordRow {
-  id: number;
-  name: string;
-  email: string;
-  email_verified: number;
-  password_hash: string;
-  credential_generation: number;
-}
-const toRecord = (row: RecordRow): UserRecord => ({
-  id: row.id,
-  name: row.name,
-  email: row.email,
-  emailVerified: row.email_verified === 1,
-  passwordHash: row.password_hash,
-  credentialGeneration: row.credential_generation,
-});
+type RecordRow = Pick<Selectable<Database['users']>, (typeof RECORD)[number]>;
+const toRecord = (row: RecordRow): UserRecord => ({ id: row.id, name: row.name, email: row.email, emailVerified: row.email_verified === 1, passwordHash: row.password_hash, credentialGeneration: row.credential_generation });
 
 // ON CONFLICT DO NOTHING without a target covers the unique index on lower(email): a taken address
 // yields no row (and no error), and the unit of work goes on.
@@ -64,20 +50,12 @@ const insertSession = compiled(6, (db, digest: string, id: string, userId: numbe
     .insertInto('sessions')
     .columns(['token_digest', 'id', 'user_id', 'created_at', 'expires_at'])
     .expression((eb) =>
-      eb
-        .selectFrom('users')
-        .select([eb.val(digest).as('d'), eb.val(id).as('i'), 'id', eb.val(createdAt as never).as('c'), eb.val(expiresAt as never).as('e')])
-        .where('id', '=', userId)
-        .where('credential_generation', '=', generation),
+      eb.selectFrom('users').select([eb.val(digest).as('d'), eb.val(id).as('i'), 'id', eb.val(createdAt as never).as('c'), eb.val(expiresAt as never).as('e')]).where('id', '=', userId).where('credential_generation', '=', generation),
     )
     .returning('token_digest'),
 );
 const sessionWithUser = compiled(1, (db, digest: string) =>
-  db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select(['users.id', 'users.name', 'users.email', 'users.email_verified', 'sessions.expires_at'])
-    .where('sessions.token_digest', '=', digest),
+  db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id').select(['users.id', 'users.name', 'users.email', 'users.email_verified', 'sessions.expires_at']).where('sessions.token_digest', '=', digest),
 );
 const sessionsOf = compiled(2, (db, userId: number, now: Date) =>
   db.selectFrom('sessions').select(['id', 'token_digest', 'created_at', 'expires_at']).where('user_id', '=', userId).where('expires_at', '>', now as never).orderBy('created_at').orderBy('id'),
@@ -112,8 +90,7 @@ const putEmailToken = compiled(7, (db, userId: number, digest: string, purpose: 
       eb
         .selectFrom('users')
         .select(['id', eb.val(digest).as('d'), eb.val(purpose).as('p'), eb.val(email).as('m'), eb.val(generation).as('g'), eb.val(createdAt as never).as('c'), eb.val(expiresAt as never).as('e')])
-        .where('id', '=', userId)
-        .where('credential_generation', '=', generation),
+        .where('id', '=', userId).where('credential_generation', '=', generation),
     )
     .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => Object.fromEntries([...TOKEN, 'purpose' as const].filter((c) => c !== 'user_id').map((c) => [c, eb.ref(`excluded.${c}`)]))))
     .returning('user_id'),
@@ -167,10 +144,7 @@ export function repositories(unit: Unit): Repositories {
     sessions: {
       insert: (s) => step((run) => insertSession.all(run, s.tokenDigest, randomUUID(), s.userId, s.credentialGeneration, s.createdAt, s.expiresAt).length > 0),
       findWithUser: (digest) =>
-        step((run) => {
-          const [row] = sessionWithUser.all(run, digest);
-          return row ? { user: { id: row.id, name: row.name, email: row.email, emailVerified: row.email_verified === 1 }, expiresAt: date(row.expires_at) } : null;
-        }),
+        step((run) => sessionWithUser.all(run, digest).map((r) => ({ user: { id: r.id, name: r.name, email: r.email, emailVerified: r.email_verified === 1 }, expiresAt: date(r.expires_at) }))[0] ?? null),
       listByUser: (userId, now) => step((run) => sessionsOf.all(run, userId, now).map((r) => ({ id: r.id, tokenDigest: r.token_digest, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }))),
       delete: (digest) =>
         step((run) => {
@@ -187,26 +161,17 @@ export function repositories(unit: Unit): Repositories {
     resetTokens: {
       put: (t) => step((run) => void putReset.changes(run, t.email, t.userId, t.credentialGeneration, t.tokenDigest, t.createdAt, t.expiresAt)),
       take: (digest, now) =>
-        step((run) => {
-          const [r] = takeReset.all(run, digest, now);
-          return r ? { email: r.email, userId: r.user_id, credentialGeneration: r.credential_generation, tokenDigest: r.token_digest, createdAt: date(r.created_at), expiresAt: date(r.expires_at) } : null;
-        }),
+        step((run) => takeReset.all(run, digest, now).map((r) => ({ email: r.email, userId: r.user_id, credentialGeneration: r.credential_generation, tokenDigest: r.token_digest, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }))[0] ?? null),
     },
     emailTokens: {
       put: (userId, t) => step((run) => putEmailToken.all(run, userId, t.tokenDigest, t.purpose, t.email, t.credentialGeneration, t.createdAt, t.expiresAt).length > 0),
       take: (digest, now) =>
-        step((run) => {
-          const [r] = takeEmailToken.all(run, digest, now);
-          return r
-            ? { userId: r.user_id, tokenDigest: r.token_digest, purpose: r.purpose, email: r.email, credentialGeneration: r.credential_generation, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }
-            : null;
-        }),
+        step((run) => takeEmailToken.all(run, digest, now).map((r) => ({ userId: r.user_id, tokenDigest: r.token_digest, purpose: r.purpose, email: r.email, credentialGeneration: r.credential_generation, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }))[0] ?? null),
     },
     contacts: {
       add: (m) => step((run) => void addContact.changes(run, m.name, m.email, m.message, m.clientIp, m.userAgent, m.receivedAt)),
     },
     ...secondFactorRepositories(unit),
-    ...passkeyRepositories(unit),
     outbox: {
       add: (mail) => step((run) => void addMail.changes(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt)),
     },

@@ -1,10 +1,11 @@
 /**
- * Second factors' storage (ADRs 43 and 44): TOTP factors, recovery codes, login challenges and
- * step-ups. Plain SQL, as store-postgres writes them: small statements off every hot path but their
- * own, whose compare-and-sets read best in SQL. Each method is one synchronous step, so atomic here.
+ * Second factors' storage (ADRs 43 and 44: TOTP factors, recovery codes, login challenges and
+ * step-ups) and passkeys' with their WebAuthn challenges (ADR 45). Plain SQL, as store-postgres writes
+ * them: small statements off every hot path but their own, whose compare-and-sets read best in SQL.
+ * Each method is one synchronous step, so atomic here (one process holds the file).
  */
-import type { FactorKind, Repositories } from '@sl-accounts/core';
-import type { Runner, Unit } from './database.ts';
+import type { FactorKind, Passkey, PasskeyChallengePurpose, Repositories } from '@sl-accounts/core';
+import type { Unit } from './database.ts';
 
 // From the user's row, so a user deleted meanwhile gets nothing; a factor that is on stays as it is.
 const PUT_PENDING = `insert into totp_factors (user_id, sealed_secret, enabled, last_used_step, created_at)
@@ -30,24 +31,42 @@ const TAKE_CHALLENGE = 'delete from login_challenges where token_digest = ? and 
 const RECORD_STEP_UP = `insert into step_ups (session_digest, kind, verified_at) select token_digest, ?, ? from sessions where token_digest = ?
   on conflict (session_digest) do update set kind = excluded.kind, verified_at = excluded.verified_at returning session_digest`;
 const FIND_STEP_UP = 'select kind, verified_at from step_ups where session_digest = ?';
-/** Deletes the login challenges expired at `now` (its one value). */
-export const DELETE_EXPIRED_CHALLENGES = 'delete from login_challenges where expires_at <= ?';
 
-type Row = Record<string, number | string | null>;
-const rows = (run: Runner, text: string, values: readonly unknown[]) => run.all(text, values) as Row[];
+const PASSKEY = 'id, user_id, name, public_key, counter, transports, created_at, last_used_at';
+// From the user's row at the generation the caller read; an id stored already (any account's) inserts nothing.
+const INSERT_PASSKEY = `insert into passkeys (${PASSKEY}) select ?, id, ?, ?, ?, ?, ?, ? from users where id = ? and credential_generation = ?
+  on conflict (id) do nothing returning id`;
+const PASSKEY_BY_ID = `select ${PASSKEY} from passkeys where id = ?`;
+const PASSKEYS_BY_USER = `select ${PASSKEY} from passkeys where user_id = ? order by created_at, id`;
+const RENAME_PASSKEY = 'update passkeys set name = ? where id = ? and user_id = ? returning id';
+const DELETE_PASSKEY = 'delete from passkeys where id = ? and user_id = ? returning id';
+// Forward only; or 0 and 0, an authenticator that does not count.
+const RECORD_USE = 'update passkeys set counter = ?, last_used_at = ? where id = ? and (counter < ? or (counter = 0 and ? = 0)) returning id';
+const PUT_PASSKEY_CHALLENGE = 'insert into passkey_challenges (digest, purpose, user_id, created_at, expires_at) values (?, ?, ?, ?, ?)';
+const TAKE_PASSKEY_CHALLENGE = 'delete from passkey_challenges where digest = ? and expires_at > ? returning digest, purpose, user_id, created_at, expires_at';
 
-/** The four repositories of second factors, on one unit. */
-export function secondFactorRepositories({ step }: Unit): Pick<Repositories, 'totp' | 'recoveryCodes' | 'loginChallenges' | 'stepUps'> {
-  const any = (text: string, values: readonly unknown[]) => step((run) => rows(run, text, values).length > 0);
-  const count = (text: string, values: readonly unknown[]) => step((run) => Number(rows(run, text, values)[0]!.n));
+/** Deletes the login and WebAuthn challenges expired at `now` (their one value). */
+export const DELETE_EXPIRED = { loginChallenges: 'delete from login_challenges where expires_at <= ?', passkeyChallenges: 'delete from passkey_challenges where expires_at <= ?' } as const;
+
+type Row = Record<string, number | string | Uint8Array | null>;
+const date = (value: unknown) => new Date(Number(value));
+const toPasskey = (r: Row): Passkey => ({
+  id: String(r.id), userId: Number(r.user_id), name: String(r.name), publicKey: new Uint8Array(r.public_key as Uint8Array), counter: Number(r.counter),
+  transports: JSON.parse(String(r.transports)) as string[], createdAt: date(r.created_at), lastUsedAt: r.last_used_at === null ? null : date(r.last_used_at),
+});
+
+/** The repositories of second factors and passkeys, on one unit. */
+export function secondFactorRepositories({ step }: Unit): Pick<Repositories, 'totp' | 'recoveryCodes' | 'loginChallenges' | 'stepUps' | 'passkeys' | 'passkeyChallenges'> {
+  const rows = (text: string, values: readonly unknown[]) => step((run) => run.all(text, values) as Row[]);
+  const any = async (text: string, values: readonly unknown[]) => (await rows(text, values)).length > 0;
+  const count = async (text: string, values: readonly unknown[]) => Number((await rows(text, values))[0]!.n);
+  /** The first row (if any) as `map` reads it, else null. */
+  const first = async <T>(text: string, values: readonly unknown[], map: (r: Row) => T) => (await rows(text, values)).map(map)[0] ?? null;
   return {
     totp: {
       putPending: (userId, sealedSecret, createdAt) => any(PUT_PENDING, [sealedSecret, createdAt, userId]),
       find: (userId) =>
-        step((run) => {
-          const [r] = rows(run, FIND_TOTP, [userId]);
-          return r ? { userId: Number(r.user_id), sealedSecret: String(r.sealed_secret), enabled: r.enabled === 1, lastUsedStep: r.last_used_step === null ? null : Number(r.last_used_step), createdAt: new Date(Number(r.created_at)) } : null;
-        }),
+        first(FIND_TOTP, [userId], (r) => ({ userId: Number(r.user_id), sealedSecret: String(r.sealed_secret), enabled: r.enabled === 1, lastUsedStep: r.last_used_step === null ? null : Number(r.last_used_step), createdAt: date(r.created_at) })),
       enable: (userId, sealedSecret, at) => any(ENABLE_TOTP, [at, userId, sealedSecret]),
       useStep: (userId, at) => any(USE_STEP, [at, userId, at]),
       delete: (userId) => any(DELETE_TOTP, [userId]),
@@ -60,26 +79,30 @@ export function secondFactorRepositories({ step }: Unit): Pick<Repositories, 'to
           run.changes(DELETE_CODES, [userId]);
           run.changes(ADD_CODES, [JSON.stringify(digests), userId]);
         }),
-      use: (userId, digest) => step((run) => (rows(run, USE_CODE, [userId, digest]).length === 0 ? null : Number(rows(run, COUNT_CODES, [userId])[0]!.n))),
+      use: (userId, digest) => step((run) => (run.all(USE_CODE, [userId, digest]).length === 0 ? null : Number((run.all(COUNT_CODES, [userId]) as Row[])[0]!.n))),
       count: (userId) => count(COUNT_CODES, [userId]),
     },
     loginChallenges: {
       put: (c) => any(PUT_CHALLENGE, [c.tokenDigest, c.failures, c.createdAt, c.expiresAt, c.userId, c.credentialGeneration]),
       take: (tokenDigest, now) =>
-        step((run) => {
-          const [r] = rows(run, TAKE_CHALLENGE, [tokenDigest, now]);
-          return r
-            ? { tokenDigest: String(r.token_digest), userId: Number(r.user_id), credentialGeneration: Number(r.credential_generation), failures: Number(r.failures), createdAt: new Date(Number(r.created_at)), expiresAt: new Date(Number(r.expires_at)) }
-            : null;
-        }),
+        first(TAKE_CHALLENGE, [tokenDigest, now], (r) => ({ tokenDigest: String(r.token_digest), userId: Number(r.user_id), credentialGeneration: Number(r.credential_generation), failures: Number(r.failures), createdAt: date(r.created_at), expiresAt: date(r.expires_at) })),
     },
     stepUps: {
       record: (sessionDigest, kind, at) => any(RECORD_STEP_UP, [kind, at, sessionDigest]),
-      find: (sessionDigest) =>
-        step((run) => {
-          const [r] = rows(run, FIND_STEP_UP, [sessionDigest]);
-          return r ? { kind: r.kind as FactorKind, verifiedAt: new Date(Number(r.verified_at)) } : null;
-        }),
+      find: (sessionDigest) => first(FIND_STEP_UP, [sessionDigest], (r) => ({ kind: r.kind as FactorKind, verifiedAt: date(r.verified_at) })),
+    },
+    passkeys: {
+      insert: (p, generation) => any(INSERT_PASSKEY, [p.id, p.name, p.publicKey, p.counter, JSON.stringify(p.transports), p.createdAt, p.lastUsedAt, p.userId, generation]),
+      findById: (id) => first(PASSKEY_BY_ID, [id], toPasskey),
+      listByUser: async (userId) => (await rows(PASSKEYS_BY_USER, [userId])).map(toPasskey),
+      rename: (userId, id, name) => any(RENAME_PASSKEY, [name, id, userId]),
+      delete: (userId, id) => any(DELETE_PASSKEY, [id, userId]),
+      recordUse: (id, counter, usedAt) => any(RECORD_USE, [counter, usedAt, id, counter, counter]),
+    },
+    passkeyChallenges: {
+      put: (c) => step((run) => void run.changes(PUT_PASSKEY_CHALLENGE, [c.digest, c.purpose, c.userId, c.createdAt, c.expiresAt])),
+      take: (digest, now) =>
+        first(TAKE_PASSKEY_CHALLENGE, [digest, now], (r) => ({ digest: String(r.digest), purpose: r.purpose as PasskeyChallengePurpose, userId: r.user_id === null ? null : Number(r.user_id), createdAt: date(r.created_at), expiresAt: date(r.expires_at) })),
     },
   };
 }

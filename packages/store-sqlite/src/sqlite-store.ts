@@ -5,8 +5,7 @@ import { InProcessRevocations, type MailOutbox, type QueuedMail, type RateLimite
 import { compiled, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
 import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
-import { DELETE_EXPIRED_CHALLENGES } from './second-factors.ts';
-import { DELETE_EXPIRED_PASSKEY_CHALLENGES } from './passkeys.ts';
+import { DELETE_EXPIRED } from './second-factors.ts';
 
 /** The store on one SQLite file, plus its migrations. */
 export interface SQLiteStore extends Store {
@@ -144,18 +143,8 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
         claimMail
           .all(r, new Date(now.getTime() + leaseMs), now, limit)
           .sort((a, b) => a.created_at - b.created_at)
-          .map(
-            (row): QueuedMail => ({
-              id: row.id,
-              to: row.recipient!, // the claim picks rows with a recipient only
-              subject: row.subject,
-              text: row.body,
-              ...(row.reply_to === null ? {} : { replyTo: row.reply_to }),
-              kind: row.kind,
-              attempts: row.attempts,
-              createdAt: new Date(row.created_at),
-            }),
-          ),
+          // The claim picks rows with a recipient only.
+          .map((row): QueuedMail => ({ id: row.id, to: row.recipient!, subject: row.subject, text: row.body, ...(row.reply_to === null ? {} : { replyTo: row.reply_to }), kind: row.kind, attempts: row.attempts, createdAt: new Date(row.created_at) })),
       ),
     markSent: (id) => step((r) => void markSent.changes(r, id)),
     retryLater: (id, attempts, retryAt, error) => step((r) => void retryLater.changes(r, id, attempts, retryAt, error.slice(0, ERROR_CHARS))),
@@ -211,8 +200,8 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
           resetTokens: expiredResets.changes(r, now),
           emailTokens: expiredEmailTokens.changes(r, now),
           standIns: dueStandIns.changes(r, now),
-          loginChallenges: r.changes(DELETE_EXPIRED_CHALLENGES, [now]),
-          passkeyChallenges: r.changes(DELETE_EXPIRED_PASSKEY_CHALLENGES, [now]),
+          loginChallenges: r.changes(DELETE_EXPIRED.loginChallenges, [now]),
+          passkeyChallenges: r.changes(DELETE_EXPIRED.passkeyChallenges, [now]),
         };
       }),
     ping: () => step(() => void file.prepare('select 1').get()),
