@@ -38,16 +38,20 @@ const TARBALLS = join(WORK, 'tarballs');
 const APP = join(WORK, 'app');
 const DOCS = join(ROOT, 'docs/embedding.md');
 /**
- * The bounds of a host on Postgres without the docs page: every host at most 60 MB, with at most 40
- * packages beyond its framework's own; a Koa host at most 80 packages in all. (Express 5 alone is 68
- * packages and the pg driver 13, so an Express host's total cannot reach 80; it is reported.)
+ * The bounds of a host on Postgres without the docs page: every host at most 60 MB, with at most 62
+ * packages beyond its framework's own; a Koa host at most 102 packages in all. (Express 5 alone is 68
+ * packages and the pg driver 13, so an Express host's total cannot reach 102; it is reported.)
+ * They were 40 and 80 until issue 34: `@simplewebauthn/server`, which the issue asks for rather than
+ * hand-written CBOR and attestation parsing, brings 25 packages (the `@peculiar` ASN.1 and X.509 ones,
+ * asn1js, tsyringe, tslib) and `otpauth` one more (`@noble/hashes`): a Koa host measured 98 packages, 58
+ * beyond Koa's, 41.7 MB on 2026-11-28.
  */
 /**
  * The snippets' mailer settings: an SMTP server that refuses connections, so the mails the black-box
  * run causes wait in the outbox (no real mail leaves, and the run never waits on one).
  */
 const SNIPPET_MAIL = { SMTP_URL: 'smtp://127.0.0.1:9', MAIL_FROM: 'accounts@example.org' } as const;
-const BOUNDS = { megabytes: 60, added: 40, packages: 80 } as const;
+const BOUNDS = { megabytes: 60, added: 62, packages: 102 } as const;
 /**
  * The runtimes the web hosts run on, from the npm packages that ship their binaries (installed once
  * into the work directory, outside the apps, so that no app's size counts them), and the web
