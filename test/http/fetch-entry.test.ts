@@ -6,22 +6,11 @@
  * the mount prefix. Its module graph loads nothing of node:http, so it runs where `Request` does.
  * (test/http/fetch-parity.test.ts compares it with the node:http path byte for byte.)
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { testHasher } from '@sl-accounts/http/testing';
-import { createService, type Service, type ServiceOptions } from '@sl-accounts/service';
-import { createMemoryStore } from '@sl-accounts/store-memory';
+import { describe, expect, it } from 'vitest';
 import { moduleGraph } from '../support/module-graph.ts';
+import { json, useFetchService } from '../support/fetch-service.ts';
 
-let service: Service | undefined;
-afterEach(async () => {
-  await service?.close();
-  service = undefined;
-});
-
-const start = async (options: Partial<ServiceOptions> = {}) => (service = await createService({ store: createMemoryStore(), hasher: testHasher, mailer: { send: async () => {} }, linkBase: 'http://localhost', ...options }));
-
-const json = (method: string, url: string, body: unknown, headers: Record<string, string> = {}) =>
-  new Request(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const start = useFetchService();
 
 describe('service.fetch', () => {
   it('signs up, logs in (two Set-Cookie lines), and reads /api/me with the cookie', async () => {
@@ -64,7 +53,6 @@ describe('service.fetch', () => {
     expect((await login('192.0.2.2')).headers.get('ratelimit')).toMatch(/"login";r=19;/);
     // Without trustProxy, X-Forwarded-For is the client's own claim and counts for nothing.
     expect((await login('192.0.2.1', { 'x-forwarded-for': '198.51.100.9' })).headers.get('ratelimit')).toMatch(/"login";r=17;/);
-    await service!.close();
 
     const proxied = await start({ trustProxy: 1 });
     const behind = (forwarded: string) =>

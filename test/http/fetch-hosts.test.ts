@@ -6,23 +6,12 @@
  * `api.fetch`, the client's address from Bun's or Deno's bindings. test:pack runs them for real.
  */
 import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requireSession, toNextJsHandler } from '@sl-accounts/http-fetch';
 import { accounts } from '@sl-accounts/http-hono';
-import { testHasher } from '@sl-accounts/http/testing';
-import { createService, type Service, type ServiceOptions } from '@sl-accounts/service';
-import { createMemoryStore } from '@sl-accounts/store-memory';
+import { json, useFetchService } from '../support/fetch-service.ts';
 
-let service: Service | undefined;
-afterEach(async () => {
-  await service?.close();
-  service = undefined;
-});
-
-const start = async (options: Partial<ServiceOptions> = {}) => (service = await createService({ store: createMemoryStore(), hasher: testHasher, mailer: { send: async () => {} }, linkBase: 'http://localhost', ...options }));
-
-const json = (method: string, url: string, body: unknown, headers: Record<string, string> = {}) =>
-  new Request(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+const start = useFetchService();
 
 const sessionOf = (response: Response) => /^sl_session=([^;]+)/.exec(response.headers.getSetCookie().find((c) => c.startsWith('sl_session=')) ?? '')?.[1];
 
