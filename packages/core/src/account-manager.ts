@@ -131,11 +131,12 @@ export interface AccountManager {
    */
   enableTotp(userId: number, generation: number, sealedSecret: string, step: number, recoveryDigests: readonly string[], keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
   /**
-   * Deletes the TOTP factor and the recovery codes, moves the generation on from `generation`,
-   * ends every session but `keep` and queues `notice`: the ended digests, or `null` (nothing changes)
-   * when the generation moved on.
+   * Deletes the TOTP factor and the recovery codes (kept when `keepRecoveryCodes`: another factor,
+   * a passkey, is still on), moves the generation on from `generation`, ends every session but
+   * `keep` and queues `notice`: the ended digests, or `null` (nothing changes) when the generation
+   * moved on.
    */
-  disableTotp(userId: number, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  disableTotp(userId: number, generation: number, keep: string | null, notice?: AccountMail | null, keepRecoveryCodes?: boolean): Promise<readonly string[] | null>;
   /** Replaces the user's recovery codes with these digests and queues `notice`: both or neither. */
   renewRecoveryCodes(userId: number, recoveryDigests: readonly string[], notice?: AccountMail | null): Promise<void>;
   /**
@@ -148,16 +149,18 @@ export interface AccountManager {
    * registration was verified), moves it on, ends every session of the user but `keep` and queues
    * `notice`, in one unit of work: the ended sessions' digests; `null` when the generation moved on
    * (nothing changes); `'taken'` when a passkey with that credential ID is stored already (nothing
-   * changes).
+   * changes). `recoveryDigests`, when given (the account's first factor), replace its recovery
+   * codes in the same unit.
    */
-  addPasskey(passkey: Passkey, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'taken' | null>;
+  addPasskey(passkey: Passkey, generation: number, keep: string | null, notice?: AccountMail | null, recoveryDigests?: readonly string[] | null): Promise<readonly string[] | 'taken' | null>;
   /**
    * Removes the user's passkey with this id while the generation is still `generation`, moves it
    * on, ends every session of the user but `keep` and queues `notice`, in one unit of work: the
    * ended sessions' digests; `null` when the generation moved on; `'missing'` when the user has no
-   * such passkey (then nothing changes).
+   * such passkey (then nothing changes). `lastFactor`: the recovery codes go too (no factor is
+   * left for them to stand in for), as when TOTP is turned off.
    */
-  removePasskey(userId: number, id: string, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'missing' | null>;
+  removePasskey(userId: number, id: string, generation: number, keep: string | null, notice?: AccountMail | null, lastFactor?: boolean): Promise<readonly string[] | 'missing' | null>;
 }
 
 /** Thrown inside a unit of work to undo what it wrote, and caught at its end: `reason` is the answer. */
@@ -384,13 +387,13 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    disableTotp(userId, generation, keep, notice) {
+    disableTotp(userId, generation, keep, notice, keepRecoveryCodes = false) {
       return ending(
         async (tx) => {
           const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
           if (!user) return null;
           await tx.totp.delete(userId);
-          await tx.recoveryCodes.replace(userId, []);
+          if (!keepRecoveryCodes) await tx.recoveryCodes.replace(userId, []);
           if (notice) await tx.outbox.add(addressed(notice, user.email));
           return tx.sessions.deleteByUser(userId, { except: keep });
         },
@@ -418,7 +421,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       });
     },
 
-    async addPasskey(passkey, generation, keep, notice) {
+    async addPasskey(passkey, generation, keep, notice, recoveryDigests = null) {
       try {
         return await ending(
           async (tx) => {
@@ -427,6 +430,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             const user = await tx.users.update(passkey.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
             if (!user) return null;
             if (!(await tx.passkeys.insert(passkey, generation + 1))) throw new Undo('taken' as const);
+            if (recoveryDigests) await tx.recoveryCodes.replace(passkey.userId, recoveryDigests);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
             return tx.sessions.deleteByUser(passkey.userId, { except: keep });
           },
@@ -438,13 +442,14 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    async removePasskey(userId, id, generation, keep, notice) {
+    async removePasskey(userId, id, generation, keep, notice, lastFactor = false) {
       try {
         return await ending(
           async (tx) => {
             const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
             if (!user) return null;
             if (!(await tx.passkeys.delete(userId, id))) throw new Undo('missing' as const);
+            if (lastFactor) await tx.recoveryCodes.replace(userId, []);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
             return tx.sessions.deleteByUser(userId, { except: keep });
           },

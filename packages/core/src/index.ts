@@ -94,6 +94,7 @@ export {
   DisableTotpRequest,
   RenewRecoveryCodesRequest,
   SecondFactorLoginRequest,
+  PasskeyProofRequest,
   type SignupInput,
   type LoginInput,
   type ContactInput,

@@ -229,10 +229,28 @@ export const EmailChangeRequest = z
   })
   .meta({ id: 'EmailChangeRequest' });
 
+/**
+ * The factor that proves the owner, beside the password, when a way to sign in is added or removed
+ * on an account with a factor on (docs/decisions/0045-passkeys.md): a current TOTP code or a
+ * recovery code; never a step-up window alone.
+ */
+const proofCode = () => totpCode().optional().meta({ description: 'With a second factor on: a current TOTP code (or send `recoveryCode`). A factor verified earlier for this session is not enough here.' });
+const proofRecoveryCode = () => recoveryCode().optional().meta({ description: 'With a second factor on, instead of `code`: one of the recovery codes (it is used up).' });
+
+/** At most one factor in a proof: which one was meant would otherwise be a guess. */
+function oneFactor(keys: readonly string[]) {
+  return (ctx: z.core.ParsePayload<Record<string, unknown>>) => {
+    if (keys.filter((key) => ctx.value[key] !== undefined).length > 1) {
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: [], message: `send at most one of ${keys.join(', ')}` });
+    }
+  };
+}
+
 /** The body that starts TOTP enrolment. */
 export const StartTotpRequest = z
   .object({
     password: text({}),
+    recoveryCode: proofRecoveryCode(),
   })
   .meta({ id: 'StartTotpRequest' });
 
@@ -247,8 +265,10 @@ export const ConfirmTotpRequest = z
 export const DisableTotpRequest = z
   .object({
     password: text({}),
-    code: stepUpCode(),
+    code: proofCode(),
+    recoveryCode: proofRecoveryCode(),
   })
+  .check(oneFactor(['code', 'recoveryCode']))
   .meta({ id: 'DisableTotpRequest' });
 
 /** The body that renews the recovery codes. */
@@ -302,6 +322,21 @@ export const PasskeyRegistrationRequest = z
     name: passkeyName().optional(),
   })
   .meta({ id: 'PasskeyRegistrationRequest' });
+
+/**
+ * The proof that asks for a passkey's registration options, or removes a passkey: the password,
+ * and with a factor on a current `code`, a `recoveryCode`, or `passkey` (an answer to
+ * `POST /api/passkeys/step-up-options`).
+ */
+export const PasskeyProofRequest = z
+  .object({
+    password: text({}),
+    code: proofCode(),
+    recoveryCode: proofRecoveryCode(),
+    passkey: credentialResponse().optional().meta({ description: 'With a second factor on, instead of `code`: what `navigator.credentials.get()` answered to `POST /api/passkeys/step-up-options` (`toJSON()`).' }),
+  })
+  .check(oneFactor(['code', 'recoveryCode', 'passkey']))
+  .meta({ id: 'PasskeyProofRequest' });
 
 /** The body of a sign-in with a passkey. */
 export const PasskeySignInRequest = z

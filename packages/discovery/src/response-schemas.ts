@@ -67,7 +67,11 @@ export const Passkey = z.object({
 
 export const PasskeysResponse = z.object({ ok: z.literal(true), passkeys: z.array(Passkey) });
 
-export const PasskeyResponse = z.object({ ok: z.literal(true), passkey: Passkey });
+export const PasskeyResponse = z.object({
+  ok: z.literal(true),
+  passkey: Passkey,
+  recoveryCodes: z.array(z.string()).optional().meta({ description: 'When this passkey is the account’s first second factor: its recovery codes, shown this once (each finishes a login once instead of the passkey).' }),
+});
 
 export const PasskeyOptionsResponse = z.object({
   ok: z.literal(true),

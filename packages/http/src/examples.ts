@@ -105,6 +105,10 @@ export const EXAMPLE_PASSKEY = { id: 'p7LwvKq0y1m3dN9xZ2c8TqHfR4uE6aWs', name: '
 export const EXAMPLE_PASSKEYS = { ok: true, passkeys: [EXAMPLE_PASSKEY] } as const;
 /** The answer of a registration or a rename: the passkey as it now is. */
 export const EXAMPLE_PASSKEY_RESPONSE = { ok: true, passkey: { ...EXAMPLE_PASSKEY, name: 'Laptop', lastUsedAt: null } } as const;
+/** The answer that adds an account's first factor: the passkey, and the recovery codes shown this once. */
+export const EXAMPLE_FIRST_PASSKEY_RESPONSE = { ...EXAMPLE_PASSKEY_RESPONSE, recoveryCodes: EXAMPLE_RECOVERY_CODES.recoveryCodes } as const;
+/** The proof that asks for registration options or removes a passkey: the password (and, with a factor on, a current code). */
+export const EXAMPLE_PASSKEY_PROOF = { password: EXAMPLE_SIGNUP.password } as const;
 /** A rename of a passkey. */
 export const EXAMPLE_PASSKEY_RENAME = { name: 'Work laptop' } as const;
 /**

@@ -16,6 +16,7 @@ import {
   EmailVerificationConfirmRequest,
   LoginRequest,
   PASSKEY_CHALLENGE_TTL_MS,
+  PasskeyProofRequest,
   PasskeyRegistrationRequest,
   PasskeyRenameRequest,
   PasskeySignInRequest,
@@ -58,6 +59,8 @@ import {
   EXAMPLE_LOGIN,
   EXAMPLE_OK,
   EXAMPLE_PASSKEY,
+  EXAMPLE_FIRST_PASSKEY_RESPONSE,
+  EXAMPLE_PASSKEY_PROOF,
   EXAMPLE_PASSKEY_REGISTRATION,
   EXAMPLE_PASSKEY_RENAME,
   EXAMPLE_PASSKEY_RESPONSE,
@@ -562,17 +565,17 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/two-factor/totp',
     operationId: 'startTotp',
     summary: 'Start TOTP enrolment',
-    description: 'Checks the password and answers a new TOTP secret: `otpauthUri` (show it as a QR code for an authenticator app) and `secret` (base32, to type in). Nothing changes until `POST /api/two-factor/totp/confirm` sends a code of it; a new start replaces an unconfirmed secret. The secret is stored encrypted and never shown again.',
+    description: 'Checks the password (and, when a passkey is on already, a `recoveryCode`: adding a way to sign in needs the proof in the request) and answers a new TOTP secret: `otpauthUri` (show it as a QR code for an authenticator app) and `secret` (base32, to type in). Nothing changes until `POST /api/two-factor/totp/confirm` sends a code of it; a new start replaces an unconfirmed secret. The secret is stored encrypted and never shown again.',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
     requestBody: StartTotpRequest,
     requestExample: EXAMPLE_START_TOTP,
     responses: {
       '200': { description: 'The secret to enrol.', body: 'TotpEnrolment', example: EXAMPLE_TOTP_ENROLMENT },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
+      '403': { description: 'The password is wrong (`wrong_password`); with a passkey on, the recovery code is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
       '409': { description: 'TOTP is on already (`two_factor_state`): turn it off first.', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOn },
       '503': { description: 'No key to encrypt secrets is configured (`two_factor_unavailable`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorUnavailable },
     },
@@ -609,7 +612,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/two-factor/totp',
     operationId: 'disableTotp',
     summary: 'Turn TOTP off',
-    description: `Turns TOTP off and deletes the recovery codes, after the password and a current \`code\` (or a factor verified for this session in the last ${STEP_UP_WINDOW_MS / 60_000} minutes, such as a login with a recovery code). Every other session of the account ends, and a security notice is mailed.`,
+    description: 'Turns TOTP off and deletes the recovery codes (they stay while a passkey is still on), after the password and a current `code` or a `recoveryCode` in this body: removing a way to sign in needs the proof in the request, a factor verified earlier for this session is not enough. Every other session of the account ends, and a security notice is mailed.',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
@@ -619,7 +622,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'TOTP is off.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong, the code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
+      '403': { description: 'The password is wrong (`wrong_password`), the code or recovery code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
       '409': { description: 'TOTP is not on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff },
     },
     run: async (accounts, request) => {
@@ -655,15 +658,22 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/passkeys/registration-options',
     operationId: 'passkeyRegistrationOptions',
     summary: 'Start registering a passkey',
-    description: `WebAuthn options for \`navigator.credentials.create()\`, for the signed-in user: a discoverable passkey with user verification, on the relying party of the service’s configured origin (\`PUBLIC_URL\`). The challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes, and only for this account; finish with \`POST /api/passkeys\`.`,
+    description: `WebAuthn options for \`navigator.credentials.create()\`, for the signed-in user, once this body proves the owner: the \`password\`, and with a second factor on also a current \`code\`, a \`recoveryCode\` (used up) or \`passkey\` (an answer to \`POST /api/passkeys/step-up-options\`); a session alone, or a factor verified earlier for it, is not enough. Ask the device only after this answered 200. A discoverable passkey with user verification, on the relying party of the service’s configured origin (\`PUBLIC_URL\`). The challenge works once, within ${PASSKEY_CHALLENGE_TTL_MS / 60_000} minutes, and only for this account; finish with \`POST /api/passkeys\`.`,
     tag: 'accounts',
     auth: 'session',
     changesState: true,
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    requestBody: PasskeyProofRequest,
+    requestExample: EXAMPLE_PASSKEY_PROOF,
     responses: {
       '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The password is wrong (`wrong_password`); with a second factor on, the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
     },
-    run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyRegistrationOptions({ sessionToken: request.sessionToken() }) } }),
+    run: async (accounts, request) => {
+      const { options, limits } = await accounts.passkeyRegistrationOptions(request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true, options }, limits };
+    },
   },
   {
     method: 'POST',
@@ -671,17 +681,17 @@ export const API_ROUTES: readonly ApiRoute[] = [
     operationId: 'registerPasskey',
     summary: 'Register a passkey',
     description:
-      'Verifies what the browser answered to the registration options (the origin, the relying party, the challenge, user verification) and adds the passkey to the signed-in account. Every other session of the account ends (the one of the cookie sent along stays), and a security notice is mailed (unless turned off).',
+      `Verifies what the browser answered to the registration options (the origin, the relying party, the challenge, user verification) and adds the passkey to the signed-in account (the owner’s proof went with the options). Every other session of the account ends (the one of the cookie sent along stays), and a security notice is mailed (unless turned off). When this passkey is the account’s first second factor, the answer carries ${RECOVERY_CODE_COUNT} \`recoveryCodes\`, shown this once: each finishes a login once instead of the passkey.`,
     tag: 'accounts',
     auth: 'session',
     changesState: true,
     requestBody: PasskeyRegistrationRequest,
     requestExample: EXAMPLE_PASSKEY_REGISTRATION,
     responses: {
-      '201': { description: 'The passkey is added.', body: 'PasskeyResponse', example: EXAMPLE_PASSKEY_RESPONSE },
+      '201': { description: 'The passkey is added (with `recoveryCodes` when it is the first factor).', body: 'PasskeyResponse', example: EXAMPLE_FIRST_PASSKEY_RESPONSE },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
-    run: async (accounts, request) => ({ status: 201, body: { ok: true, passkey: await accounts.registerPasskey(request.bodyReader(), request.meta()) } }),
+    run: async (accounts, request) => ({ status: 201, body: { ok: true, ...(await accounts.registerPasskey(request.bodyReader(), request.meta())) } }),
   },
   {
     method: 'GET',
@@ -722,19 +732,23 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/passkeys/{id}',
     operationId: 'removePasskey',
     summary: 'Remove a passkey',
-    description: 'Removes one of the signed-in user’s passkeys: it no longer signs in. Every other session of the account ends (the one of the cookie sent along stays), and a security notice is mailed (unless turned off).',
+    description: 'Removes one of the signed-in user’s passkeys once this body proves the owner, as for `POST /api/passkeys/registration-options`: the `password`, and with a second factor on (a passkey is one) a current `code`, a `recoveryCode` or `passkey` (an answer to `POST /api/passkeys/step-up-options`). It no longer signs in. Every other session of the account ends (the one of the cookie sent along stays), and a security notice is mailed (unless turned off); with the account’s last factor go its recovery codes.',
     tag: 'accounts',
     auth: 'session',
     changesState: true,
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
     pathParameters: { id: { description: 'The `id` of one of the passkeys that `GET /api/passkeys` lists.', example: EXAMPLE_PASSKEY.id } },
+    requestBody: PasskeyProofRequest,
+    requestExample: EXAMPLE_PASSKEY_PROOF,
     responses: {
       '200': { description: 'The passkey is gone.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'The password is wrong (`wrong_password`); the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
       '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
     },
     run: async (accounts, request) => {
-      await accounts.removePasskey(request.param('id'), request.meta());
-      return { status: 200, body: { ok: true } };
+      const { limits } = await accounts.removePasskey(request.param('id'), request.bodyReader(), request.meta());
+      return { status: 200, body: { ok: true }, limits };
     },
   },
   {

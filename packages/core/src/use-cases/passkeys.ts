@@ -22,9 +22,10 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import { InvalidCredentials, LoginChallengeInvalid, NotFound, Unauthenticated, ValidationError } from '../errors.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
-import { finishLogin, hasSecondFactor, recordStepUp, requireStepUp } from './second-factor.ts';
+import { finishLogin, hasSecondFactor, recordStepUp } from './second-factor.ts';
+import { proveOwner, recoveryCodes } from './two-factor.ts';
 import type { LoginChallengeMeta } from './login.ts';
-import { parseRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest } from '../schemas.ts';
+import { parseRequest, PasskeyProofRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest } from '../schemas.ts';
 import type { Passkey, PasskeyChallenge, PasskeyChallengePurpose, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
@@ -55,21 +56,33 @@ export interface ListedPasskey {
 }
 
 export interface PasskeyUseCases {
-  /** Options for `navigator.credentials.create()` for the signed-in user; stores their challenge. Throws Unauthenticated. */
-  passkeyRegistrationOptions(meta: SessionMeta): Promise<PublicKeyCredentialCreationOptionsJSON>;
+  /**
+   * Options for `navigator.credentials.create()` for the signed-in user, once the body proved the
+   * owner (`proveOwner`: the password, and with a factor on a code, a recovery code or a passkey's
+   * step-up answer); stores their challenge. The device is asked only after this: a request the
+   * service would refuse never reaches it. Throws Unauthenticated, ValidationError, WrongPassword,
+   * SecondFactorRequired, WrongCode or RateLimited.
+   */
+  passkeyRegistrationOptions(body: RequestBody, meta: RequestMeta): Promise<{ readonly options: PublicKeyCredentialCreationOptionsJSON } & Quota>;
   /**
    * Verifies the browser's answer to those options and adds the passkey; every other session of the
-   * user ends and a notice is mailed. Throws Unauthenticated or ValidationError (a malformed answer,
-   * one to a challenge that is not this account's registration, used or expired, one without user
-   * verification, or a passkey stored already).
+   * user ends and a notice is mailed. The account's first factor comes with its recovery codes
+   * (shown once). Throws Unauthenticated or ValidationError (a malformed answer, one to a challenge
+   * that is not this account's registration, used or expired, one without user verification, or a
+   * passkey stored already).
    */
-  registerPasskey(body: RequestBody, meta: RequestMeta): Promise<ListedPasskey>;
+  registerPasskey(body: RequestBody, meta: RequestMeta): Promise<{ readonly passkey: ListedPasskey; readonly recoveryCodes?: readonly string[] }>;
   /** The signed-in user's passkeys, oldest first. Throws Unauthenticated. */
   listPasskeys(meta: SessionMeta): Promise<readonly ListedPasskey[]>;
   /** Renames one of the signed-in user's passkeys. Throws Unauthenticated, ValidationError or NotFound. */
   renamePasskey(id: string, body: RequestBody, meta: RequestMeta): Promise<ListedPasskey>;
-  /** Removes one of the signed-in user's passkeys; every other session ends and a notice is mailed. Throws Unauthenticated or NotFound. */
-  removePasskey(id: string, meta: RequestMeta): Promise<void>;
+  /**
+   * Removes one of the signed-in user's passkeys once the body proved the owner (as for the
+   * registration's options); every other session ends and a notice is mailed; with the last factor
+   * go the recovery codes. Throws Unauthenticated, ValidationError, WrongPassword,
+   * SecondFactorRequired, WrongCode, NotFound or RateLimited.
+   */
+  removePasskey(id: string, body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /** Options for `navigator.credentials.get()` with a discoverable passkey; stores their challenge. Throws RateLimited. */
   passkeySignInOptions(meta: RequestMeta): Promise<{ readonly options: PublicKeyCredentialRequestOptionsJSON } & Quota>;
   /**
@@ -192,6 +205,12 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     return options;
   }
 
+  /** The check of a proof's `passkey` (a step-up answer of this account's passkey), or `null` when the body carried none. */
+  function passkeyProof(answer: unknown, userId: number): (() => Promise<boolean>) | null {
+    if (answer === undefined) return null;
+    return async () => (await verifyAssertion(answer as AuthenticationResponseJSON, 'step-up', userId)) !== null;
+  }
+
   /** The signed-in user's row (its generation is what a change must still find). */
   async function owner(session: SignedInSession): Promise<UserRecord> {
     const record = await store.users.findById(session.user.id);
@@ -200,33 +219,36 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
   }
 
   return {
-    async passkeyRegistrationOptions(meta) {
-      const session = await signedIn(context, meta);
-      const rp = context.relyingParty();
-      const existing = await store.passkeys.listByUser(session.user.id);
-      const options = await generateRegistrationOptions({
-        rpName: rp.name,
-        rpID: rp.id,
-        userName: session.user.email,
-        userDisplayName: session.user.name,
-        userID: userHandleOf(session.user.id),
-        timeout: PASSKEY_CHALLENGE_TTL_MS,
-        attestationType: 'none',
-        excludeCredentials: existing.map((p) => ({ id: p.id, transports: [...p.transports] })),
-        // Discoverable (it signs in with no address typed) and verified (PIN, biometrics).
-        authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
-        supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
-      });
-      await remember(options.challenge, 'register', session.user.id);
-      return options;
-    },
+    passkeyRegistrationOptions: (body, meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(PasskeyProofRequest, await readBody(body));
+        // Adding a way to sign in: the proof is in this request, never the session alone (ADR 0045).
+        await proveOwner(context, session, input, meta, tally, passkeyProof(input.passkey, session.user.id));
+        const rp = context.relyingParty();
+        const existing = await store.passkeys.listByUser(session.user.id);
+        const options = await generateRegistrationOptions({
+          rpName: rp.name,
+          rpID: rp.id,
+          userName: session.user.email,
+          userDisplayName: session.user.name,
+          userID: userHandleOf(session.user.id),
+          timeout: PASSKEY_CHALLENGE_TTL_MS,
+          attestationType: 'none',
+          excludeCredentials: existing.map((p) => ({ id: p.id, transports: [...p.transports] })),
+          // Discoverable (it signs in with no address typed) and verified (PIN, biometrics).
+          authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+          supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
+        });
+        await remember(options.challenge, 'register', session.user.id);
+        return { options };
+      }),
 
     async registerPasskey(body, meta) {
       const session = await signedIn(context, meta);
       const input = parseRequest(PasskeyRegistrationRequest, await readBody(body));
       const rp = context.relyingParty();
-      // With a second factor on, a stolen session alone adds no passkey (ADR 0044's step-up).
-      await requireStepUp(context, session.digest, session.user.id, null);
+      // The owner's proof came with the options: a challenge of this account's registration is issued only after it.
       const taken = await take(input.response.response.clientDataJSON, 'register');
       // Another account's challenge (or a sign-in's) proves nothing about this one.
       if (!taken || taken.stored.userId !== session.user.id) throw badRegistration();
@@ -257,11 +279,14 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         lastUsedAt: null,
       };
       const notice = await accountNotice(context, 'passkey-added', meta, record, { passkeyName: passkey.name });
-      const added = await context.manager.addPasskey(passkey, record.credentialGeneration, session.digest, notice);
+      // The first factor brings the recovery codes (as TOTP's confirm does): whoever turns a factor on
+      // holds a way back in without it. Decided under the generation read above, which the add compares.
+      const codes = (await hasSecondFactor(context, record.id)) ? null : recoveryCodes();
+      const added = await context.manager.addPasskey(passkey, record.credentialGeneration, session.digest, notice, codes?.digests ?? null);
       // The account's credentials changed while the answer was checked: its sessions ended with it.
       if (added === null) throw new Unauthenticated();
       if (added === 'taken') throw new ValidationError([{ path: 'response', message: 'is a passkey registered already' }]);
-      return listed(passkey);
+      return codes ? { passkey: listed(passkey), recoveryCodes: codes.codes } : { passkey: listed(passkey) };
     },
 
     async listPasskeys(meta) {
@@ -278,18 +303,22 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       return listed(passkey);
     },
 
-    async removePasskey(id, meta) {
-      const session = await signedIn(context, meta);
-      const record = await owner(session);
-      const passkey = await store.passkeys.findById(id);
-      if (!passkey || passkey.userId !== record.id) throw new NotFound('Passkey');
-      // Turning a factor off needs it (ADR 0044's step-up).
-      await requireStepUp(context, session.digest, record.id, null);
-      const notice = await accountNotice(context, 'passkey-removed', meta, record, { passkeyName: passkey.name });
-      const removed = await context.manager.removePasskey(record.id, id, record.credentialGeneration, session.digest, notice);
-      if (removed === 'missing') throw new NotFound('Passkey');
-      if (removed === null) throw new Unauthenticated();
-    },
+    removePasskey: (id, body, meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const input = parseRequest(PasskeyProofRequest, await readBody(body));
+        const passkey = await store.passkeys.findById(id);
+        if (!passkey || passkey.userId !== session.user.id) throw new NotFound('Passkey');
+        // Removing a way to sign in: the proof is in this request, never the session alone (ADR 0045).
+        const record = await proveOwner(context, session, input, meta, tally, passkeyProof(input.passkey, session.user.id));
+        const notice = await accountNotice(context, 'passkey-removed', meta, record, { passkeyName: passkey.name });
+        // The last factor takes the recovery codes with it (as turning TOTP off does); under the generation the add compares.
+        const lastFactor = !(await store.totp.find(record.id))?.enabled && (await store.passkeys.listByUser(record.id)).length === 1;
+        const removed = await context.manager.removePasskey(record.id, id, record.credentialGeneration, session.digest, notice, lastFactor);
+        if (removed === 'missing') throw new NotFound('Passkey');
+        if (removed === null) throw new Unauthenticated();
+        return {};
+      }),
 
     passkeySignInOptions: (meta) =>
       withQuota(async (tally) => {

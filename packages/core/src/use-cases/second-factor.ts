@@ -112,6 +112,10 @@ export async function finishLogin(
   if (!challengeToken) throw new LoginChallengeInvalid();
   const challenge = await store.loginChallenges.take(digestToken(challengeToken), clock.now());
   if (!challenge) throw new LoginChallengeInvalid();
+  // A challenge its account's credentials moved past (a password change or reset, a factor added or
+  // removed) is dead before anything is checked: a right code keeps its step, a wrong one does not count.
+  const current = await store.users.findById(challenge.userId);
+  if (!current || current.credentialGeneration !== challenge.credentialGeneration) throw new LoginChallengeInvalid();
   // Per device when the client has a genuine proof for the account (whoever else has the password
   // cannot lock the owner's browsers out), per account otherwise. A challenge is proof of the
   // password, so strangers never come this far.

@@ -6,18 +6,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
-import { SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
-import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, withQuota, type Quota } from '../rate-limits.ts';
+import { SecondFactorRequired, SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
+import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { ConfirmTotpRequest, DisableTotpRequest, parseRequest, RenewRecoveryCodesRequest, StartTotpRequest } from '../schemas.ts';
-import type { LoginChallenge } from '../store.ts';
+import type { LoginChallenge, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
-import { matchingStep, secretContext, stepUp, totpOf, useTotpCode } from './totp-codes.ts';
-import { signedIn } from './sessions.ts';
+import { confirmCode, matchingStep, secretContext, stepUp, totpOf, useTotpCode } from './totp-codes.ts';
+import { signedIn, type SignedInSession } from './sessions.ts';
 
 /** Recovery codes made at once. */
 export const RECOVERY_CODE_COUNT = 10;
@@ -32,11 +32,11 @@ export interface TotpEnrolment {
 
 /** The use cases of the second factor (TOTP and recovery codes). */
 export interface TwoFactorUseCases {
-  /** Starts (or restarts) TOTP enrolment after checking the password. Throws Unauthenticated, ValidationError, WrongPassword, TwoFactorState (on already), SecondFactorUnavailable, RateLimited. */
+  /** Starts (or restarts) TOTP enrolment after checking the password (and, with a passkey on, a recovery code). Throws Unauthenticated, ValidationError, WrongPassword, SecondFactorRequired, WrongCode, TwoFactorState (on already), SecondFactorUnavailable, RateLimited. */
   startTotp(body: RequestBody, meta: RequestMeta): Promise<TotpEnrolment & Quota>;
   /** Turns TOTP on with a code of the pending secret; answers the recovery codes (shown once). Ends the user's other sessions. Throws Unauthenticated, ValidationError, WrongCode, TwoFactorState (nothing pending), RateLimited. */
   confirmTotp(body: RequestBody, meta: RequestMeta): Promise<{ readonly recoveryCodes: readonly string[] } & Quota>;
-  /** Turns TOTP off (and deletes the recovery codes) after the password and a code (or a recent step-up). Ends the user's other sessions. */
+  /** Turns TOTP off (and deletes the recovery codes unless a passkey is still on) after the password and a code or recovery code in the body (a step-up window is not enough). Ends the user's other sessions. */
   disableTotp(body: RequestBody, meta: RequestMeta): Promise<Quota>;
   /** Replaces the recovery codes (the old ones die) after a step-up; answers the new ones. Throws TwoFactorState when no factor is on. */
   renewRecoveryCodes(body: RequestBody, meta: RequestMeta): Promise<{ readonly recoveryCodes: readonly string[] } & Quota>;
@@ -60,7 +60,7 @@ function newRecoveryCode(): string {
 const recoveryDigest = (code: string) => digestToken(`recovery:${normaliseRecoveryCode(code)}`);
 
 /** Ten fresh codes and their digests. */
-function recoveryCodes(): { readonly codes: string[]; readonly digests: string[] } {
+export function recoveryCodes(): { readonly codes: string[]; readonly digests: string[] } {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   return { codes, digests: codes.map(recoveryDigest) };
 }
@@ -70,26 +70,75 @@ function recoveryCodes(): { readonly codes: string[]; readonly digests: string[]
  * recovery code is used up, with its notice saying how many are left, in one unit of work. `left`
  * hears how many recovery codes are left when one was used.
  */
+/**
+ * Uses the account's recovery code `code`, with its notice saying how many are left, in one unit of
+ * work: how many are left, or `null` when the account has no such code (of concurrent uses, one
+ * gets it).
+ */
+async function useRecoveryCode(context: UseCaseContext, userId: number, code: string, meta: RequestMeta): Promise<number | null> {
+  const record = await context.ports.store.users.findById(userId);
+  if (!record) return null;
+  // Whether a notice goes at all (and as whose mail) is decided now, outside the unit of work;
+  // its count of codes left is the unit's own.
+  const sample = await accountNotice(context, 'recovery-code-used', meta, record, { remaining: 0 });
+  // The sample's kind, absent when it has none (exactOptionalPropertyTypes: the packages' build refused `kind: undefined`).
+  const notice = (remaining: number) => {
+    if (!sample) return null;
+    const { kind: _own, ...mail } = context.notices.notice('recovery-code-used', meta, { remaining })!;
+    return sample.kind === undefined ? mail : { ...mail, kind: sample.kind };
+  };
+  return context.manager.useRecoveryCode(userId, recoveryDigest(code), notice);
+}
+
+/**
+ * The verifier of a login's second step with a TOTP `code` or a `recoveryCode` (one of them): a
+ * recovery code is used up, with its notice saying how many are left, in one unit of work. `left`
+ * hears how many recovery codes are left when one was used. A recovery code finishes a login
+ * whatever the account's factor (TOTP or a passkey).
+ */
 export function codeVerifier(context: UseCaseContext, input: { readonly code?: string | undefined; readonly recoveryCode?: string | undefined }, meta: RequestMeta, left: (remaining: number) => void): FactorVerifier {
-  const { store } = context.ports;
   return async (challenge: LoginChallenge): Promise<VerifiedFactor | null> => {
     if (input.code !== undefined) return (await useTotpCode(context, challenge.userId, input.code)) ? { kind: 'totp' } : null;
-    const record = await store.users.findById(challenge.userId);
-    if (!record || input.recoveryCode === undefined) return null;
-    // Whether a notice goes at all (and as whose mail) is decided now, outside the unit of work;
-    // its count of codes left is the unit's own.
-    const sample = await accountNotice(context, 'recovery-code-used', meta, record, { remaining: 0 });
-    // The sample's kind, absent when it has none (exactOptionalPropertyTypes: the packages' build refused `kind: undefined`).
-    const notice = (remaining: number) => {
-      if (!sample) return null;
-      const { kind: _own, ...mail } = context.notices.notice('recovery-code-used', meta, { remaining })!;
-      return sample.kind === undefined ? mail : { ...mail, kind: sample.kind };
-    };
-    const remaining = await context.manager.useRecoveryCode(challenge.userId, recoveryDigest(input.recoveryCode), notice);
+    if (input.recoveryCode === undefined) return null;
+    const remaining = await useRecoveryCode(context, challenge.userId, input.recoveryCode, meta);
     if (remaining === null) return null;
     left(remaining);
     return { kind: 'recovery' };
   };
+}
+
+/** What proves the owner in a request that adds or removes a way to sign in. */
+export interface OwnerProof {
+  readonly password: string;
+  readonly code?: string | undefined;
+  readonly recoveryCode?: string | undefined;
+}
+
+/**
+ * The proof a request that adds or removes a way to sign in must carry (ADR 0045): the password,
+ * always (every account has one), and with a second factor on one of its factors in the same body:
+ * a current TOTP `code`, a `recoveryCode` (used up), or what `passkey` checks (an assertion made for
+ * a step-up of this account; `null` when the request carried none). A session alone, or a factor
+ * verified for it earlier (the step-up window), proves nothing here: a session can be stolen.
+ * Answers the account's row read before the checks (its generation is what the change must still
+ * find). The codes count against the session's own bound. Throws Unauthenticated, WrongPassword,
+ * SecondFactorRequired, WrongCode or RateLimited.
+ */
+export async function proveOwner(context: UseCaseContext, session: SignedInSession, proof: OwnerProof, meta: RequestMeta, tally: Tally, passkey: (() => Promise<boolean>) | null = null): Promise<UserRecord> {
+  const { store, clock } = context.ports;
+  const record = await confirmPassword(context, session, proof.password, tally);
+  if (!(await hasSecondFactor(context, record.id))) return record;
+  if (proof.code !== undefined) {
+    await recordStepUp(context, session.digest, await confirmCode(context, session, proof.code, tally));
+    return record;
+  }
+  if (proof.recoveryCode === undefined && !passkey) throw new SecondFactorRequired();
+  const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
+  const verified = proof.recoveryCode !== undefined ? (await useRecoveryCode(context, record.id, proof.recoveryCode, meta)) !== null : await passkey!();
+  if (!verified) throw new WrongCode();
+  await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
+  await recordStepUp(context, session.digest, proof.recoveryCode !== undefined ? 'recovery' : 'passkey');
+  return record;
 }
 
 export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
@@ -100,7 +149,9 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
       withQuota(async (tally) => {
         const session = await signedIn(context, meta);
         const input = parseRequest(StartTotpRequest, await readBody(body));
-        const record = await confirmPassword(context, session, input.password, tally);
+        if ((await store.totp.find(session.user.id))?.enabled) throw new TwoFactorState('Two-factor authentication is on already: turn it off first');
+        // Adding a way to sign in: with another factor on (a passkey), the password and a recovery code.
+        const record = await proveOwner(context, session, input, meta, tally);
         const { secrets } = context;
         if (!secrets) throw new SecondFactorUnavailable();
         const secret = new Secret({ size: 20 }).base32;
@@ -137,12 +188,14 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
       withQuota(async (tally) => {
         const session = await signedIn(context, meta);
         const input = parseRequest(DisableTotpRequest, await readBody(body));
-        const record = await confirmPassword(context, session, input.password, tally);
-        const factor = await store.totp.find(record.id);
+        const factor = await store.totp.find(session.user.id);
         if (!factor?.enabled) throw new TwoFactorState('Two-factor authentication is not on');
-        await stepUp(context, session, input.code, tally);
+        // Removing a way to sign in: the password and a current code (or a recovery code) in this body.
+        const record = await proveOwner(context, session, input, meta, tally);
         const notice = await accountNotice(context, 'two-factor-disabled', meta, record);
-        if ((await context.manager.disableTotp(record.id, record.credentialGeneration, session.digest, notice)) === null) throw new Unauthenticated();
+        // The recovery codes stay while a passkey is still a factor: they stand in for it.
+        const passkeysLeft = (await store.passkeys.listByUser(record.id)).length > 0;
+        if ((await context.manager.disableTotp(record.id, record.credentialGeneration, session.digest, notice, passkeysLeft)) === null) throw new Unauthenticated();
         return {};
       }),
 
