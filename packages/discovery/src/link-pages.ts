@@ -95,10 +95,21 @@ const PASSKEYS_BODY = `<p>A passkey signs in to your account without the passwor
 <h2>Your passkeys</h2>
 <ul id="passkeys"></ul>
 <form id="add-form" novalidate>
+<p class="hint">Adding or removing a passkey needs proof that it is you, before your device is asked: your password and, when a second factor is on, a current code, a recovery code or one of your passkeys.</p>
+<label for="password">Your password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<label for="code">Code from your authenticator app, or a recovery code (when a second factor is on)</label>
+<input id="code" name="code" type="text" autocomplete="one-time-code" spellcheck="false">
+<button id="step-up" type="button">Confirm with one of your passkeys</button>
 <label for="name">Name of the new passkey</label>
 <input id="name" name="name" type="text" maxlength="64" autocomplete="off">
 <button id="add" type="submit">Add a passkey</button>
 </form>
+<section id="recovery" hidden>
+<h2>Your recovery codes</h2>
+<p>Write them down now: they are shown this once. Each one finishes a login once if you lose your passkeys.</p>
+<ol id="recovery-codes"></ol>
+</section>
 <p class="hint">Adding or removing a passkey signs out every other session of the account.</p>`;
 
 /** The page answer: revalidated on each visit, never framed, never a referrer. */
