@@ -7,7 +7,7 @@
  * voided by a credential change is refused before its code is looked at.
  */
 import { afterEach, expect, it } from 'vitest';
-import { TOTP, URI } from 'otpauth';
+import { URI, type TOTP } from 'otpauth';
 import { ManualClock } from '@sl-accounts/core/testing';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse, type RequestOptions } from '../support/client.ts';

@@ -110,7 +110,7 @@ ${secondFactor}
 
 Replace \`<6-digit code>\` with the code for the current 30-second step. A code works once: wait for the next step before sending another. Wrong codes count per challenge (${MAX_CHALLENGE_FAILURES} end it: log in again) and per account (\`429\`).
 
-With two-factor authentication on, changing the password or the address, deleting the account and turning the factor off also need a current \`code\` in their body, unless this session verified a factor in the last ${describeDuration(STEP_UP_WINDOW_MS)} (\`403\` with \`code\` \`second_factor_required\` otherwise).
+With two-factor authentication on, changing the password or the address and deleting the account also need a current \`code\` in their body, unless this session verified a factor in the last ${describeDuration(STEP_UP_WINDOW_MS)} (\`403\` with \`code\` \`second_factor_required\` otherwise). Turning the factor off, or adding or removing a passkey, needs the proof in the request itself whatever the session did before: the \`password\` and a current \`code\` or a \`recoveryCode\` (\`403\` \`wrong_password\`, \`second_factor_required\` or \`wrong_code\` otherwise).
 
 ${section('5. Sessions, password and account', `${account}\n\nThe examples follow one account: the password change takes the signup password to a new one, which the deletion then gives. A wrong password given to change the password or delete the account counts as a failed login of the account (see the rate limits below). Operations that change the account refuse browser requests from another site's page (\`403\`), as login does.`)}## 6. Forgotten password
 
