@@ -273,7 +273,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/login/second-factor',
     operationId: 'loginSecondFactor',
     summary: 'Finish a login with a second factor',
-    description: `The second step of a login that answered 202: a \`code\` from the authenticator app (6 digits, 30-second steps, one step either side accepted, each code once) or one \`recoveryCode\` (each once; a notice is mailed and \`recoveryCodesLeft\` says how many remain), with the \`${LOGIN_CHALLENGE_COOKIE}\` cookie the first step set. Answers as a login does. ${MAX_CHALLENGE_FAILURES} wrong codes end the challenge (log in again); wrong codes are also limited per account, or per browser with the account’s device cookie.`,
+    description: `The second step of a login that answered 202: a \`code\` from the authenticator app (6 digits, 30-second steps, one step either side accepted, each code once) or one \`recoveryCode\` (each once, whatever the account’s factor, a passkey’s included; a notice is mailed and \`recoveryCodesLeft\` says how many remain), with the \`${LOGIN_CHALLENGE_COOKIE}\` cookie the first step set. Answers as a login does. ${MAX_CHALLENGE_FAILURES} wrong codes end the challenge (log in again); wrong codes are also limited per account, or per browser with the account’s device cookie.`,
     tag: 'accounts',
     changesState: true,
     auth: 'public',
@@ -284,7 +284,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestExample: EXAMPLE_SECOND_FACTOR_LOGIN,
     responses: {
       '200': { description: 'Signed in with a fresh session (`recoveryCodesLeft` when a recovery code was used).', body: 'SecondFactorLoginResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
-      '401': { description: `\`invalid_code\`: the code is wrong, used already, or not this account’s. \`login_challenge_invalid\`: no \`${LOGIN_CHALLENGE_COOKIE}\` cookie, or its challenge expired, was used, or ended; log in again.`, body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCode },
+      '401': { description: `\`invalid_code\`: the code is wrong, used already, or not this account’s. \`login_challenge_invalid\`: no \`${LOGIN_CHALLENGE_COOKIE}\` cookie, or its challenge expired, was used, or ended (a password change, a reset or a factor added or removed since voids it, and then no code is looked at); log in again.`, body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCode },
     },
     run: async (accounts, request) => {
       const result = await accounts.loginSecondFactor(request.bodyReader(), { ...request.meta(), loginChallenge: request.loginChallenge() });
