@@ -300,6 +300,35 @@ describe.skipIf(store.skip !== undefined)(`passkeys in headless Chromium with a 
     });
   });
 
+  if (store.kind === 'memory') describe('the page words every WebAuthn error (issue 39, row 8)', () => {
+    it('each error the device can answer with is a sentence, never its bare name', { timeout: 60_000 }, async (ctx) => {
+      const { context, page } = await browse(ctx);
+      await signUp(page, { ...ADA, email: 'errors@example.com' });
+      await page.reload({ waitUntil: 'networkidle' });
+      const sentences: Record<string, string> = {
+        NotAllowedError: 'The passkey request was cancelled, timed out, or not allowed. Nothing was changed: try again when ready.',
+        InvalidStateError: 'This device holds a passkey for this account already. Use that one, or add a passkey on another device.',
+        AbortError: 'The passkey request was interrupted before it finished. Try again.',
+        SecurityError: 'The browser does not allow passkeys at this address. Open the service at its own address (https, or localhost), then try again.',
+        NotSupportedError: 'This device cannot make the kind of passkey the service needs (one that stays on the device and verifies you).',
+        ConstraintError: 'This device cannot verify you: set up a PIN, fingerprint or face on it, then try again.',
+        UnknownError: 'The device reported a problem. Try again, or use another device.',
+        SomethingNewError: 'The passkey could not be used. Try again, or use another device.',
+      };
+      for (const [name, sentence] of Object.entries(sentences)) {
+        // The device answers with this error (the page's own options and proof go first, as always).
+        await page.evaluate((name) => {
+          const credentials = (globalThis as unknown as { navigator: { credentials: object } }).navigator.credentials;
+          Object.defineProperty(credentials, 'create', { configurable: true, value: () => Promise.reject(new DOMException('from the device', name)) });
+        }, name);
+        await page.getByLabel('Your password').fill(ADA.password);
+        await page.getByRole('button', { name: 'Add a passkey' }).click();
+        expect(await poll(() => status(page), (text) => text === sentence, 10_000), name).toBe(sentence);
+      }
+      await context.close();
+    });
+  });
+
   if (store.kind === 'memory') describe('a stolen session, and an owner who lost the passkey (issue 39, rows 1 and 2)', () => {
     it('a session copied into another browser gets no registration options without the password: the thief’s device is never asked, and the owner keeps the account', { timeout: 60_000 }, async (ctx) => {
       const owner = await browse(ctx);
