@@ -111,8 +111,8 @@ export class WrongCode extends Error {
 /** The change needs a second factor verified for this session within the last minutes (a step-up), or a code in the body. */
 export class SecondFactorRequired extends Error {
   readonly code = 'second_factor_required' as const;
-  constructor() {
-    super('This change needs your second factor: send a current code, or verify it again');
+  constructor(message = 'This change needs your second factor: send a current code, or verify it again') {
+    super(message);
     this.name = 'SecondFactorRequired';
   }
 }

@@ -8,6 +8,7 @@
  */
 import {
   DEFAULT_SERVICE_NAME,
+  PROOF_NEEDS_FACTOR,
   EmailTaken,
   InvalidCredentials,
   NotFound,
@@ -173,6 +174,7 @@ export const ERROR_EXAMPLES = {
   invalidCode: errorExample(new InvalidCode()),
   wrongCode: errorExample(new WrongCode()),
   secondFactorRequired: errorExample(new SecondFactorRequired()),
+  proofNeedsFactor: errorExample(new SecondFactorRequired(PROOF_NEEDS_FACTOR)),
   twoFactorOn: errorExample(new TwoFactorState('Two-factor authentication is on already: turn it off first')),
   twoFactorOff: errorExample(new TwoFactorState('Two-factor authentication is not on')),
   twoFactorUnavailable: errorExample(new SecondFactorUnavailable()),

@@ -621,7 +621,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'TOTP is off.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong (`wrong_password`), the code or recovery code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
+      '403': { description: 'The password is wrong (`wrong_password`), the code or recovery code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor },
       '409': { description: 'TOTP is not on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff },
     },
     run: async (accounts, request) => {
@@ -667,7 +667,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong (`wrong_password`); with a second factor on, the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
+      '403': { description: 'The password is wrong (`wrong_password`); with a second factor on, the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor },
     },
     run: async (accounts, request) => {
       const { options, limits } = await accounts.passkeyRegistrationOptions(request.bodyReader(), request.meta());
@@ -742,7 +742,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The passkey is gone.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong (`wrong_password`); the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
+      '403': { description: 'The password is wrong (`wrong_password`); the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor },
       '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
     },
     run: async (accounts, request) => {

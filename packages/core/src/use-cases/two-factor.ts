@@ -107,6 +107,9 @@ export function codeVerifier(context: UseCaseContext, input: { readonly code?: s
   };
 }
 
+/** The refusal of a proof that came without a factor while one is on. */
+export const PROOF_NEEDS_FACTOR = 'Adding or removing a way to sign in needs your second factor in this request: send a current code or a recovery code (for a passkey, or the answer of one of your passkeys) with the password';
+
 /** What proves the owner in a request that adds or removes a way to sign in. */
 export interface OwnerProof {
   readonly password: string;
@@ -132,7 +135,8 @@ export async function proveOwner(context: UseCaseContext, session: SignedInSessi
     await recordStepUp(context, session.digest, await confirmCode(context, session, proof.code, tally));
     return record;
   }
-  if (proof.recoveryCode === undefined && !passkey) throw new SecondFactorRequired();
+  // No "verify it again" here: a step-up of the session is no proof for this.
+  if (proof.recoveryCode === undefined && !passkey) throw new SecondFactorRequired(PROOF_NEEDS_FACTOR);
   const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
   const verified = proof.recoveryCode !== undefined ? (await useRecoveryCode(context, record.id, proof.recoveryCode, meta)) !== null : await passkey!();
   if (!verified) throw new WrongCode();
