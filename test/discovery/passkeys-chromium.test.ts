@@ -237,6 +237,24 @@ describe.skipIf(store.skip !== undefined)(`passkeys in headless Chromium with a 
     await context.close();
   });
 
+  it('a password change racing a passkey add: the credential generation lets one of them win, never both', { timeout: 60_000 }, async (ctx) => {
+    const { context, page } = await browse(ctx);
+    const who = { ...ADA, email: 'race@example.com' };
+    await signUp(page, who);
+    const elsewhere = sessionFrom(await request(origin, '/api/login', { json: { email: who.email, password: who.password } }))!;
+    const response = await create(page, await registrationOptions(page, { password: who.password }));
+    const newPassword = 'a password set in a race';
+    const [added, changed] = await Promise.all([
+      fromPage(page, 'POST', '/api/passkeys', { name: 'Raced', response }),
+      request(origin, '/api/password', { json: { currentPassword: who.password, newPassword }, session: elsewhere }),
+    ]);
+    expect([added.status === 201, changed.status === 200].filter(Boolean)).toHaveLength(1);
+    // What the store holds agrees with the one that won.
+    const login = await request(origin, '/api/login', { json: { email: who.email, password: added.status === 201 ? who.password : newPassword } });
+    expect(login.status).toBe(added.status === 201 ? 202 : 200);
+    await context.close();
+  });
+
   if (store.kind === 'memory') describe('the page asks for the proof before the device (issue 39, row 8)', () => {
     it('it says who is signed in; without the password, or with a wrong one, the device is never asked; the first passkey shows its recovery codes once', { timeout: 90_000 }, async (ctx) => {
       const browsing = await browse(ctx);

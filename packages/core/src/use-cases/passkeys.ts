@@ -4,7 +4,8 @@
  * registers, lists, renames and removes them, and a discoverable passkey signs in on its own
  * (docs/decisions/0045-passkeys.md).
  *
- * - **Challenges** are the library's (32 random bytes), stored as their SHA-256 digest with what
+ * - **Challenges** are the library's (32 random bytes; a registration's carries the credential
+ *   generation of the owner's proof after them), stored as their SHA-256 digest with what
  *   they are for (`register` for one account, `sign-in` for none) and taken once: a take deletes the
  *   row, so of two uses (concurrent, or on two processes sharing a database) one gets it. A challenge
  *   lives `PASSKEY_CHALLENGE_TTL_MS`; the sweep removes those never answered.
@@ -17,6 +18,7 @@
  * - **Adding or removing** a passkey moves the credential generation (every other session ends) and
  *   mails a notice, in one unit of work.
  */
+import { randomBytes } from 'node:crypto';
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
@@ -117,6 +119,26 @@ export interface PasskeyUseCases {
 const userHandleOf = (userId: number) => new TextEncoder().encode(String(userId));
 
 const listed = (p: Passkey): ListedPasskey => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null });
+
+/**
+ * A registration's challenge: 32 random bytes (as the library's own), then the credential generation
+ * the owner's proof was checked under (8 bytes, big-endian). The authenticator signs the whole
+ * challenge and the store keeps its digest, so the generation read back from a taken challenge is
+ * the one the service wrote: the add goes through only while the account is still at it, and a
+ * password change between the proof and the add voids the proof (no column for it in the store).
+ */
+function registrationChallenge(generation: number): Uint8Array<ArrayBuffer> {
+  const challenge = Buffer.alloc(40);
+  randomBytes(32).copy(challenge);
+  challenge.writeBigUInt64BE(BigInt(generation), 32);
+  return new Uint8Array(challenge);
+}
+
+/** The generation a registration's challenge (base64url) carries; `null` for one of another shape. */
+function generationIn(challenge: string): number | null {
+  const bytes = Buffer.from(challenge, 'base64url');
+  return bytes.length === 40 ? Number(bytes.readBigUInt64BE(32)) : null;
+}
 
 /** The refusal of a registration's answer, whatever was wrong with it (the library's reason stays out of the answer). */
 const badRegistration = () => new ValidationError([{ path: 'response', message: 'is not a valid answer to a passkey registration of this account (it may have expired: ask for new options)' }]);
@@ -224,7 +246,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         const session = await signedIn(context, meta);
         const input = parseRequest(PasskeyProofRequest, await readBody(body));
         // Adding a way to sign in: the proof is in this request, never the session alone (ADR 0045).
-        await proveOwner(context, session, input, meta, tally, passkeyProof(input.passkey, session.user.id));
+        const proved = await proveOwner(context, session, input, meta, tally, passkeyProof(input.passkey, session.user.id));
         const rp = context.relyingParty();
         const existing = await store.passkeys.listByUser(session.user.id);
         const options = await generateRegistrationOptions({
@@ -239,6 +261,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
           // Discoverable (it signs in with no address typed) and verified (PIN, biometrics).
           authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
           supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
+          challenge: registrationChallenge(proved.credentialGeneration),
         });
         await remember(options.challenge, 'register', session.user.id);
         return { options };
@@ -252,7 +275,10 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       const taken = await take(input.response.response.clientDataJSON, 'register');
       // Another account's challenge (or a sign-in's) proves nothing about this one.
       if (!taken || taken.stored.userId !== session.user.id) throw badRegistration();
+      const generation = generationIn(taken.challenge);
       const record = await owner(session);
+      // The credentials changed since the proof (a password change or reset, a factor added or removed): the proof is void.
+      if (generation === null || record.credentialGeneration !== generation) throw badRegistration();
       let info;
       try {
         const verified = await verifyRegistrationResponse({
@@ -282,7 +308,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       // The first factor brings the recovery codes (as TOTP's confirm does): whoever turns a factor on
       // holds a way back in without it. Decided under the generation read above, which the add compares.
       const codes = (await hasSecondFactor(context, record.id)) ? null : recoveryCodes();
-      const added = await context.manager.addPasskey(passkey, record.credentialGeneration, session.digest, notice, codes?.digests ?? null);
+      // Added only while the generation is still the proof's: of a change racing this add, one wins.
+      const added = await context.manager.addPasskey(passkey, generation, session.digest, notice, codes?.digests ?? null);
       // The account's credentials changed while the answer was checked: its sessions ended with it.
       if (added === null) throw new Unauthenticated();
       if (added === 'taken') throw new ValidationError([{ path: 'response', message: 'is a passkey registered already' }]);
