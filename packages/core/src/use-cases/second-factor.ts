@@ -10,8 +10,9 @@
  *   count per challenge (MAX_CHALLENGE_FAILURES, then it dies) and per account or device
  *   (SECOND_FACTOR_LIMIT).
  * - **The step-up** (`recordStepUp`, `requireStepUp`): "a factor was verified for this session at
- *   T". With a factor on, the owner's changes (password, address, deletion, turning a factor off)
- *   need one within `stepUpWindowMs`, or a code in their body.
+ *   T". With a factor on, the owner's changes (password, address, deletion, renewing the recovery
+ *   codes) need one within `stepUpWindowMs`, or a code in their body. Adding or removing a way to
+ *   sign in needs more: the proof in its own request (`proveOwner`, two-factor.ts).
  *
  * A new kind (passkeys) adds a `FactorSource` (whether an account has it on) and calls
  * `finishLogin` with its own verifier and `recordStepUp` from its own step-up route.
