@@ -44,8 +44,8 @@ export {
   PROFILE_SESSION_POLICY,
   SECOND_FACTOR_LIMIT,
   SECOND_FACTOR_ACCOUNT_POLICY,
-  SECOND_FACTOR_DEVICE_POLICY,
-  SECOND_FACTOR_SESSION_POLICY,
+  SECOND_FACTOR_RECOVERY_LIMIT,
+  SECOND_FACTOR_RECOVERY_POLICY,
 } from './rate-limits.ts';
 export { INBOX_LIMIT, INBOX_POLICY, inboxOf, slotBudget, type InboxBudget, type InboxTicket } from './inbox.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';

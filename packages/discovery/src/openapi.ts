@@ -21,9 +21,9 @@ import {
   SESSION_PASSWORD_POLICY,
   SESSION_TTL_MS,
   SECOND_FACTOR_ACCOUNT_POLICY,
-  SECOND_FACTOR_DEVICE_POLICY,
   SECOND_FACTOR_LIMIT,
-  SECOND_FACTOR_SESSION_POLICY,
+  SECOND_FACTOR_RECOVERY_LIMIT,
+  SECOND_FACTOR_RECOVERY_POLICY,
   parseRequest,
   type RateLimitRule,
 } from '@sl-accounts/core';
@@ -83,8 +83,7 @@ const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
   [INBOX_POLICY]: INBOX_LIMIT,
   [PROFILE_SESSION_POLICY]: PROFILE_SESSION_LIMIT,
   [SECOND_FACTOR_ACCOUNT_POLICY]: SECOND_FACTOR_LIMIT,
-  [SECOND_FACTOR_DEVICE_POLICY]: SECOND_FACTOR_LIMIT,
-  [SECOND_FACTOR_SESSION_POLICY]: SECOND_FACTOR_LIMIT,
+  [SECOND_FACTOR_RECOVERY_POLICY]: SECOND_FACTOR_RECOVERY_LIMIT,
 };
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
@@ -207,9 +206,8 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(EMAIL_LINK_ACCOUNT_POLICY) ? ['the account’s limit on mailed links'] : []),
     ...(route.alsoLimited?.includes(INBOX_POLICY) ? ['the share of mail anyone can cause that the address’s inbox had in the last hour (the account’s link is then not spent)'] : []),
     ...(route.alsoLimited?.includes(PROFILE_SESSION_POLICY) ? ['this session’s own limit on changes of name'] : []),
-    ...(route.alsoLimited?.includes(SECOND_FACTOR_ACCOUNT_POLICY) ? ['the account’s limit on wrong second-factor codes (then even the right code, until the window ends)'] : []),
-    ...(route.alsoLimited?.includes(SECOND_FACTOR_DEVICE_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on wrong codes instead of the account’s'] : []),
-    ...(route.alsoLimited?.includes(SECOND_FACTOR_SESSION_POLICY) ? ['this session’s own limit on wrong second-factor codes'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_ACCOUNT_POLICY) ? ['the account’s limit on wrong second-factor codes, whatever session or device cookie sends them (then even the right code, until the window ends)'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_RECOVERY_POLICY) ? ['past that, the account’s own limit on recovery codes and passkey answers'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }

@@ -37,8 +37,7 @@ import {
   MAX_CHALLENGE_FAILURES,
   RECOVERY_CODE_COUNT,
   SECOND_FACTOR_ACCOUNT_POLICY,
-  SECOND_FACTOR_DEVICE_POLICY,
-  SECOND_FACTOR_SESSION_POLICY,
+  SECOND_FACTOR_RECOVERY_POLICY,
   STEP_UP_WINDOW_MS,
   type Accounts,
   type parseRequest,
@@ -271,13 +270,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/login/second-factor',
     operationId: 'loginSecondFactor',
     summary: 'Finish a login with a second factor',
-    description: `The second step of a login that answered 202: a \`code\` from the authenticator app (6 digits, 30-second steps, one step either side accepted, each code once) or one \`recoveryCode\` (each once; a notice is mailed and \`recoveryCodesLeft\` says how many remain), with the \`${LOGIN_CHALLENGE_COOKIE}\` cookie the first step set. Answers as a login does. ${MAX_CHALLENGE_FAILURES} wrong codes end the challenge (log in again); wrong codes are also limited per account, or per browser with the account’s device cookie.`,
+    description: `The second step of a login that answered 202: a \`code\` from the authenticator app (6 digits, 30-second steps, one step either side accepted, each code once) or one \`recoveryCode\` (each once; a notice is mailed and \`recoveryCodesLeft\` says how many remain), with the \`${LOGIN_CHALLENGE_COOKIE}\` cookie the first step set. Answers as a login does. ${MAX_CHALLENGE_FAILURES} wrong codes end the challenge (log in again); wrong codes are also limited per account, whatever browser, device cookie or session sends them; once they are spent a recovery code is still checked, under a bound of its own.`,
     tag: 'accounts',
     changesState: true,
     auth: 'public',
     loginChallenge: true,
     limited: 'secondFactor',
-    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_DEVICE_POLICY],
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY],
     requestBody: SecondFactorLoginRequest,
     requestExample: EXAMPLE_SECOND_FACTOR_LOGIN,
     responses: {
@@ -386,7 +385,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: ChangePasswordRequest,
     requestExample: EXAMPLE_CHANGE_PASSWORD,
     responses: {
@@ -522,7 +521,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [EMAIL_LINK_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, INBOX_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [EMAIL_LINK_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, INBOX_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: EmailChangeRequest,
     requestExample: EXAMPLE_EMAIL_CHANGE,
     responses: {
@@ -545,7 +544,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: DeleteAccountRequest,
     requestExample: EXAMPLE_DELETE_ACCOUNT,
     responses: {
@@ -590,7 +589,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: ConfirmTotpRequest,
     requestExample: EXAMPLE_CONFIRM_TOTP,
     responses: {
@@ -613,7 +612,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: DisableTotpRequest,
     requestExample: EXAMPLE_DISABLE_TOTP,
     responses: {
@@ -636,7 +635,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: RenewRecoveryCodesRequest,
     requestExample: EXAMPLE_RENEW_RECOVERY_CODES,
     responses: {
@@ -813,6 +812,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     changesState: true,
     limited: 'passkeySignIn',
+    // Wrong answers count as wrong codes do; past the account's spent bound, under the recovery one.
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY],
     requestBody: PasskeySignInRequest,
     requestExample: EXAMPLE_PASSKEY_SIGN_IN,
     responses: {

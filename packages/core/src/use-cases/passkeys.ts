@@ -339,6 +339,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
           async (challenge) => ((await verifyAssertion(response, 'second-factor', challenge.userId)) ? { kind: 'passkey' } : null),
           tally,
           (record, m) => newDeviceNotice(context, record, m),
+          true,
         );
       }),
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
-import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, withQuota, type Quota } from '../rate-limits.ts';
+import { refundRequest, withQuota, type Quota } from '../rate-limits.ts';
 import { ConfirmTotpRequest, DisableTotpRequest, parseRequest, RenewRecoveryCodesRequest, StartTotpRequest } from '../schemas.ts';
 import type { LoginChallenge } from '../store.ts';
 import { digestToken } from '../system.ts';
@@ -15,7 +15,7 @@ import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
+import { countAnswer, hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
 import { matchingStep, secretContext, stepUp, totpOf, useTotpCode } from './totp-codes.ts';
 import { signedIn } from './sessions.ts';
 
@@ -115,8 +115,8 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
       withQuota(async (tally) => {
         const session = await signedIn(context, meta);
         const input = parseRequest(ConfirmTotpRequest, await readBody(body));
-        // The enrolment's codes count against the session's own bound, as every code a session sends.
-        const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
+        // The enrolment's codes count against the account's bound, as every code a session sends.
+        const attempt = await countAnswer(context, session.user.id, tally);
         const record = await store.users.findById(session.user.id);
         if (!record) throw new Unauthenticated();
         const factor = await store.totp.find(record.id);
