@@ -161,7 +161,7 @@ export { type LoginChallengeMeta } from './use-cases/login.ts';
 export { RECOVERY_CODE_COUNT, type TotpEnrolment } from './use-cases/two-factor.ts';
 export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW } from './use-cases/totp-codes.ts';
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
-export { FIRST_CREDENTIAL_GENERATION } from './store.ts';
+export { FIRST_CREDENTIAL_GENERATION, PASSKEY_CHALLENGES_PER_ACCOUNT } from './store.ts';
 
 // The other ports.
 export type {
