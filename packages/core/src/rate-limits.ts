@@ -119,6 +119,31 @@ export const SECOND_FACTOR_RECOVERY_LIMIT: RateLimitRule = { limit: 10, windowMs
 /** The policy name of SECOND_FACTOR_RECOVERY_LIMIT. */
 export const SECOND_FACTOR_RECOVERY_POLICY = 'second-factor-recovery';
 
+/**
+ * WebAuthn options a signed-in session asks for (registration, step-up): at most 20 in 5 minutes (a
+ * challenge's life). Each answer stores a challenge; one session made 159,418 in 60 s (issue 39).
+ * The store keeps an account's newest PASSKEY_CHALLENGES_PER_ACCOUNT challenges whatever the rate;
+ * this bounds the work and the rows written.
+ */
+export const PASSKEY_OPTIONS_SESSION_LIMIT: RateLimitRule = { limit: 20, windowMs: 5 * 60_000 };
+
+/** The policy name of PASSKEY_OPTIONS_SESSION_LIMIT. */
+export const PASSKEY_OPTIONS_SESSION_POLICY = 'passkey-options-session';
+
+/**
+ * Sign-in options (discoverable passkeys, no account named) from all clients together: at most 3,000
+ * in 5 minutes (a challenge's life), 10 a second, beside the per-address `passkeySignIn`. A sign-in
+ * challenge names no account, so the store cannot bound them per account; addresses rotate. A row
+ * lives 5 minutes and the sweep (every minute by default) deletes it, so at most three windows'
+ * worth, 9,000 rows, are kept at once: 3.5 MB on the memory store (389 bytes a row, measured
+ * 2026-12-06). Whoever floods it makes strangers' passkey sign-ins wait (429) for the window's end,
+ * never the password login nor a login's passkey step.
+ */
+export const PASSKEY_SIGN_IN_TOTAL_LIMIT: RateLimitRule = { limit: 3_000, windowMs: 5 * 60_000 };
+
+/** The policy name of PASSKEY_SIGN_IN_TOTAL_LIMIT, and its one limiter key. */
+export const PASSKEY_SIGN_IN_TOTAL_POLICY = 'passkey-sign-in-total';
+
 /** One counted request: the window's key, its rule, and the quota after counting. */
 export interface Counted {
   readonly key: string;

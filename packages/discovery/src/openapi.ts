@@ -24,6 +24,10 @@ import {
   SECOND_FACTOR_LIMIT,
   SECOND_FACTOR_RECOVERY_LIMIT,
   SECOND_FACTOR_RECOVERY_POLICY,
+  PASSKEY_OPTIONS_SESSION_LIMIT,
+  PASSKEY_OPTIONS_SESSION_POLICY,
+  PASSKEY_SIGN_IN_TOTAL_LIMIT,
+  PASSKEY_SIGN_IN_TOTAL_POLICY,
   parseRequest,
   type RateLimitRule,
 } from '@sl-accounts/core';
@@ -84,6 +88,8 @@ const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
   [PROFILE_SESSION_POLICY]: PROFILE_SESSION_LIMIT,
   [SECOND_FACTOR_ACCOUNT_POLICY]: SECOND_FACTOR_LIMIT,
   [SECOND_FACTOR_RECOVERY_POLICY]: SECOND_FACTOR_RECOVERY_LIMIT,
+  [PASSKEY_OPTIONS_SESSION_POLICY]: PASSKEY_OPTIONS_SESSION_LIMIT,
+  [PASSKEY_SIGN_IN_TOTAL_POLICY]: PASSKEY_SIGN_IN_TOTAL_LIMIT,
 };
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
@@ -208,6 +214,8 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(PROFILE_SESSION_POLICY) ? ['this session’s own limit on changes of name'] : []),
     ...(route.alsoLimited?.includes(SECOND_FACTOR_ACCOUNT_POLICY) ? ['the account’s limit on wrong second-factor codes, whatever session or device cookie sends them (then even the right code, until the window ends)'] : []),
     ...(route.alsoLimited?.includes(SECOND_FACTOR_RECOVERY_POLICY) ? ['past that, the account’s own limit on recovery codes and passkey answers'] : []),
+    ...(route.alsoLimited?.includes(PASSKEY_OPTIONS_SESSION_POLICY) ? ['this session’s own limit on passkey options'] : []),
+    ...(route.alsoLimited?.includes(PASSKEY_SIGN_IN_TOTAL_POLICY) ? ['the limit on sign-in options from all clients together'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }

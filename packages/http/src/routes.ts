@@ -38,6 +38,8 @@ import {
   RECOVERY_CODE_COUNT,
   SECOND_FACTOR_ACCOUNT_POLICY,
   SECOND_FACTOR_RECOVERY_POLICY,
+  PASSKEY_OPTIONS_SESSION_POLICY,
+  PASSKEY_SIGN_IN_TOTAL_POLICY,
   STEP_UP_WINDOW_MS,
   type Accounts,
   type parseRequest,
@@ -658,11 +660,15 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
+    alsoLimited: [PASSKEY_OPTIONS_SESSION_POLICY],
     responses: {
-      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
+      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires (an account keeps its newest 10: an older one is then refused as expired).', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
-    run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyRegistrationOptions({ sessionToken: request.sessionToken() }) } }),
+    run: async (accounts, request) => {
+      const { options, limits } = await accounts.passkeyRegistrationOptions({ sessionToken: request.sessionToken() });
+      return { status: 200, body: { ok: true, options }, limits };
+    },
   },
   {
     method: 'POST',
@@ -746,6 +752,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     changesState: true,
     limited: 'passkeySignIn',
+    alsoLimited: [PASSKEY_SIGN_IN_TOTAL_POLICY],
     responses: {
       '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
     },
@@ -835,12 +842,16 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
+    alsoLimited: [PASSKEY_OPTIONS_SESSION_POLICY],
     responses: {
       '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
       '404': { description: 'The account has no passkey.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
     },
-    run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyStepUpOptions({ sessionToken: request.sessionToken() }) } }),
+    run: async (accounts, request) => {
+      const { options, limits } = await accounts.passkeyStepUpOptions({ sessionToken: request.sessionToken() });
+      return { status: 200, body: { ok: true, options }, limits };
+    },
   },
   {
     method: 'POST',

@@ -21,7 +21,7 @@ import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthe
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import { InvalidCredentials, LoginChallengeInvalid, NotFound, Unauthenticated, ValidationError } from '../errors.ts';
-import { withQuota, type Quota } from '../rate-limits.ts';
+import { accountKey, countRequest, PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_OPTIONS_SESSION_POLICY, PASSKEY_SIGN_IN_TOTAL_LIMIT, PASSKEY_SIGN_IN_TOTAL_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { finishLogin, hasSecondFactor, recordStepUp, requireStepUp } from './second-factor.ts';
 import type { LoginChallengeMeta } from './login.ts';
 import { parseRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest } from '../schemas.ts';
@@ -55,8 +55,8 @@ export interface ListedPasskey {
 }
 
 export interface PasskeyUseCases {
-  /** Options for `navigator.credentials.create()` for the signed-in user; stores their challenge. Throws Unauthenticated. */
-  passkeyRegistrationOptions(meta: SessionMeta): Promise<PublicKeyCredentialCreationOptionsJSON>;
+  /** Options for `navigator.credentials.create()` for the signed-in user; stores their challenge. Throws Unauthenticated or RateLimited. */
+  passkeyRegistrationOptions(meta: SessionMeta): Promise<{ readonly options: PublicKeyCredentialCreationOptionsJSON } & Quota>;
   /**
    * Verifies the browser's answer to those options and adds the passkey; every other session of the
    * user ends and a notice is mailed. Throws Unauthenticated or ValidationError (a malformed answer,
@@ -90,8 +90,8 @@ export interface PasskeyUseCases {
    * LoginChallengeInvalid, InvalidCode (the passkey's answer was refused) or RateLimited.
    */
   loginWithPasskey(body: RequestBody, meta: LoginChallengeMeta): Promise<SignedIn & Quota>;
-  /** Options for a step-up of the signed-in session with one of its account's passkeys. Throws Unauthenticated or NotFound (no passkey). */
-  passkeyStepUpOptions(meta: SessionMeta): Promise<PublicKeyCredentialRequestOptionsJSON>;
+  /** Options for a step-up of the signed-in session with one of its account's passkeys. Throws Unauthenticated, NotFound (no passkey) or RateLimited. */
+  passkeyStepUpOptions(meta: SessionMeta): Promise<{ readonly options: PublicKeyCredentialRequestOptionsJSON } & Quota>;
   /**
    * Records a step-up of the signed-in session (its owner's changes then go through for a few
    * minutes) when one of the account's passkeys answered a step-up challenge. Throws Unauthenticated,
@@ -192,6 +192,10 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     return options;
   }
 
+  /** Counts a signed-in session's request for options (each stores a challenge). Throws RateLimited. */
+  const countOptions = (session: SignedInSession, tally: Tally) =>
+    countRequest(store.rateLimiter, PASSKEY_OPTIONS_SESSION_POLICY, accountKey(PASSKEY_OPTIONS_SESSION_POLICY, session.digest), PASSKEY_OPTIONS_SESSION_LIMIT, clock.now(), tally);
+
   /** The signed-in user's row (its generation is what a change must still find). */
   async function owner(session: SignedInSession): Promise<UserRecord> {
     const record = await store.users.findById(session.user.id);
@@ -200,26 +204,28 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
   }
 
   return {
-    async passkeyRegistrationOptions(meta) {
-      const session = await signedIn(context, meta);
-      const rp = context.relyingParty();
-      const existing = await store.passkeys.listByUser(session.user.id);
-      const options = await generateRegistrationOptions({
-        rpName: rp.name,
-        rpID: rp.id,
-        userName: session.user.email,
-        userDisplayName: session.user.name,
-        userID: userHandleOf(session.user.id),
-        timeout: PASSKEY_CHALLENGE_TTL_MS,
-        attestationType: 'none',
-        excludeCredentials: existing.map((p) => ({ id: p.id, transports: [...p.transports] })),
-        // Discoverable (it signs in with no address typed) and verified (PIN, biometrics).
-        authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
-        supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
-      });
-      await remember(options.challenge, 'register', session.user.id);
-      return options;
-    },
+    passkeyRegistrationOptions: (meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        await countOptions(session, tally);
+        const rp = context.relyingParty();
+        const existing = await store.passkeys.listByUser(session.user.id);
+        const options = await generateRegistrationOptions({
+          rpName: rp.name,
+          rpID: rp.id,
+          userName: session.user.email,
+          userDisplayName: session.user.name,
+          userID: userHandleOf(session.user.id),
+          timeout: PASSKEY_CHALLENGE_TTL_MS,
+          attestationType: 'none',
+          excludeCredentials: existing.map((p) => ({ id: p.id, transports: [...p.transports] })),
+          // Discoverable (it signs in with no address typed) and verified (PIN, biometrics).
+          authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+          supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
+        });
+        await remember(options.challenge, 'register', session.user.id);
+        return { options };
+      }),
 
     async registerPasskey(body, meta) {
       const session = await signedIn(context, meta);
@@ -294,6 +300,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     passkeySignInOptions: (meta) =>
       withQuota(async (tally) => {
         await context.limit('passkeySignIn', meta, tally);
+        // And all clients together: a sign-in challenge names no account the store could bound it by.
+        await countRequest(store.rateLimiter, PASSKEY_SIGN_IN_TOTAL_POLICY, PASSKEY_SIGN_IN_TOTAL_POLICY, PASSKEY_SIGN_IN_TOTAL_LIMIT, clock.now(), tally);
         const rp = context.relyingParty();
         // No allowCredentials: the browser offers the passkeys it holds for the RP (discoverable).
         const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: PASSKEY_CHALLENGE_TTL_MS });
@@ -343,11 +351,13 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         );
       }),
 
-    async passkeyStepUpOptions(meta) {
-      const session = await signedIn(context, meta);
-      if (!(await hasSecondFactor(context, session.user.id)) || (await store.passkeys.listByUser(session.user.id)).length === 0) throw new NotFound('Passkey');
-      return assertionOptions(session.user.id, 'step-up');
-    },
+    passkeyStepUpOptions: (meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        await countOptions(session, tally);
+        if (!(await hasSecondFactor(context, session.user.id)) || (await store.passkeys.listByUser(session.user.id)).length === 0) throw new NotFound('Passkey');
+        return { options: await assertionOptions(session.user.id, 'step-up') };
+      }),
 
     async stepUpWithPasskey(body, meta) {
       const session = await signedIn(context, meta);
