@@ -6,10 +6,12 @@
  * contract's (every store); the limits are the core's, on one store here.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { TOTP, URI } from 'otpauth';
 import { ManualClock } from '@sl-accounts/core/testing';
 import { PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_SIGN_IN_TOTAL_LIMIT } from '@sl-accounts/core';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
+import { checkAgainstOpenApi } from '../support/openapi-contract.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
@@ -27,6 +29,8 @@ describe('passkey ceremonies are limited', () => {
     clock = new ManualClock(new Date());
     server = await startTestServer({ host: HOST_KINDS[0], store: 'memory', clock, env: { TRUST_PROXY: '1', HOST: 'localhost' } });
   }
+  /** Throws unless the OpenAPI document describes the answer: status, headers (their patterns), body. */
+  const documented = (path: string, res: ApiResponse) => checkAgainstOpenApi('POST', new URL(path, server!.url), { ...res, text: JSON.stringify(res.body) });
   /** The 429's headers: one policy per header where one counted, and when to come back. */
   function expectRefusedBy(res: ApiResponse, policy: string, rule: { limit: number; windowMs: number }) {
     expect(res.status).toBe(429);
@@ -46,10 +50,15 @@ describe('passkey ceremonies are limited', () => {
       const res = await call('/api/passkeys/registration-options', { json: {}, session });
       statuses.push(res.status);
       // One policy per header value, as the OpenAPI pattern of this route allows.
-      if (i === 0) expect(res.headers.get('ratelimit-policy')).toBe(`"passkey-options-session";q=${PASSKEY_OPTIONS_SESSION_LIMIT.limit};w=300`);
+      if (i === 0) {
+        expect(res.headers.get('ratelimit-policy')).toBe(`"passkey-options-session";q=${PASSKEY_OPTIONS_SESSION_LIMIT.limit};w=300`);
+        documented('/api/passkeys/registration-options', res);
+      }
     }
     expect(statuses).toEqual(Array(PASSKEY_OPTIONS_SESSION_LIMIT.limit).fill(200));
-    expectRefusedBy(await call('/api/passkeys/registration-options', { json: {}, session }), 'passkey-options-session', PASSKEY_OPTIONS_SESSION_LIMIT);
+    const refused = await call('/api/passkeys/registration-options', { json: {}, session });
+    expectRefusedBy(refused, 'passkey-options-session', PASSKEY_OPTIONS_SESSION_LIMIT);
+    documented('/api/passkeys/registration-options', refused);
     // Step-up options share the session's count (each stores a challenge too).
     expectRefusedBy(await call('/api/passkeys/step-up-options', { json: {}, session }), 'passkey-options-session', PASSKEY_OPTIONS_SESSION_LIMIT);
     const other = sessionFrom(await call('/api/login', { json: { email: ADA.email, password: ADA.password } }))!;
@@ -72,7 +81,23 @@ describe('passkey ceremonies are limited', () => {
     expectRefusedBy(refused, 'passkey-sign-in-total', PASSKEY_SIGN_IN_TOTAL_LIMIT);
     // The per-address policy first, then the total: the two the route's OpenAPI pattern names.
     expect(refused.headers.get('ratelimit-policy')).toMatch(/^"passkeySignIn";q=40;w=900, "passkey-sign-in-total";q=3000;w=300$/);
+    documented('/api/passkeys/sign-in-options', refused);
     clock.advance(PASSKEY_SIGN_IN_TOTAL_LIMIT.windowMs);
     expect((await call('/api/passkeys/sign-in-options', { json: {} })).status).toBe(200);
+  });
+
+  it('the passkey login counts against the account’s wrong answers, and its RateLimit headers agree with its OpenAPI schema', async () => {
+    await start();
+    const session = sessionFrom(await call('/api/signup', { json: ADA }))!;
+    const started = await call('/api/two-factor/totp', { json: { password: ADA.password }, session });
+    const app = URI.parse((started.body as { otpauthUri: string }).otpauthUri) as TOTP;
+    expect((await call('/api/two-factor/totp/confirm', { json: { code: app.generate({ timestamp: clock.now().getTime() }) }, session })).status).toBe(200);
+    const challenge = (await call('/api/login', { json: { email: ADA.email, password: ADA.password } })).setCookies.map((c) => /^sl_login=([^;]+)/.exec(c)?.[1]).find(Boolean);
+    // An answer of no passkey of the account (a well-formed one an attacker could send): refused, and counted.
+    const credential = { id: 'AQID', rawId: 'AQID', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'e30', authenticatorData: 'AQID', signature: 'AQID' } };
+    const refused = await call('/api/login/passkey', { json: { response: credential }, headers: { cookie: `sl_login=${challenge}` } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('ratelimit-policy')).toMatch(/^"passkeySignIn";q=40;w=900, "second-factor-account";q=10;w=86400$/);
+    documented('/api/login/passkey', refused);
   });
 });
