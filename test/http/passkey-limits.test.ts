@@ -6,7 +6,7 @@
  * contract's (every store); the limits are the core's, on one store here.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TOTP, URI } from 'otpauth';
+import { URI, type TOTP } from 'otpauth';
 import { ManualClock } from '@sl-accounts/core/testing';
 import { PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_SIGN_IN_TOTAL_LIMIT } from '@sl-accounts/core';
 import type { RunningServer } from '@sl-accounts/server';
