@@ -44,8 +44,12 @@ export {
   PROFILE_SESSION_POLICY,
   SECOND_FACTOR_LIMIT,
   SECOND_FACTOR_ACCOUNT_POLICY,
-  SECOND_FACTOR_DEVICE_POLICY,
-  SECOND_FACTOR_SESSION_POLICY,
+  SECOND_FACTOR_RECOVERY_LIMIT,
+  PASSKEY_OPTIONS_SESSION_LIMIT,
+  PASSKEY_OPTIONS_SESSION_POLICY,
+  PASSKEY_SIGN_IN_TOTAL_LIMIT,
+  PASSKEY_SIGN_IN_TOTAL_POLICY,
+  SECOND_FACTOR_RECOVERY_POLICY,
 } from './rate-limits.ts';
 export { INBOX_LIMIT, INBOX_POLICY, inboxOf, slotBudget, type InboxBudget, type InboxTicket } from './inbox.ts';
 export { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from './client-ip.ts';
@@ -162,7 +166,7 @@ export { type LoginChallengeMeta } from './use-cases/login.ts';
 export { PROOF_NEEDS_FACTOR, RECOVERY_CODE_COUNT, type TotpEnrolment } from './use-cases/two-factor.ts';
 export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW } from './use-cases/totp-codes.ts';
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
-export { FIRST_CREDENTIAL_GENERATION } from './store.ts';
+export { FIRST_CREDENTIAL_GENERATION, PASSKEY_CHALLENGES_PER_ACCOUNT } from './store.ts';
 
 // The other ports.
 export type {

@@ -123,6 +123,12 @@ export interface RateLimitRule {
   /** Requests allowed per window. */
   readonly limit: number;
   readonly windowMs: number;
+  /**
+   * The rule bounds guesses at a secret (failed logins or wrong codes per account): a limiter that
+   * forgets windows to stay bounded (the memory store's LRU) must never forget one of these while
+   * it counts, or each eviction would hand out a fresh budget (issue 39).
+   */
+  readonly guesses?: boolean;
 }
 
 /** What the limiter answers for one counted request. */

@@ -79,7 +79,7 @@ export const NEW_DEVICE_NOTICE_POLICY = 'new-device-notice';
  * Failed logins per account (normalised e-mail, whether or not it is registered), beside the per-IP
  * limits: a guess spread over many addresses still meets this one.
  */
-export const ACCOUNT_LOGIN_LIMIT: RateLimitRule = { limit: 20, windowMs: 15 * 60_000 };
+export const ACCOUNT_LOGIN_LIMIT: RateLimitRule = { limit: 20, windowMs: 15 * 60_000, guesses: true };
 
 /** The policy name of ACCOUNT_LOGIN_LIMIT in a request's `Quota`. */
 export const ACCOUNT_LOGIN_POLICY = 'login-account';
@@ -92,23 +92,57 @@ export const ACCOUNT_LOGIN_POLICY = 'login-account';
 export const SESSION_PASSWORD_POLICY = 'session-password';
 
 /**
- * Wrong second-factor codes (TOTP or recovery) per account, per device, or per signed-in session,
- * from whatever IP: at most 10 a day; a right code takes its count back. Six digits with one step
- * either side accepted are 3 in 10^6 per guess, so a year of guessing at this bound wins with odds
- * of about 1 in 90 (10 × 365 × 3 / 10^6), and only for someone who has the password already:
- * strangers never reach the second step. A browser with a genuine device proof for the account is
- * counted on its own, so whoever has the password cannot lock the owner's own browsers out.
+ * Wrong second-factor answers (TOTP codes, recovery codes, passkey assertions) per account, from
+ * whatever IP, session or device proof: at most 10 a day in total; a right answer takes its count
+ * back. Six digits with one step either side accepted are 3 in 10^6 per guess, so a year of
+ * guessing at this bound wins with odds of about 1 in 90 (10 × 365 × 3 / 10^6), and only for
+ * someone who has the password or a session already. One window per account, not one per device
+ * proof or session: each proof or session its own budget multiplied the bound (issue 39: 4 proofs
+ * gave 50 guesses). Whoever has the password can spend it; the owner then comes in with a recovery
+ * code or a passkey (SECOND_FACTOR_RECOVERY_LIMIT).
  */
-export const SECOND_FACTOR_LIMIT: RateLimitRule = { limit: 10, windowMs: 24 * 60 * 60_000 };
+export const SECOND_FACTOR_LIMIT: RateLimitRule = { limit: 10, windowMs: 24 * 60 * 60_000, guesses: true };
 
-/** The policy name of SECOND_FACTOR_LIMIT counted per account (a login's second step without a genuine device proof). */
+/** The policy name of SECOND_FACTOR_LIMIT (a login's second step, and every code a signed-in session sends). */
 export const SECOND_FACTOR_ACCOUNT_POLICY = 'second-factor-account';
 
-/** The policy name of SECOND_FACTOR_LIMIT counted per device (a login's second step with a genuine device proof for the account). */
-export const SECOND_FACTOR_DEVICE_POLICY = 'second-factor-device';
+/**
+ * Recovery codes and passkey assertions at a login's second step once the account's
+ * SECOND_FACTOR_LIMIT is spent: 10 more a day per account, so strangers who spent the 10 with
+ * wrong TOTP codes cannot lock the owner out. Neither can be guessed at any rate the limits allow
+ * (a recovery code is one of ten 50-bit values: 9 × 10^-15 per guess, 3 × 10^8 times less than a
+ * TOTP code; an assertion is a signature), so the extra answers change the odds by nothing
+ * measurable; the bound only keeps them finite.
+ */
+export const SECOND_FACTOR_RECOVERY_LIMIT: RateLimitRule = { limit: 10, windowMs: 24 * 60 * 60_000, guesses: true };
 
-/** The policy name of SECOND_FACTOR_LIMIT counted per signed-in session (a code that confirms a change). */
-export const SECOND_FACTOR_SESSION_POLICY = 'second-factor-session';
+/** The policy name of SECOND_FACTOR_RECOVERY_LIMIT. */
+export const SECOND_FACTOR_RECOVERY_POLICY = 'second-factor-recovery';
+
+/**
+ * WebAuthn options a signed-in session asks for (registration, step-up): at most 20 in 5 minutes (a
+ * challenge's life). Each answer stores a challenge; one session made 159,418 in 60 s (issue 39).
+ * The store keeps an account's newest PASSKEY_CHALLENGES_PER_ACCOUNT challenges whatever the rate;
+ * this bounds the work and the rows written.
+ */
+export const PASSKEY_OPTIONS_SESSION_LIMIT: RateLimitRule = { limit: 20, windowMs: 5 * 60_000 };
+
+/** The policy name of PASSKEY_OPTIONS_SESSION_LIMIT. */
+export const PASSKEY_OPTIONS_SESSION_POLICY = 'passkey-options-session';
+
+/**
+ * Sign-in options (discoverable passkeys, no account named) from all clients together: at most 3,000
+ * in 5 minutes (a challenge's life), 10 a second, beside the per-address `passkeySignIn`. A sign-in
+ * challenge names no account, so the store cannot bound them per account; addresses rotate. A row
+ * lives 5 minutes and the sweep (every minute by default) deletes it, so at most three windows'
+ * worth, 9,000 rows, are kept at once: 3.5 MB on the memory store (389 bytes a row, measured
+ * 2026-12-06). Whoever floods it makes strangers' passkey sign-ins wait (429) for the window's end,
+ * never the password login nor a login's passkey step.
+ */
+export const PASSKEY_SIGN_IN_TOTAL_LIMIT: RateLimitRule = { limit: 3_000, windowMs: 5 * 60_000 };
+
+/** The policy name of PASSKEY_SIGN_IN_TOTAL_LIMIT, and its one limiter key. */
+export const PASSKEY_SIGN_IN_TOTAL_POLICY = 'passkey-sign-in-total';
 
 /** One counted request: the window's key, its rule, and the quota after counting. */
 export interface Counted {

@@ -388,9 +388,22 @@ export interface LoginChallenge {
   readonly expiresAt: Date;
 }
 
+/**
+ * Outstanding WebAuthn challenges kept per account (registration, a login's second step, step-up
+ * together): a new one past it replaces the oldest, so however many sessions or requests ask, an
+ * account holds at most this many rows (issue 39: one session made 159,418 in 60 s). Ten covers an
+ * owner with a few tabs open; a replaced ceremony fails as an expired one does ("ask again").
+ */
+export const PASSKEY_CHALLENGES_PER_ACCOUNT = 10;
+
 /** WebAuthn challenges: single use (a take deletes) and short-lived. A user's deletion deletes theirs. */
 export interface PasskeyChallengeRepository {
-  /** Stores the challenge. */
+  /**
+   * Stores the challenge; for one of an account (`userId` set), keeps only the account's newest
+   * PASSKEY_CHALLENGES_PER_ACCOUNT (by `createdAt`, then digest), deleting older ones. Concurrent puts,
+   * also on several processes sharing a database, leave at most that many, the newest. Sign-in
+   * challenges (no account) are bounded by the core's limits, not here.
+   */
   put(challenge: PasskeyChallenge): Promise<void>;
   /**
    * Deletes the challenge with this digest, if it has not expired at `now`, and answers it; `null`

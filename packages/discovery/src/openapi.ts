@@ -21,9 +21,13 @@ import {
   SESSION_PASSWORD_POLICY,
   SESSION_TTL_MS,
   SECOND_FACTOR_ACCOUNT_POLICY,
-  SECOND_FACTOR_DEVICE_POLICY,
   SECOND_FACTOR_LIMIT,
-  SECOND_FACTOR_SESSION_POLICY,
+  SECOND_FACTOR_RECOVERY_LIMIT,
+  SECOND_FACTOR_RECOVERY_POLICY,
+  PASSKEY_OPTIONS_SESSION_LIMIT,
+  PASSKEY_OPTIONS_SESSION_POLICY,
+  PASSKEY_SIGN_IN_TOTAL_LIMIT,
+  PASSKEY_SIGN_IN_TOTAL_POLICY,
   parseRequest,
   type RateLimitRule,
 } from '@sl-accounts/core';
@@ -83,8 +87,9 @@ const FURTHER_LIMITS: Readonly<Record<string, RateLimitRule>> = {
   [INBOX_POLICY]: INBOX_LIMIT,
   [PROFILE_SESSION_POLICY]: PROFILE_SESSION_LIMIT,
   [SECOND_FACTOR_ACCOUNT_POLICY]: SECOND_FACTOR_LIMIT,
-  [SECOND_FACTOR_DEVICE_POLICY]: SECOND_FACTOR_LIMIT,
-  [SECOND_FACTOR_SESSION_POLICY]: SECOND_FACTOR_LIMIT,
+  [SECOND_FACTOR_RECOVERY_POLICY]: SECOND_FACTOR_RECOVERY_LIMIT,
+  [PASSKEY_OPTIONS_SESSION_POLICY]: PASSKEY_OPTIONS_SESSION_LIMIT,
+  [PASSKEY_SIGN_IN_TOTAL_POLICY]: PASSKEY_SIGN_IN_TOTAL_LIMIT,
 };
 
 /** Every policy that may count a request of the route, its own per-IP one first. */
@@ -207,9 +212,10 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(EMAIL_LINK_ACCOUNT_POLICY) ? ['the account’s limit on mailed links'] : []),
     ...(route.alsoLimited?.includes(INBOX_POLICY) ? ['the share of mail anyone can cause that the address’s inbox had in the last hour (the account’s link is then not spent)'] : []),
     ...(route.alsoLimited?.includes(PROFILE_SESSION_POLICY) ? ['this session’s own limit on changes of name'] : []),
-    ...(route.alsoLimited?.includes(SECOND_FACTOR_ACCOUNT_POLICY) ? ['the account’s limit on wrong second-factor codes (then even the right code, until the window ends)'] : []),
-    ...(route.alsoLimited?.includes(SECOND_FACTOR_DEVICE_POLICY) ? ['for a browser that presents its device cookie for the account, that device’s own limit on wrong codes instead of the account’s'] : []),
-    ...(route.alsoLimited?.includes(SECOND_FACTOR_SESSION_POLICY) ? ['this session’s own limit on wrong second-factor codes'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_ACCOUNT_POLICY) ? ['the account’s limit on wrong second-factor codes, whatever session or device cookie sends them (then even the right code, until the window ends)'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_RECOVERY_POLICY) ? ['past that, the account’s own limit on recovery codes and passkey answers'] : []),
+    ...(route.alsoLimited?.includes(PASSKEY_OPTIONS_SESSION_POLICY) ? ['this session’s own limit on passkey options'] : []),
+    ...(route.alsoLimited?.includes(PASSKEY_SIGN_IN_TOTAL_POLICY) ? ['the limit on sign-in options from all clients together'] : []),
   ];
   return `Rate limit exceeded: ${limits.join(', or ')}.`;
 }

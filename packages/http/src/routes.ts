@@ -38,8 +38,9 @@ import {
   MAX_CHALLENGE_FAILURES,
   RECOVERY_CODE_COUNT,
   SECOND_FACTOR_ACCOUNT_POLICY,
-  SECOND_FACTOR_DEVICE_POLICY,
-  SECOND_FACTOR_SESSION_POLICY,
+  SECOND_FACTOR_RECOVERY_POLICY,
+  PASSKEY_OPTIONS_SESSION_POLICY,
+  PASSKEY_SIGN_IN_TOTAL_POLICY,
   STEP_UP_WINDOW_MS,
   type Accounts,
   type parseRequest,
@@ -273,13 +274,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/api/login/second-factor',
     operationId: 'loginSecondFactor',
     summary: 'Finish a login with a second factor',
-    description: `The second step of a login that answered 202: a \`code\` from the authenticator app (6 digits, 30-second steps, one step either side accepted, each code once) or one \`recoveryCode\` (each once, whatever the account’s factor, a passkey’s included; a notice is mailed and \`recoveryCodesLeft\` says how many remain), with the \`${LOGIN_CHALLENGE_COOKIE}\` cookie the first step set. Answers as a login does. ${MAX_CHALLENGE_FAILURES} wrong codes end the challenge (log in again); wrong codes are also limited per account, or per browser with the account’s device cookie.`,
+    description: `The second step of a login that answered 202: a \`code\` from the authenticator app (6 digits, 30-second steps, one step either side accepted, each code once) or one \`recoveryCode\` (each once, whatever the account’s factor, a passkey’s included; a notice is mailed and \`recoveryCodesLeft\` says how many remain), with the \`${LOGIN_CHALLENGE_COOKIE}\` cookie the first step set. Answers as a login does. ${MAX_CHALLENGE_FAILURES} wrong codes end the challenge (log in again); wrong codes are also limited per account, whatever browser, device cookie or session sends them; once they are spent a recovery code is still checked, under a bound of its own.`,
     tag: 'accounts',
     changesState: true,
     auth: 'public',
     loginChallenge: true,
     limited: 'secondFactor',
-    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_DEVICE_POLICY],
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY],
     requestBody: SecondFactorLoginRequest,
     requestExample: EXAMPLE_SECOND_FACTOR_LOGIN,
     responses: {
@@ -388,7 +389,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: ChangePasswordRequest,
     requestExample: EXAMPLE_CHANGE_PASSWORD,
     responses: {
@@ -524,7 +525,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [EMAIL_LINK_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, INBOX_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [EMAIL_LINK_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, INBOX_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: EmailChangeRequest,
     requestExample: EXAMPLE_EMAIL_CHANGE,
     responses: {
@@ -547,7 +548,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: DeleteAccountRequest,
     requestExample: EXAMPLE_DELETE_ACCOUNT,
     responses: {
@@ -568,7 +569,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY],
     requestBody: StartTotpRequest,
     requestExample: EXAMPLE_START_TOTP,
     responses: {
@@ -592,7 +593,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: ConfirmTotpRequest,
     requestExample: EXAMPLE_CONFIRM_TOTP,
     responses: {
@@ -615,7 +616,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: DisableTotpRequest,
     requestExample: EXAMPLE_DISABLE_TOTP,
     responses: {
@@ -638,7 +639,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY],
     requestBody: RenewRecoveryCodesRequest,
     requestExample: EXAMPLE_RENEW_RECOVERY_CODES,
     responses: {
@@ -661,11 +662,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [PASSKEY_OPTIONS_SESSION_POLICY, SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY],
     requestBody: PasskeyProofRequest,
     requestExample: EXAMPLE_PASSKEY_PROOF,
     responses: {
-      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
+      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires (an account keeps its newest 10: an older one is then refused as expired).', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
       '403': { description: 'The password is wrong (`wrong_password`); with a second factor on, the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor },
     },
@@ -735,7 +736,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
-    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_SESSION_POLICY],
+    alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY],
     pathParameters: { id: { description: 'The `id` of one of the passkeys that `GET /api/passkeys` lists.', example: EXAMPLE_PASSKEY.id } },
     requestBody: PasskeyProofRequest,
     requestExample: EXAMPLE_PASSKEY_PROOF,
@@ -760,6 +761,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     changesState: true,
     limited: 'passkeySignIn',
+    alsoLimited: [PASSKEY_SIGN_IN_TOTAL_POLICY],
     responses: {
       '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
     },
@@ -826,6 +828,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     changesState: true,
     limited: 'passkeySignIn',
+    // Wrong answers count as wrong codes do; past the account's spent bound, under the recovery one.
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY],
     requestBody: PasskeySignInRequest,
     requestExample: EXAMPLE_PASSKEY_SIGN_IN,
     responses: {
@@ -847,12 +851,16 @@ export const API_ROUTES: readonly ApiRoute[] = [
     tag: 'accounts',
     auth: 'session',
     changesState: true,
+    alsoLimited: [PASSKEY_OPTIONS_SESSION_POLICY],
     responses: {
       '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
       '404': { description: 'The account has no passkey.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
     },
-    run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyStepUpOptions({ sessionToken: request.sessionToken() }) } }),
+    run: async (accounts, request) => {
+      const { options, limits } = await accounts.passkeyStepUpOptions({ sessionToken: request.sessionToken() });
+      return { status: 200, body: { ok: true, options }, limits };
+    },
   },
   {
     method: 'POST',

@@ -12,8 +12,15 @@ interface Window {
 }
 
 /**
- * Fixed windows in memory, at most `maxKeys` of them, in two parts:
+ * Fixed windows in memory, in three parts:
  *
+ * - Windows of a rule that bounds guesses (`rule.guesses`: failed logins, wrong codes per account)
+ *   live in a map of their own, at most `maxKeys` of them, and are never evicted while they count:
+ *   an eviction would start the account's count again at zero, so strangers' traffic would hand out
+ *   fresh guesses (issue 39: 28-32 wrong codes where the bound is 10). When that map is full of
+ *   windows still open, a new one is refused (the request answers 429 until the first of them ends) rather
+ *   than evicting another: the limit fails closed. Filling it takes `maxKeys` distinct accounts'
+ *   guesses, each through the per-IP limits.
  * - Windows that hold (their count has reached their limit, so they refuse until they end: an
  *   account's lock after 20 failed logins, a client that spent its contact messages) are kept until
  *   they end, whatever else comes: no flood of other keys lifts a limit early.
@@ -23,14 +30,19 @@ interface Window {
  *   gives its key at most `limit - 1` more requests, never a lifted limit.
  *
  * Held windows count toward `maxKeys`: the LRU makes room for them, down to one slot. So the store
- * keeps at most `max(maxKeys, held + 1)` windows, and `held` is bounded by the traffic, not by a
- * count: each held window took `limit` accepted requests inside its window, and ends with it (the
- * sweep, or its next use, removes it). 100,000 windows of IPv6 keys measured 28 MB of heap.
+ * keeps at most `max(maxKeys, held + 1)` windows besides the guesses' `maxKeys`, and `held` is
+ * bounded by the traffic, not by a count: each held window took `limit` accepted requests inside its
+ * window, and ends with it (the sweep, or its next use, removes it). 100,000 windows of IPv6 keys
+ * measured 28 MB of heap; 100,000 guess windows (a policy and a SHA-256 digest each) 19.7 MB (2026-12-06).
  */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #open: LRUCache<string, Window>;
   /** Windows that hold, in the order they came to hold. */
   readonly #held = new Map<string, Window>();
+  /** Windows of rules that bound guesses, in the order they opened; never evicted while open. */
+  readonly #guesses = new Map<string, Window>();
+  /** No window in `#guesses` ends before this (ms): a full map is not swept again until then. */
+  #guessesSweptUntil = 0;
   readonly maxKeys: number;
   /** Called first by every method (the store's check that no unit of work calls it). */
   readonly #guard: (what: string) => void;
@@ -49,6 +61,7 @@ export class MemoryRateLimiter implements RateLimiter {
   async consume(key: string, rule: RateLimitRule, now: Date): Promise<RateLimitHit> {
     this.#guard('rateLimiter.consume');
     const t = now.getTime();
+    if (rule.guesses) return this.#consumeGuess(key, rule, t);
     let window = this.#held.get(key) ?? this.#open.get(key);
     if (!window || window.resetAt <= t) {
       this.#held.delete(key);
@@ -63,6 +76,11 @@ export class MemoryRateLimiter implements RateLimiter {
 
   async refund(key: string, now: Date): Promise<void> {
     this.#guard('rateLimiter.refund');
+    const guess = this.#guesses.get(key);
+    if (guess) {
+      if (guess.resetAt > now.getTime() && guess.count > 0) guess.count--;
+      return;
+    }
     const held = this.#held.get(key);
     const window = held ?? this.#open.peek(key);
     if (!window || window.resetAt <= now.getTime() || window.count === 0) return;
@@ -80,6 +98,7 @@ export class MemoryRateLimiter implements RateLimiter {
     // A window that refuses is cleared too: clearing is a deliberate end (a completed reset), not an eviction.
     this.#held.delete(key);
     this.#open.delete(key);
+    this.#guesses.delete(key);
   }
 
   async deleteExpired(now: Date): Promise<number> {
@@ -95,17 +114,63 @@ export class MemoryRateLimiter implements RateLimiter {
         heldEnded++;
       }
     }
-    return ended.length + heldEnded;
+    let guessesEnded = 0;
+    for (const [key, window] of this.#guesses) {
+      if (window.resetAt <= t) {
+        this.#guesses.delete(key);
+        guessesEnded++;
+      }
+    }
+    return ended.length + heldEnded + guessesEnded;
   }
 
   /** How many windows are kept, ended ones included (for tests of the sweep and the bound). */
   get size(): number {
-    return this.#open.size + this.#held.size;
+    return this.#open.size + this.#held.size + this.#guesses.size;
+  }
+
+  /** How many of them bound guesses (for tests). */
+  get guessesSize(): number {
+    return this.#guesses.size;
   }
 
   /** How many of them hold (for tests). */
   get heldSize(): number {
     return this.#held.size;
+  }
+
+  #consumeGuess(key: string, rule: RateLimitRule, t: number): RateLimitHit {
+    let window = this.#guesses.get(key);
+    if (window && window.resetAt <= t) {
+      this.#guesses.delete(key);
+      window = undefined;
+    }
+    if (!window) {
+      if (this.#guesses.size >= this.maxKeys && !this.#sweepGuesses(t)) {
+        // Full of open windows: refused until the oldest-ending one ends, whatever the key.
+        return { allowed: false, count: rule.limit + 1, resetAt: new Date(this.#guessesSweptUntil) };
+      }
+      window = { count: 0, resetAt: t + rule.windowMs, limit: rule.limit };
+      this.#guesses.set(key, window);
+      this.#guessesSweptUntil = Math.min(this.#guessesSweptUntil, window.resetAt);
+    }
+    window.count++;
+    return { allowed: window.count <= rule.limit, count: window.count, resetAt: new Date(window.resetAt) };
+  }
+
+  /**
+   * Drops the guess windows that ended; whether that made room. A full scan, but at most once until
+   * the earliest end it found: a full map of open windows costs a lookup per refused request.
+   */
+  #sweepGuesses(t: number): boolean {
+    if (t < this.#guessesSweptUntil) return false;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const [key, window] of this.#guesses) {
+      if (window.resetAt <= t) this.#guesses.delete(key);
+      else earliest = Math.min(earliest, window.resetAt);
+    }
+    this.#guessesSweptUntil = earliest;
+    return this.#guesses.size < this.maxKeys;
   }
 
   #hold(key: string, window: Window, t: number): void {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   EmailTaken,
   FIRST_CREDENTIAL_GENERATION,
+  PASSKEY_CHALLENGES_PER_ACCOUNT,
   type EmailTokenRepository,
   type LoginChallengeRepository,
   type RecoveryCodeRepository,
@@ -236,6 +237,11 @@ export function passkeyChallengeRepository({ tables, unit }: Where): PasskeyChal
   return {
     async put(challenge) {
       tables.put(unit, tables.passkeyChallenges, challenge.digest, challenge);
+      if (challenge.userId === null) return;
+      // One step with the insert: nothing runs between them here (the units are serial).
+      const own = [...tables.passkeyChallenges.values()].filter((c) => c.userId === challenge.userId);
+      own.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.digest < b.digest ? 1 : -1));
+      for (const old of own.slice(PASSKEY_CHALLENGES_PER_ACCOUNT)) tables.put(unit, tables.passkeyChallenges, old.digest, undefined);
     },
 
     async take(digest, now) {

@@ -62,6 +62,44 @@ describe('the memory store’s rate limiter', () => {
     expect(rateLimiter.size).toBe(0);
   });
 
+  it('never evicts a window that bounds guesses: 350 fresh addresses past a bound of 300 leave an account’s wrong codes counted', async () => {
+    const { rateLimiter } = createMemoryStore({ rateLimitKeys: 300 });
+    const codes = { limit: 10, windowMs: 24 * 60 * 60_000, guesses: true };
+    const now = new Date();
+    // Rounds of three wrong codes with strangers' contacts between them (issue 39: 28-32 answered).
+    let allowed = 0;
+    for (let round = 0; round < 10; round++) {
+      for (let i = 0; i < 3; i++) if ((await rateLimiter.consume('second-factor-account:ada', codes, now)).allowed) allowed++;
+      for (let i = 0; i < 350; i++) await rateLimiter.consume(`contact:10.${round}.${i >> 8}.${i & 255}`, RULE, now);
+    }
+    expect(allowed).toBe(10);
+    expect(rateLimiter.size).toBeLessThanOrEqual(300 + 1);
+  });
+
+  it('refuses a new guess window while its map is full of open ones, until the first ends; the map stays at its bound', async () => {
+    const { rateLimiter } = createMemoryStore({ rateLimitKeys: 20 });
+    const fails = { limit: 20, windowMs: 15 * 60_000, guesses: true };
+    const t0 = new Date('2031-03-01T12:00:00Z');
+    const at = (ms: number) => new Date(t0.getTime() + ms);
+    for (let i = 0; i < 20; i++) expect((await rateLimiter.consume(`login-account:${i}`, fails, at(i * 1_000))).allowed).toBe(true);
+    // Full: a 21st account's window is refused (not another evicted), with the first end as its reset.
+    expect(await rateLimiter.consume('login-account:new', fails, at(30_000))).toEqual({ allowed: false, count: 21, resetAt: at(15 * 60_000) });
+    expect(rateLimiter.guessesSize).toBe(20);
+    // The ones kept go on counting; ordinary windows still come and go.
+    expect((await rateLimiter.consume('login-account:0', fails, at(31_000))).count).toBe(2);
+    expect((await rateLimiter.consume('login:10.0.0.1', RULE, at(31_000))).allowed).toBe(true);
+    // When the first ends, a slot frees.
+    expect(await rateLimiter.consume('login-account:new', fails, at(15 * 60_000))).toEqual({ allowed: true, count: 1, resetAt: at(30 * 60_000) });
+    expect(rateLimiter.guessesSize).toBe(20);
+    // A refund, a clear and the sweep reach them too.
+    await rateLimiter.refund('login-account:new', at(15 * 60_000));
+    expect((await rateLimiter.consume('login-account:new', fails, at(15 * 60_000))).count).toBe(1);
+    await rateLimiter.clear('login-account:new');
+    // 19 guess windows and the ordinary one.
+    expect(await rateLimiter.deleteExpired(at(30 * 60_000))).toBe(20);
+    expect(rateLimiter.size).toBe(0);
+  });
+
   it(`is bounded by default, at ${DEFAULT_RATE_LIMIT_KEYS} windows`, async () => {
     const { rateLimiter } = createMemoryStore();
     expect(rateLimiter.maxKeys).toBe(DEFAULT_RATE_LIMIT_KEYS);

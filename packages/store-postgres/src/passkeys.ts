@@ -1,4 +1,4 @@
-import type { Passkey, PasskeyChallengePurpose, PasskeyChallengeRepository, PasskeyRepository } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type Passkey, type PasskeyChallengePurpose, type PasskeyChallengeRepository, type PasskeyRepository } from '@sl-accounts/core';
 import { sql } from 'kysely';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
@@ -75,6 +75,15 @@ const recordUse = statement(3, (db, id: string, counter: number, usedAt: Date) =
 const putChallenge = statement(5, (db, digest: string, purpose: PasskeyChallengePurpose, userId: number | null, createdAt: Date, expiresAt: Date) =>
   db.insertInto('passkey_challenges').values({ digest, purpose, user_id: userId, created_at: createdAt, expires_at: expiresAt }),
 );
+// After each put of an account's challenge, its own statement: it sees every row committed before it
+// (READ COMMITTED), so the last of concurrent puts' trims sees them all, and a row among the newest
+// is among the newest of whatever subset an earlier trim saw: at most the bound remain, the newest.
+const trimChallenges = statement(1, (db, userId: number) =>
+  db
+    .deleteFrom('passkey_challenges')
+    .where('user_id', '=', userId)
+    .where('digest', 'not in', db.selectFrom('passkey_challenges').select('digest').where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('digest', 'desc').limit(PASSKEY_CHALLENGES_PER_ACCOUNT)),
+);
 // RETURNING reports the row only to the statement that removed it: of concurrent takes, one gets it.
 const takeChallenge = statement(2, (db, digest: string, now: Date) =>
   db.deleteFrom('passkey_challenges').where('digest', '=', digest).where('expires_at', '>', now).returning(['digest', 'purpose', 'user_id', 'created_at', 'expires_at']),
@@ -109,6 +118,7 @@ export function passkeyChallengeRepository({ run }: Unit): PasskeyChallengeRepos
   return {
     async put(challenge) {
       await putChallenge(run, challenge.digest, challenge.purpose, challenge.userId, challenge.createdAt, challenge.expiresAt);
+      if (challenge.userId !== null) await trimChallenges(run, challenge.userId);
     },
     async take(digest, now) {
       const [row] = await takeChallenge(run, digest, now);

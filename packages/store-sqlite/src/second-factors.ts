@@ -4,7 +4,7 @@
  * them: small statements off every hot path but their own, whose compare-and-sets read best in SQL.
  * Each method is one synchronous step, so atomic here (one process holds the file).
  */
-import type { FactorKind, Passkey, PasskeyChallengePurpose, Repositories } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type FactorKind, type Passkey, type PasskeyChallengePurpose, type Repositories } from '@sl-accounts/core';
 import type { Unit } from './database.ts';
 
 // From the user's row, so a user deleted meanwhile gets nothing; a factor that is on stays as it is.
@@ -43,6 +43,8 @@ const DELETE_PASSKEY = 'delete from passkeys where id = ? and user_id = ? return
 // Forward only; or 0 and 0, an authenticator that does not count.
 const RECORD_USE = 'update passkeys set counter = ?, last_used_at = ? where id = ? and (counter < ? or (counter = 0 and ? = 0)) returning id';
 const PUT_PASSKEY_CHALLENGE = 'insert into passkey_challenges (digest, purpose, user_id, created_at, expires_at) values (?, ?, ?, ?, ?)';
+// The account's newest PASSKEY_CHALLENGES_PER_ACCOUNT stay (one connection: nothing runs between the insert and this).
+const TRIM_PASSKEY_CHALLENGES = `delete from passkey_challenges where user_id = ? and digest not in (select digest from passkey_challenges where user_id = ? order by created_at desc, digest desc limit ${PASSKEY_CHALLENGES_PER_ACCOUNT})`;
 const TAKE_PASSKEY_CHALLENGE = 'delete from passkey_challenges where digest = ? and expires_at > ? returning digest, purpose, user_id, created_at, expires_at';
 
 /** Deletes the login and WebAuthn challenges expired at `now` (their one value). */
@@ -100,7 +102,11 @@ export function secondFactorRepositories({ step }: Unit): Pick<Repositories, 'to
       recordUse: (id, counter, usedAt) => any(RECORD_USE, [counter, usedAt, id, counter, counter]),
     },
     passkeyChallenges: {
-      put: (c) => step((run) => void run.changes(PUT_PASSKEY_CHALLENGE, [c.digest, c.purpose, c.userId, c.createdAt, c.expiresAt])),
+      put: (c) =>
+        step((run) => {
+          run.changes(PUT_PASSKEY_CHALLENGE, [c.digest, c.purpose, c.userId, c.createdAt, c.expiresAt]);
+          if (c.userId !== null) run.changes(TRIM_PASSKEY_CHALLENGES, [c.userId, c.userId]);
+        }),
       take: (digest, now) =>
         first(TAKE_PASSKEY_CHALLENGE, [digest, now], (r) => ({ digest: String(r.digest), purpose: r.purpose as PasskeyChallengePurpose, userId: r.user_id === null ? null : Number(r.user_id), createdAt: date(r.created_at), expiresAt: date(r.expires_at) })),
     },

@@ -185,7 +185,8 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
   const stepUpWindowMs = options.stepUpWindowMs ?? STEP_UP_WINDOW_MS;
   if (!Number.isInteger(stepUpWindowMs) || stepUpWindowMs < 1) throw new RangeError('stepUpWindowMs must be a positive integer');
 
-  const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit;
+  // A configured rule bounds guesses at a password as the default does: its windows are never evicted.
+  const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit && { ...options.accountLoginLimit, guesses: true };
 
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   return {

@@ -119,7 +119,7 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
         await context.limit('secondFactor', meta, tally);
         const input = parseRequest(SecondFactorLoginRequest, await readBody(body));
         let left: number | undefined;
-        const signed = await finishLogin(context, meta.loginChallenge, meta, codeVerifier(context, input, meta, (n) => (left = n)), tally, newDeviceNotice);
+        const signed = await finishLogin(context, meta.loginChallenge, meta, codeVerifier(context, input, meta, (n) => (left = n)), tally, newDeviceNotice, input.recoveryCode !== undefined);
         return left === undefined ? signed : { ...signed, recoveryCodesLeft: left };
       }),
   };

@@ -23,7 +23,7 @@ import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthe
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import { InvalidCredentials, LoginChallengeInvalid, NotFound, Unauthenticated, ValidationError } from '../errors.ts';
-import { withQuota, type Quota } from '../rate-limits.ts';
+import { accountKey, countRequest, PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_OPTIONS_SESSION_POLICY, PASSKEY_SIGN_IN_TOTAL_LIMIT, PASSKEY_SIGN_IN_TOTAL_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { finishLogin, hasSecondFactor, recordStepUp } from './second-factor.ts';
 import { proveOwner, recoveryCodes } from './two-factor.ts';
 import type { LoginChallengeMeta } from './login.ts';
@@ -105,8 +105,8 @@ export interface PasskeyUseCases {
    * LoginChallengeInvalid, InvalidCode (the passkey's answer was refused) or RateLimited.
    */
   loginWithPasskey(body: RequestBody, meta: LoginChallengeMeta): Promise<SignedIn & Quota>;
-  /** Options for a step-up of the signed-in session with one of its account's passkeys. Throws Unauthenticated or NotFound (no passkey). */
-  passkeyStepUpOptions(meta: SessionMeta): Promise<PublicKeyCredentialRequestOptionsJSON>;
+  /** Options for a step-up of the signed-in session with one of its account's passkeys. Throws Unauthenticated, NotFound (no passkey) or RateLimited. */
+  passkeyStepUpOptions(meta: SessionMeta): Promise<{ readonly options: PublicKeyCredentialRequestOptionsJSON } & Quota>;
   /**
    * Records a step-up of the signed-in session (its owner's changes then go through for a few
    * minutes) when one of the account's passkeys answered a step-up challenge. Throws Unauthenticated,
@@ -233,6 +233,10 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     return async () => (await verifyAssertion(answer as AuthenticationResponseJSON, 'step-up', userId)) !== null;
   }
 
+  /** Counts a signed-in session's request for options (each stores a challenge). Throws RateLimited. */
+  const countOptions = (session: SignedInSession, tally: Tally) =>
+    countRequest(store.rateLimiter, PASSKEY_OPTIONS_SESSION_POLICY, accountKey(PASSKEY_OPTIONS_SESSION_POLICY, session.digest), PASSKEY_OPTIONS_SESSION_LIMIT, clock.now(), tally);
+
   /** The signed-in user's row (its generation is what a change must still find). */
   async function owner(session: SignedInSession): Promise<UserRecord> {
     const record = await store.users.findById(session.user.id);
@@ -244,6 +248,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     passkeyRegistrationOptions: (body, meta) =>
       withQuota(async (tally) => {
         const session = await signedIn(context, meta);
+        await countOptions(session, tally);
         const input = parseRequest(PasskeyProofRequest, await readBody(body));
         // Adding a way to sign in: the proof is in this request, never the session alone (ADR 0045).
         const proved = await proveOwner(context, session, input, meta, tally, passkeyProof(input.passkey, session.user.id));
@@ -350,6 +355,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
     passkeySignInOptions: (meta) =>
       withQuota(async (tally) => {
         await context.limit('passkeySignIn', meta, tally);
+        // And all clients together: a sign-in challenge names no account the store could bound it by.
+        await countRequest(store.rateLimiter, PASSKEY_SIGN_IN_TOTAL_POLICY, PASSKEY_SIGN_IN_TOTAL_POLICY, PASSKEY_SIGN_IN_TOTAL_LIMIT, clock.now(), tally);
         const rp = context.relyingParty();
         // No allowCredentials: the browser offers the passkeys it holds for the RP (discoverable).
         const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: PASSKEY_CHALLENGE_TTL_MS });
@@ -395,14 +402,17 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
           async (challenge) => ((await verifyAssertion(response, 'second-factor', challenge.userId)) ? { kind: 'passkey' } : null),
           tally,
           (record, m) => newDeviceNotice(context, record, m),
+          true,
         );
       }),
 
-    async passkeyStepUpOptions(meta) {
-      const session = await signedIn(context, meta);
-      if (!(await hasSecondFactor(context, session.user.id)) || (await store.passkeys.listByUser(session.user.id)).length === 0) throw new NotFound('Passkey');
-      return assertionOptions(session.user.id, 'step-up');
-    },
+    passkeyStepUpOptions: (meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        await countOptions(session, tally);
+        if (!(await hasSecondFactor(context, session.user.id)) || (await store.passkeys.listByUser(session.user.id)).length === 0) throw new NotFound('Passkey');
+        return { options: await assertionOptions(session.user.id, 'step-up') };
+      }),
 
     async stepUpWithPasskey(body, meta) {
       const session = await signedIn(context, meta);

@@ -7,8 +7,8 @@
  *   (LOGIN_CHALLENGE_TTL_MS) and single-use.
  * - **The second step** (`finishLogin`) takes the challenge and a verifier of one kind of factor
  *   (TOTP, recovery code, passkey), and starts the session when the verifier says yes. Wrong answers
- *   count per challenge (MAX_CHALLENGE_FAILURES, then it dies) and per account or device
- *   (SECOND_FACTOR_LIMIT).
+ *   count per challenge (MAX_CHALLENGE_FAILURES, then it dies) and per account, whatever device
+ *   proof or session comes along (SECOND_FACTOR_LIMIT; SECOND_FACTOR_RECOVERY_LIMIT past it).
  * - **The step-up** (`recordStepUp`, `requireStepUp`): "a factor was verified for this session at
  *   T". With a factor on, the owner's changes (password, address, deletion, renewing the recovery
  *   codes) need one within `stepUpWindowMs`, or a code in their body. Adding or removing a way to
@@ -17,9 +17,9 @@
  * A new kind (passkeys) adds a `FactorSource` (whether an account has it on) and calls
  * `finishLogin` with its own verifier and `recordStepUp` from its own step-up route.
  */
-import { LoginChallengeInvalid, InvalidCode, SecondFactorRequired, Unauthenticated } from '../errors.ts';
+import { LoginChallengeInvalid, InvalidCode, RateLimited, SecondFactorRequired, Unauthenticated } from '../errors.ts';
 import type { AccountMail } from '../ports.ts';
-import { accountKey, countRequest, refundRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_DEVICE_POLICY, SECOND_FACTOR_LIMIT, type Tally } from '../rate-limits.ts';
+import { accountKey, countRequest, refundRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_LIMIT, SECOND_FACTOR_RECOVERY_LIMIT, SECOND_FACTOR_RECOVERY_POLICY, type Counted, type Tally } from '../rate-limits.ts';
 import type { FactorKind, LoginChallenge, User, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
@@ -96,8 +96,8 @@ export type FactorVerifier = (challenge: LoginChallenge) => Promise<VerifiedFact
 
 /**
  * The second step of a login: takes the presented challenge (single use: of two requests with one
- * challenge, one gets it), counts the attempt per device or account, asks `verify`, and on success
- * starts the session under the challenge's generation (with the new-device notice, as a login) and
+ * challenge, one gets it), counts the attempt per account (`countAnswer`; `unguessable` for a
+ * recovery code or an assertion), asks `verify`, and on success starts the session under the challenge's generation (with the new-device notice, as a login) and
  * records a step-up for it. A wrong answer puts the challenge back with one more failure, until
  * MAX_CHALLENGE_FAILURES. Throws LoginChallengeInvalid, InvalidCode or RateLimited.
  */
@@ -108,6 +108,7 @@ export async function finishLogin(
   verify: FactorVerifier,
   tally: Tally,
   newDeviceNotice: (record: UserRecord, meta: RequestMeta) => Promise<AccountMail | null>,
+  unguessable = false,
 ): Promise<FinishedLogin> {
   const { store, clock } = context.ports;
   if (!challengeToken) throw new LoginChallengeInvalid();
@@ -117,13 +118,8 @@ export async function finishLogin(
   // removed) is dead before anything is checked: a right code keeps its step, a wrong one does not count.
   const current = await store.users.findById(challenge.userId);
   if (!current || current.credentialGeneration !== challenge.credentialGeneration) throw new LoginChallengeInvalid();
-  // Per device when the client has a genuine proof for the account (whoever else has the password
-  // cannot lock the owner's browsers out), per account otherwise. A challenge is proof of the
-  // password, so strangers never come this far.
-  const device = await context.devices.verify(meta.deviceProof, challenge.userId);
-  const attempt = device
-    ? await countRequest(store.rateLimiter, SECOND_FACTOR_DEVICE_POLICY, accountKey(SECOND_FACTOR_DEVICE_POLICY, device), SECOND_FACTOR_LIMIT, clock.now(), tally)
-    : await countRequest(store.rateLimiter, SECOND_FACTOR_ACCOUNT_POLICY, accountKey(SECOND_FACTOR_ACCOUNT_POLICY, String(challenge.userId)), SECOND_FACTOR_LIMIT, clock.now(), tally);
+  // One bound per account, whatever device proof comes along: a budget per proof multiplied it.
+  const attempt = await countAnswer(context, challenge.userId, tally, unguessable);
   const verified = await verify(challenge);
   if (!verified) {
     const failures = challenge.failures + 1;
@@ -134,6 +130,7 @@ export async function finishLogin(
   await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
   const record = await store.users.findById(challenge.userId);
   if (!record || record.credentialGeneration !== challenge.credentialGeneration) throw new LoginChallengeInvalid();
+  const device = await context.devices.verify(meta.deviceProof, challenge.userId);
   const notice = device ? null : await newDeviceNotice(record, meta);
   // The session is stored only while the generation the password was checked under is current: a
   // password change, reset or deletion since voids the challenge.
@@ -169,4 +166,21 @@ export async function requireStepUp(context: UseCaseContext, sessionDigest: stri
     return;
   }
   if (!(await hasRecentStepUp(context, sessionDigest))) throw new SecondFactorRequired();
+}
+
+/**
+ * Counts one second-factor answer for the account (SECOND_FACTOR_LIMIT), whatever session or
+ * device proof sent it. An `unguessable` answer (a recovery code, a passkey assertion) is still
+ * checked once that bound is spent, counted under SECOND_FACTOR_RECOVERY_LIMIT instead: strangers
+ * who have the password and spent the 10 with wrong TOTP codes do not lock the owner out.
+ * Throws RateLimited.
+ */
+export async function countAnswer(context: UseCaseContext, userId: number, tally: Tally, unguessable = false): Promise<Counted> {
+  const { store, clock } = context.ports;
+  try {
+    return await countRequest(store.rateLimiter, SECOND_FACTOR_ACCOUNT_POLICY, accountKey(SECOND_FACTOR_ACCOUNT_POLICY, String(userId)), SECOND_FACTOR_LIMIT, clock.now(), tally);
+  } catch (error) {
+    if (!unguessable || !(error instanceof RateLimited)) throw error;
+    return countRequest(store.rateLimiter, SECOND_FACTOR_RECOVERY_POLICY, accountKey(SECOND_FACTOR_RECOVERY_POLICY, String(userId)), SECOND_FACTOR_RECOVERY_LIMIT, clock.now(), tally);
+  }
 }

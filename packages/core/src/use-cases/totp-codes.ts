@@ -6,10 +6,10 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import { SecondFactorUnavailable, WrongCode } from '../errors.ts';
-import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, type Tally } from '../rate-limits.ts';
+import { refundRequest, type Tally } from '../rate-limits.ts';
 import type { FactorKind, TotpFactor } from '../store.ts';
 import type { UseCaseContext } from './context.ts';
-import { requireStepUp } from './second-factor.ts';
+import { countAnswer, requireStepUp } from './second-factor.ts';
 import type { SignedInSession } from './sessions.ts';
 
 /** The TOTP parameters authenticator apps read from the URI: RFC 6238's defaults, which every app supports. */
@@ -52,12 +52,12 @@ export async function useTotpCode(context: UseCaseContext, userId: number, code:
 }
 
 /**
- * A code a signed-in owner gives to confirm a change, counted against the session's own bound on
- * codes (SECOND_FACTOR_LIMIT) and taken back when right. Throws WrongCode or RateLimited.
+ * A code a signed-in owner gives to confirm a change, counted against the account's bound on wrong
+ * codes (SECOND_FACTOR_LIMIT, whatever session sends it) and taken back when right. Throws WrongCode or RateLimited.
  */
 export async function confirmCode(context: UseCaseContext, session: SignedInSession, code: string, tally: Tally): Promise<FactorKind> {
   const { store, clock } = context.ports;
-  const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
+  const attempt = await countAnswer(context, session.user.id, tally);
   if (!(await useTotpCode(context, session.user.id, code))) throw new WrongCode();
   await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
   return 'totp';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { SecondFactorRequired, SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
-import { accountKey, countRequest, refundRequest, SECOND_FACTOR_LIMIT, SECOND_FACTOR_SESSION_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
+import { refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { ConfirmTotpRequest, DisableTotpRequest, parseRequest, RenewRecoveryCodesRequest, StartTotpRequest } from '../schemas.ts';
 import type { LoginChallenge, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
@@ -15,7 +15,7 @@ import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
+import { countAnswer, hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
 import { confirmCode, matchingStep, secretContext, stepUp, totpOf, useTotpCode } from './totp-codes.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
 
@@ -124,7 +124,7 @@ export interface OwnerProof {
  * a step-up of this account; `null` when the request carried none). A session alone, or a factor
  * verified for it earlier (the step-up window), proves nothing here: a session can be stolen.
  * Answers the account's row read before the checks (its generation is what the change must still
- * find). The codes count against the session's own bound. Throws Unauthenticated, WrongPassword,
+ * find). Wrong answers count against the account's one bound on wrong codes (ADR 0047). Throws Unauthenticated, WrongPassword,
  * SecondFactorRequired, WrongCode or RateLimited.
  */
 export async function proveOwner(context: UseCaseContext, session: SignedInSession, proof: OwnerProof, meta: RequestMeta, tally: Tally, passkey: (() => Promise<boolean>) | null = null): Promise<UserRecord> {
@@ -137,7 +137,8 @@ export async function proveOwner(context: UseCaseContext, session: SignedInSessi
   }
   // No "verify it again" here: a step-up of the session is no proof for this.
   if (proof.recoveryCode === undefined && !passkey) throw new SecondFactorRequired(PROOF_NEEDS_FACTOR);
-  const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
+  // Counted against the account's one bound (a recovery code or passkey is unguessable: ADR 0047).
+  const attempt = await countAnswer(context, record.id, tally, true);
   const verified = proof.recoveryCode !== undefined ? (await useRecoveryCode(context, record.id, proof.recoveryCode, meta)) !== null : await passkey!();
   if (!verified) throw new WrongCode();
   await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
@@ -170,8 +171,8 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
       withQuota(async (tally) => {
         const session = await signedIn(context, meta);
         const input = parseRequest(ConfirmTotpRequest, await readBody(body));
-        // The enrolment's codes count against the session's own bound, as every code a session sends.
-        const attempt = await countRequest(store.rateLimiter, SECOND_FACTOR_SESSION_POLICY, accountKey(SECOND_FACTOR_SESSION_POLICY, session.digest), SECOND_FACTOR_LIMIT, clock.now(), tally);
+        // The enrolment's codes count against the account's bound, as every code a session sends.
+        const attempt = await countAnswer(context, session.user.id, tally);
         const record = await store.users.findById(session.user.id);
         if (!record) throw new Unauthenticated();
         const factor = await store.totp.find(record.id);

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { Passkey, PasskeyChallenge } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type Passkey, type PasskeyChallenge } from '@sl-accounts/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, MINUTE, T0 } from '../fixtures.ts';
 
@@ -142,6 +142,31 @@ export function passkeyCases(current: CurrentStore): void {
     // The sweep removes the one never answered.
     expect((await store.deleteExpired(at(5 * MINUTE))).passkeyChallenges).toBe(1);
     expect(await store.passkeyChallenges.take(digest(5003), T0)).toBeNull();
+  });
+
+  it(`an account keeps its newest ${PASSKEY_CHALLENGES_PER_ACCOUNT} challenges, the oldest replaced; sign-in ones and other accounts’ are not touched`, async () => {
+    const { store, accounts } = current;
+    const ada = await addUser(accounts);
+    const bob = await addUser(accounts, 'bob@example.com', 'Bob');
+    const made = (n: number, userId: number | null, t: number): PasskeyChallenge => ({ ...challenge(n, n % 2 ? 'register' : 'step-up', userId), createdAt: at(t), expiresAt: at(t + 5 * MINUTE) });
+    await store.passkeyChallenges.put(made(900, bob.id, 0));
+    for (let n = 1; n <= 20; n++) await store.passkeyChallenges.put(made(500 + n, null, n));
+    for (let n = 1; n <= PASSKEY_CHALLENGES_PER_ACCOUNT + 5; n++) await store.passkeyChallenges.put(made(n, ada.id, n));
+    const kept: number[] = [];
+    for (let n = 1; n <= PASSKEY_CHALLENGES_PER_ACCOUNT + 5; n++) if (await store.passkeyChallenges.take(digest(5000 + n), T0)) kept.push(n);
+    expect(kept).toEqual(Array.from({ length: PASSKEY_CHALLENGES_PER_ACCOUNT }, (_, i) => i + 6));
+    for (let n = 1; n <= 20; n++) expect(await store.passkeyChallenges.take(digest(5500 + n), T0)).not.toBeNull();
+    expect(await store.passkeyChallenges.take(digest(5900), T0)).not.toBeNull();
+  });
+
+  it(`of 40 concurrent challenges of one account, the newest ${PASSKEY_CHALLENGES_PER_ACCOUNT} remain`, async () => {
+    const { store, accounts } = current;
+    const ada = await addUser(accounts);
+    const made = (n: number): PasskeyChallenge => ({ ...challenge(n, 'register', ada.id), createdAt: at(n), expiresAt: at(n + 5 * MINUTE) });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => store.passkeyChallenges.put(made(i + 1))));
+    const kept: number[] = [];
+    for (let n = 1; n <= 40; n++) if (await store.passkeyChallenges.take(digest(5000 + n), T0)) kept.push(n);
+    expect(kept).toEqual(Array.from({ length: PASSKEY_CHALLENGES_PER_ACCOUNT }, (_, i) => 40 - PASSKEY_CHALLENGES_PER_ACCOUNT + i + 1));
   });
 
   it('a challenge taken twice at once is given to exactly one', async () => {

@@ -51,6 +51,17 @@ export function rateLimiterCases(current: CurrentStore): void {
     expect(await store.rateLimiter.consume(key, lock, at(15 * MINUTE))).toEqual({ allowed: true, count: 1, resetAt: at(30 * MINUTE) });
   });
 
+  it('a window of a rule that bounds guesses is kept while it counts, below its limit too, however many other keys come', async () => {
+    const { store, inspect } = current;
+    // An account's wrong codes (issue 39: evicted between rounds, each round got a fresh ten).
+    const codes = { limit: 10, windowMs: DAY, guesses: true };
+    const key = 'second-factor-account:ada';
+    for (let i = 0; i < 5; i++) await store.rateLimiter.consume(key, codes, T0);
+    const flood = (inspect.bounds?.rateLimitKeys ?? 50) + 50;
+    for (let i = 0; i < flood; i++) await store.rateLimiter.consume(`contact:198.51.${i >> 8}.${i & 255}`, rule, at(MINUTE));
+    expect(await store.rateLimiter.consume(key, codes, at(2 * MINUTE))).toEqual({ allowed: true, count: 6, resetAt: at(DAY) });
+  });
+
   it('counts every key on its own', async () => {
     const { rateLimiter } = current.store;
     for (let i = 0; i < 4; i++) await rateLimiter.consume('login:198.51.100.1', rule, T0);
