@@ -78,7 +78,7 @@ ${logout}
 ${section('4. Sessions, password and account', `${account}\n\nThe examples follow one account: the password change takes the signup password to a new one, which the deletion then gives.`)}${section('5. Other operations', others)}## When things go wrong
 
 - \`400\`: the body is invalid; \`issues\` names each bad field. An operation listed with no request body takes none.
-- \`403\`: a wrong password, or a browser request from another site's page.
+- \`403\`: a wrong password (\`wrong_password\`) or code (\`wrong_code\`), a change that needs the second factor first (\`second_factor_required\`), or a browser request from another site's page (\`cross_site\`); each operation's answers above list the codes it may send.
 - \`429\`: rate limited; wait \`Retry-After\` seconds.
 - Errors look like \`{"ok":false,"error":"…","code":"…"}\`; branch on the status code and the stable \`code\` (\`wrong_password\`, \`cross_site\`, …), not the text.
 `,

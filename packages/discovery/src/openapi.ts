@@ -37,6 +37,7 @@ import {
   sessionCookie,
   type ApiRoute,
   type DocumentedResponse,
+  type ErrorCode,
 } from '@sl-accounts/http';
 import { ERROR_EXAMPLES, errorExample } from '@sl-accounts/http/examples';
 import { COMPONENT_SCHEMAS, requestSchemaId } from './component-schemas.ts';
@@ -144,29 +145,40 @@ function responseObject(response: DocumentedResponse): ResponseObject {
     description: response.description,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: jsonBody(response.body, response.example),
+    // The codes as data too, for a generator or a checker: an extension, so `example` stays the one a tool sends.
+    ...(response.codes ? { 'x-codes': response.codes } : {}),
   };
 }
 
-const error = (description: string, example: unknown, headers?: Record<string, unknown>): DocumentedResponse => ({
+const error = (description: string, example: unknown, codes: readonly ErrorCode[], headers?: Record<string, unknown>): DocumentedResponse => ({
   description,
   body: 'ErrorResponse',
   example,
+  codes,
   ...(headers ? { headers } : {}),
 });
+
+/** `` `code`: `a`, `b` or `c`. ``: the codes of an answer, as the documents end its description. */
+function codesSentence(codes: readonly string[]): string {
+  const named = codes.map((code) => `\`${code}\``);
+  return `\`code\`: ${named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named.at(-1)}` : named[0]}.`;
+}
 
 /** What any operation may answer besides its own responses: the generic errors its traits imply. */
 function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
   return {
-    '500': error('An unexpected error; the details go to the server log, never to the client.', ERROR_EXAMPLES.internal),
-    '503': error('The store does not answer; try again later.', ERROR_EXAMPLES.unavailable),
+    ...(route.auth === 'session' ? { '401': { ...error('The session cookie is missing, unknown or expired; the cookie is cleared.', ERROR_EXAMPLES.unauthenticated, ['unauthenticated']), cookie: 'clear' as const } } : {}),
+    '500': error('An unexpected error; the details go to the server log, never to the client.', ERROR_EXAMPLES.internal, ['internal_error']),
+    '503': error('The store does not answer, or the service is stopping; try again later.', ERROR_EXAMPLES.unavailable, ['store_unavailable', 'stopping']),
     ...(route.requestBody
       ? {
           '400': error(
             'The request is invalid: malformed JSON, a body that is not UTF-8 or not a JSON object, a field out of bounds or holding U+0000 or unpaired surrogates (see `issues`), or a Content-Type other than JSON (refused before it is counted).',
             validationExample(route),
+            ['validation', 'json_required', 'malformed_json', 'invalid_utf8', 'undecodable_body', 'unreadable_body'],
           ),
-          '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (after decompression).`, ERROR_EXAMPLES.tooLarge),
-          '415': error('The request body uses a Content-Encoding other than gzip, deflate or br.', ERROR_EXAMPLES.unsupportedEncoding),
+          '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (after decompression).`, ERROR_EXAMPLES.tooLarge, ['body_too_large']),
+          '415': error('The request body uses a Content-Encoding other than gzip, deflate or br.', ERROR_EXAMPLES.unsupportedEncoding, ['unsupported_encoding']),
         }
       : {}),
     ...(route.changesState
@@ -174,6 +186,7 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '403': error(
             'A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not this service), refused before anything is counted, read or set.',
             ERROR_EXAMPLES.crossSite,
+            ['cross_site'],
           ),
         }
       : {}),
@@ -182,6 +195,7 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '400': error(
             'A body a form could send: a Content-Type other than JSON, or a body without one; refused before anything is read or set.',
             ERROR_EXAMPLES.notJson,
+            ['json_required', 'body_not_allowed'],
           ),
         }
       : {}),
@@ -190,6 +204,7 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '429': error(
             tooManyText(route),
             rateLimitedExample(route),
+            ['rate_limited'],
             { 'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } } },
           ),
         }
@@ -216,11 +231,21 @@ function tooManyText(route: ApiRoute): string {
 
 /**
  * Every response of a route, by status in ascending order: its own and the generic ones its traits
- * imply. The OpenAPI document and auth.md both list these.
+ * imply. An own error answer of a status the traits imply too (a 403 with `wrong_password` of an
+ * operation that also refuses other sites' pages) carries the codes of both, and every error answer's
+ * description ends with its codes. The OpenAPI document, auth.md and the skills all list these.
  */
 export function routeResponses(route: ApiRoute): [status: string, response: DocumentedResponse][] {
-  const all: Record<string, DocumentedResponse> = { ...genericResponses(route), ...route.responses };
-  return Object.entries(all).sort(([a], [b]) => Number(a) - Number(b));
+  const generic = genericResponses(route);
+  const all: Record<string, DocumentedResponse> = { ...generic };
+  for (const [status, own] of Object.entries(route.responses)) {
+    const implied = own.body === 'ErrorResponse' ? (generic[status]?.codes ?? []) : [];
+    const codes = [...new Set([...(own.codes ?? []), ...implied])];
+    all[status] = codes.length > 0 ? { ...own, codes } : own;
+  }
+  return Object.entries(all)
+    .map(([status, response]): [string, DocumentedResponse] => [status, response.codes ? { ...response, description: `${response.description} ${codesSentence(response.codes)}` } : response])
+    .sort(([a], [b]) => Number(a) - Number(b));
 }
 
 /** Answers that may come before the request is counted, or without a limiter that answered: no RateLimit headers are described. */
