@@ -17,7 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DOMAIN_ERRORS } from '@sl-accounts/core';
 import { routeResponses } from '@sl-accounts/discovery';
 import { API_ROUTES, STATUS_BY_CODE, TRANSPORT_ERROR_STATUS, type ApiRoute } from '@sl-accounts/http';
-import { exerciseErrorCodes, type SeenCode, type ServedDocuments } from '../support/error-code-exerciser.ts';
+import { exercisedRoutes, type SeenCode, type ServedDocuments } from '../support/error-code-exerciser.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const api = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
@@ -88,7 +88,7 @@ describe('every code an operation answers is declared and documented for that op
   let seen: SeenCode[];
   let documents: ServedDocuments;
   beforeAll(async () => {
-    ({ seen, documents } = await exerciseErrorCodes());
+    ({ seen, documents } = await exercisedRoutes());
   }, 120_000);
   /** Each (operation, status, code) once. */
   const distinct = () => [...new Map(seen.map((s) => [`${s.route.operationId} ${s.status} ${s.code}`, s])).values()];

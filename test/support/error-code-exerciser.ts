@@ -14,7 +14,8 @@ import { EXAMPLE_SIGNUP } from '@sl-accounts/http/examples';
 import { testHasher } from '@sl-accounts/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { ObservedResponse } from './openapi-contract.ts';
 import { softAuthenticator } from './soft-authenticator.ts';
 
 /** One answer seen: the route, its status and the body's `code`. */
@@ -45,6 +46,13 @@ function bodies(route: ApiRoute, right: string, code: () => string | null): unkn
   return variants;
 }
 
+/** Every answer the run got, as a checker of the OpenAPI document takes it. */
+export interface ObservedAnswer {
+  readonly method: string;
+  readonly url: URL;
+  readonly response: ObservedResponse;
+}
+
 /** The documents the same service serves: the OpenAPI document, auth.md, the account skill. */
 export interface ServedDocuments {
   readonly openapi: { paths: Record<string, Record<string, { responses: Record<string, { description: string; 'x-codes'?: string[] }> }>> };
@@ -53,7 +61,7 @@ export interface ServedDocuments {
 }
 
 /** Calls every route in every state and variant: each error code seen, and the documents served. */
-export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTES): Promise<{ seen: SeenCode[]; documents: ServedDocuments }> {
+export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTES): Promise<{ seen: SeenCode[]; documents: ServedDocuments; observed: ObservedAnswer[] }> {
   const clock = new ManualClock();
   const service: Service = await createService({
     store: createMemoryStore(),
@@ -65,6 +73,7 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
     accounts: { secrets: secretBox(Buffer.alloc(32, 7)) },
   });
   let client = 0;
+  const observed: ObservedAnswer[] = [];
   /** Each call from its own address, so no per-client limit answers for another variant. */
   const call = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
     client++;
@@ -74,8 +83,17 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const response = await service.fetch(request, { clientAddress: `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}` });
-    const cookies = response.headers.getSetCookie().map((c) => c.split(';')[0]!);
-    return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> | null, cookies };
+    const text = await response.text();
+    const answer = (() => {
+      try {
+        return JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        return null;
+      }
+    })();
+    const setCookies = response.headers.getSetCookie();
+    observed.push({ method, url: new URL(request.url), response: { status: response.status, headers: response.headers, setCookies, text, body: answer } });
+    return { status: response.status, body: answer, cookies: setCookies.map((c) => c.split(';')[0]!) };
   };
   let accountNumber = 0;
   const authenticator = softAuthenticator(ORIGIN);
@@ -109,6 +127,32 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
     const login = await call('POST', '/api/login', { email, password });
     const challenge = login.cookies.find((c) => c.startsWith('sl_login='))!;
     return { cookies: [session, challenge], code };
+  }
+  /** The passkey ceremonies as a user goes through them (add, sign in, a login's second step, step-up, rename, remove), then ending a session. */
+  async function passkeyJourney() {
+    const email = `journey@example.com`;
+    const { password } = EXAMPLE_SIGNUP;
+    const signup = await call('POST', '/api/signup', { ...EXAMPLE_SIGNUP, email });
+    let session = signup.cookies.find((c) => c.startsWith('sl_session='))!;
+    let options = await call('POST', '/api/passkeys/registration-options', undefined, { cookie: session });
+    if (options.status === 400) options = await call('POST', '/api/passkeys/registration-options', { password }, { cookie: session });
+    const { passkey, response } = authenticator.register(options.body!.options as PublicKeyCredentialCreationOptionsJSON);
+    await call('POST', '/api/passkeys', { response }, { cookie: session });
+    const signInOptions = await call('POST', '/api/passkeys/sign-in-options', undefined);
+    const signedIn = await call('POST', '/api/passkeys/sign-in', { response: authenticator.assert(passkey, signInOptions.body!.options as PublicKeyCredentialRequestOptionsJSON) });
+    session = signedIn.cookies.find((c) => c.startsWith('sl_session='))!;
+    const login = await call('POST', '/api/login', { email, password });
+    const challenge = login.cookies.find((c) => c.startsWith('sl_login='))!;
+    const loginOptions = await call('POST', '/api/login/passkey-options', undefined, { cookie: challenge });
+    await call('POST', '/api/login/passkey', { response: authenticator.assert(passkey, loginOptions.body!.options as PublicKeyCredentialRequestOptionsJSON) }, { cookie: challenge });
+    clock.advance(STEP_UP_WINDOW_MS + 60_000);
+    const stepUpOptions = await call('POST', '/api/passkeys/step-up-options', undefined, { cookie: session });
+    await call('POST', '/api/passkeys/step-up', { response: authenticator.assert(passkey, stepUpOptions.body!.options as PublicKeyCredentialRequestOptionsJSON) }, { cookie: session });
+    await call('PATCH', `/api/passkeys/${passkey.id}`, { name: 'Phone' }, { cookie: session });
+    await call('GET', '/api/passkeys', undefined, { cookie: session });
+    await call('DELETE', `/api/passkeys/${passkey.id}`, undefined, { cookie: session });
+    const sessions = await call('GET', '/api/sessions', undefined, { cookie: session });
+    await call('DELETE', `/api/sessions/${(sessions.body!.sessions as { id: string }[])[0]!.id}`, undefined, { cookie: session });
   }
   const seen: SeenCode[] = [];
   const note = (route: ApiRoute, answer: { status: number; body: Record<string, unknown> | null }) => {
@@ -146,8 +190,15 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
       authMd: await text('/auth.md'),
       skill: await text('/.well-known/agent-skills/account-api/SKILL.md'),
     };
-    return { seen, documents };
+    await passkeyJourney();
+    return { seen, documents, observed };
   } finally {
     await service.close();
   }
+}
+
+let once: ReturnType<typeof exerciseErrorCodes> | undefined;
+/** One run for every suite of the test run that asks (the files share a module graph): its answers are only read. */
+export function exercisedRoutes(): ReturnType<typeof exerciseErrorCodes> {
+  return (once ??= exerciseErrorCodes());
 }

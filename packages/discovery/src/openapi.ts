@@ -94,24 +94,30 @@ export function policiesOf(route: ApiRoute): readonly string[] {
 }
 
 /**
- * The RateLimit headers of a limited route: its own policy, then any further ones (login's
- * per-account limit) as later items of the same list. Not sent on answers given before counting.
+ * The RateLimit headers of a limited route: a structured-field list (RFC 9651, as
+ * draft-ietf-httpapi-ratelimit-headers-10 has it) with one item per policy that counted the
+ * request, any of the route's, in any order. Not sent on answers given before counting.
  */
 function rateLimitHeaders(route: ApiRoute, required: boolean) {
-  const [first, ...further] = policiesOf(route) as [string, ...string[]];
+  const policies = policiesOf(route) as [string, ...string[]];
+  const [first] = policies;
   const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : FURTHER_LIMITS[first]!;
-  const list = (item: (policy: string) => string) => `^${item(first)}${further.map((p) => `(, ${item(p)})?`).join('')}$`;
+  // Policy names are plain tokens, so they stand in the pattern as they are, in every regex dialect.
+  if (policies.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) throw new Error(`${route.operationId}: a policy name that is not a plain token`);
+  const name = `"(?:${policies.join('|')})"`;
+  // An sf-list's members are separated by a comma and optional white space (RFC 9651, 3.1).
+  const list = (parameters: string) => `^${name}${parameters}(?:[ \\t]*,[ \\t]*${name}${parameters})*$`;
   const operation = first;
   return {
     'RateLimit-Policy': {
       description: `The policies (draft-ietf-httpapi-ratelimit-headers-10) that counted the request: quota \`q\` per window \`w\` seconds.`,
       required,
-      schema: { type: 'string', pattern: list((p) => `"${p}";q=\\d+;w=\\d+`), examples: [`"${operation}";q=${limit};w=${windowMs / 1000}`] },
+      schema: { type: 'string', pattern: list(';q=\\d+;w=\\d+'), examples: [`"${operation}";q=${limit};w=${windowMs / 1000}`] },
     },
     RateLimit: {
       description: 'For each of those policies, requests remaining `r` in the current window and seconds `t` until it resets.',
       required,
-      schema: { type: 'string', pattern: list((p) => `"${p}";r=\\d+;t=\\d+`) },
+      schema: { type: 'string', pattern: list(';r=\\d+;t=\\d+') },
     },
   };
 }

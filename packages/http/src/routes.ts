@@ -824,6 +824,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'public',
     changesState: true,
     limited: 'passkeySignIn',
+    // A wrong answer counts as a wrong code does: the account's (or the device's) wrong-code limit names itself in the RateLimit headers too.
+    alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_DEVICE_POLICY],
     requestBody: PasskeySignInRequest,
     requestExample: EXAMPLE_PASSKEY_SIGN_IN,
     responses: {
