@@ -52,7 +52,7 @@ export function createSkills(publicUrl: string | undefined, serviceName: string,
 
   const accountApi = skill(
     'account-api',
-    `Create an account, log in, read the signed-in user and change its name, verify or change its e-mail address, log out, list and end sessions, change or reset the password and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
+    `Create an account, log in (with a second factor: a TOTP code from an authenticator app, a recovery code or a passkey), sign in with a passkey, read the signed-in user and change its name, verify or change its e-mail address, log out, list and end sessions, change or reset the password, turn two-factor authentication on or off and renew recovery codes, add, rename and remove passkeys, and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
     `# ${serviceName} account API
 
 ${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session cookie; there is no OAuth, no bearer token and no token endpoint. More: \`${base}/auth.md\`; the full contract: \`${base}/openapi.json\`. Replace the parts in angle brackets (\`<token>\`, \`<id>\`) as the text says.

@@ -317,7 +317,8 @@ const PATHS: Record<string, Record<string, ReturnType<typeof operationObject>>> 
 for (const route of API_ROUTES) (PATHS[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
 
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  accounts: 'Signup, login, logout, the current user and a change of its name, sessions, password change and reset, verification and change of the e-mail address, account deletion.',
+  accounts:
+    'Signup, login, logout, the current user and a change of its name, sessions, password change and reset, verification and change of the e-mail address, account deletion, two-factor authentication (TOTP from an authenticator app, recovery codes) and passkeys (WebAuthn: adding, listing, renaming and removing them, signing in, a login’s second step, a step-up).',
   contact: 'Messages to the operators.',
   system: 'Service health.',
 };
@@ -343,7 +344,8 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
       version: API_VERSION,
       license: LICENSE,
       contact: { name: serviceName, url: baseUrl },
-      summary: 'Account signup and login with cookie sessions, the current user, logout, sessions, password change and reset, verification and change of the e-mail address, change of name, account deletion, contact messages and a health check.',
+      summary:
+        'Account signup and login with cookie sessions, two-factor authentication (TOTP, recovery codes) and passkeys, the current user, logout, sessions, password change and reset, verification and change of the e-mail address, change of name, account deletion, contact messages and a health check.',
       description: [
         'A JSON API. Request and response bodies are `application/json`.',
         `Sessions are an opaque token in the \`${SESSION_COOKIE}\` cookie (HttpOnly; Secure; SameSite=Lax), valid for ${describeDuration(SESSION_TTL_MS)} from issue.`,
