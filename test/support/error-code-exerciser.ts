@@ -61,7 +61,18 @@ export interface ServedDocuments {
 }
 
 /** Calls every route in every state and variant: each error code seen, and the documents served. */
-export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTES): Promise<{ seen: SeenCode[]; documents: ServedDocuments; observed: ObservedAnswer[] }> {
+/**
+ * Where the routes are called: by default a service in-process on a manual clock. A script may pass
+ * a server over HTTP instead (through a checking proxy): its clock is then the real one, and the
+ * client address travels in `X-Forwarded-For` (the server trusting one proxy).
+ */
+export interface ExerciseTarget {
+  readonly fetch: (request: Request, clientAddress: string) => Promise<Response>;
+  readonly clock: { now(): Date; advance(ms: number): void };
+  readonly close: () => Promise<void>;
+}
+
+async function inProcess(): Promise<ExerciseTarget> {
   const clock = new ManualClock();
   const service: Service = await createService({
     store: createMemoryStore(),
@@ -72,6 +83,14 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
     publicUrl: ORIGIN,
     accounts: { secrets: secretBox(Buffer.alloc(32, 7)) },
   });
+  return { fetch: (request, clientAddress) => service.fetch(request, { clientAddress }), clock, close: () => service.close() };
+}
+
+export async function exerciseErrorCodes(
+  routes: readonly ApiRoute[] = API_ROUTES,
+  target?: ExerciseTarget,
+): Promise<{ seen: SeenCode[]; documents: ServedDocuments; observed: ObservedAnswer[] }> {
+  const { fetch: send, clock, close } = target ?? (await inProcess());
   let client = 0;
   const observed: ObservedAnswer[] = [];
   /** Each call from its own address, so no per-client limit answers for another variant. */
@@ -82,7 +101,7 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const response = await service.fetch(request, { clientAddress: `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}` });
+    const response = await send(request, `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}`);
     const text = await response.text();
     const answer = (() => {
       try {
@@ -184,7 +203,7 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
         }
       }
     }
-    const text = async (path: string) => (await service.fetch(new Request(`${ORIGIN}${path}`))).text();
+    const text = async (path: string) => (await send(new Request(`${ORIGIN}${path}`), '10.255.255.255')).text();
     const documents: ServedDocuments = {
       openapi: JSON.parse(await text('/openapi.json')) as ServedDocuments['openapi'],
       authMd: await text('/auth.md'),
@@ -193,7 +212,7 @@ export async function exerciseErrorCodes(routes: readonly ApiRoute[] = API_ROUTE
     await passkeyJourney();
     return { seen, documents, observed };
   } finally {
-    await service.close();
+    await close();
   }
 }
 
