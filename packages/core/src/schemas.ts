@@ -309,11 +309,22 @@ export const UpdateProfileRequest = z
  * most 1,023 bytes (WebAuthn), 1,364 base64url characters; the bounds keep absurd input away.
  */
 function credentialResponse() {
+  // The fields WebAuthn's JSON names (RegistrationResponseJSON, AuthenticationResponseJSON), so the
+  // published schema types them; those an answer may lack are optional, and the verification decides.
+  const encoded = () => text({ min: 1, max: 16_384 }).optional();
   return z.looseObject({
     id: text({ min: 1, max: 1364 }),
     rawId: text({ min: 1, max: 1364 }),
     type: z.literal('public-key'),
-    response: z.looseObject({ clientDataJSON: text({ min: 1, max: 4096 }) }),
+    authenticatorAttachment: z.enum(['cross-platform', 'platform']).optional(),
+    response: z.looseObject({
+      clientDataJSON: text({ min: 1, max: 4096 }),
+      attestationObject: encoded().meta({ description: 'A registration’s attestation (base64url).' }),
+      authenticatorData: encoded().meta({ description: 'A sign-in’s authenticator data (base64url).' }),
+      signature: encoded().meta({ description: 'A sign-in’s signature (base64url).' }),
+      userHandle: text({ max: 1364 }).nullable().optional().meta({ description: 'A sign-in’s user handle (base64url), when the authenticator gives one.' }),
+      transports: z.array(text({ max: 32 })).max(16).optional(),
+    }),
   });
 }
 

@@ -7,13 +7,18 @@
 import { z } from 'zod';
 import { ANY_CHARACTER, NOT_WHITE_SPACE, WHITE_SPACE } from '@sl-accounts/core';
 import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyResponse, PasskeysResponse } from './response-schemas.ts';
+import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, PasskeyResponse, PasskeysResponse } from './response-schemas.ts';
 import { describeBounds } from './wording.ts';
+import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
 
 /** A JSON Schema, as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
-const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse };
+const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse,
+  // Under WebAuthn's own names, so a generated client's types read as the browser libraries' do.
+  PublicKeyCredentialCreationOptionsJSON: PasskeyCreationOptions,
+  PublicKeyCredentialRequestOptionsJSON: PasskeyRequestOptions,
+};
 
 /**
  * The id of each request schema of the route table: its own `meta({ id })`, as the core's schemas
@@ -49,6 +54,10 @@ function generateComponentSchemas(): Record<string, JsonSchema> {
       // Output mode closes every object, but request bodies strip unknown keys rather than reject them.
       if (REQUEST_SCHEMA_IDS.has(zodSchema)) delete jsonSchema.additionalProperties;
       if (jsonSchema['x-trimmed'] === true) describeTrimmed(jsonSchema);
+      // A loose object's `additionalProperties: {}` says what its absence says, but generators then type
+      // an index signature, which no interface (a browser library's RegistrationResponseJSON) satisfies.
+      const extra = jsonSchema.additionalProperties;
+      if (typeof extra === 'object' && extra !== null && Object.keys(extra).length === 0) delete jsonSchema.additionalProperties;
     },
   });
   return Object.fromEntries(

@@ -86,7 +86,7 @@ import {
 import { clearedLoginChallengeCookie, clearedSessionCookie, DEVICE_COOKIE, DEVICE_COOKIE_PATHS, deviceCookie, LOGIN_CHALLENGE_COOKIE, loginChallengeCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
-export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse';
+export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse' | 'PasskeyRegistrationOptionsResponse';
 
 /** One documented response of a route. */
 export interface DocumentedResponse {
@@ -668,7 +668,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     auth: 'session',
     changesState: true,
     responses: {
-      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
+      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires.', body: 'PasskeyRegistrationOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
     },
     run: async (accounts, request) => ({ status: 200, body: { ok: true, options: await accounts.passkeyRegistrationOptions({ sessionToken: request.sessionToken() }) } }),
