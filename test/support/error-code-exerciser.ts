@@ -122,7 +122,7 @@ export async function exerciseErrorCodes(
     const email = `user${++accountNumber}@example.com`;
     const password = EXAMPLE_SIGNUP.password;
     const signup = await call('POST', '/api/signup', { ...EXAMPLE_SIGNUP, email });
-    if (signup.status !== 201) throw new Error(`signup answered ${signup.status}`);
+    if (signup.status !== 201) throw new Error(`signup of ${email} answered ${signup.status}`);
     const session = signup.cookies.find((c) => c.startsWith('sl_session='))!;
     if (state === 'plain') return { cookies: [session], code: () => null };
     if (state === 'passkey') {
