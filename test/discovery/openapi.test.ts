@@ -301,6 +301,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'Passkey',
         'PasskeyOptionsResponse',
         'PasskeyProofRequest',
+        'PasskeyRegistrationOptionsResponse',
         'PasskeyRegistrationRequest',
         'PasskeyRenameRequest',
         'PasskeyResponse',
@@ -308,6 +309,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'PasskeysResponse',
         'PasswordResetConfirmRequest',
         'PasswordResetRequest',
+        'PublicKeyCredentialCreationOptionsJSON',
+        'PublicKeyCredentialRequestOptionsJSON',
         'RecoveryCodes',
         'RenewRecoveryCodesRequest',
         'SecondFactorChallenge',
@@ -344,13 +347,22 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         named('\u200B\u200B'), named(' \u200B '), named('\u3164\uFEFF'), named('\u{E0020}\u{E0021}'), named('A\u200B'), named('\uFEFF\uFEFF'),
         email('\u212Aelvin@example.com'),
       ];
+      // Issue 40 row 9: the published patterns read alike in every regex dialect, and none but JavaScript's
+      // `u` mode writes a class of characters beyond U+FFFF; so a name of only such invisible characters
+      // is refused by the server and the schema's description, not its pattern.
+      const beyondThePattern = new Set([JSON.stringify(named('\u{E0020}\u{E0021}'))]);
       let checked = 0;
       for (const [id, schema] of Object.entries({ SignupRequest, LoginRequest, ContactRequest })) {
         for (const sample of samples) {
           const body = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, sample[key as keyof typeof sample]]));
           const server = schema.safeParse(body).success;
           const published = ajv.validate({ $ref: `doc#/components/schemas/${id}` }, body);
-          expect(published, `${id} ${JSON.stringify(body)}: the server ${server ? 'accepts' : 'refuses'} it`).toBe(server);
+          if (beyondThePattern.has(JSON.stringify(sample)) && 'name' in body) {
+            expect([server, published], `${id} ${JSON.stringify(body)}`).toEqual([false, true]);
+            expect((doc.components.schemas[id] as { properties: { name: { description: string } } }).properties.name.description).toContain('also refuses a name made only of invisible ones beyond');
+          } else {
+            expect(published, `${id} ${JSON.stringify(body)}: the server ${server ? 'accepts' : 'refuses'} it`).toBe(server);
+          }
           checked++;
         }
       }

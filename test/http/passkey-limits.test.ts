@@ -47,25 +47,26 @@ describe('passkey ceremonies are limited', () => {
     const session = sessionFrom(signup)!;
     const statuses: number[] = [];
     for (let i = 0; i < PASSKEY_OPTIONS_SESSION_LIMIT.limit; i++) {
-      const res = await call('/api/passkeys/registration-options', { json: {}, session });
+      const res = await call('/api/passkeys/registration-options', { json: { password: ADA.password }, session });
       statuses.push(res.status);
-      // One policy per header value, as the OpenAPI pattern of this route allows.
+      // The session's options and, since the password is checked here (issue 39), the session's
+      // password checks: each policy once, as the OpenAPI pattern of this route allows.
       if (i === 0) {
-        expect(res.headers.get('ratelimit-policy')).toBe(`"passkey-options-session";q=${PASSKEY_OPTIONS_SESSION_LIMIT.limit};w=300`);
+        expect(res.headers.get('ratelimit-policy')).toBe(`"passkey-options-session";q=${PASSKEY_OPTIONS_SESSION_LIMIT.limit};w=300, "session-password";q=20;w=900`);
         documented('/api/passkeys/registration-options', res);
       }
     }
     expect(statuses).toEqual(Array(PASSKEY_OPTIONS_SESSION_LIMIT.limit).fill(200));
-    const refused = await call('/api/passkeys/registration-options', { json: {}, session });
+    const refused = await call('/api/passkeys/registration-options', { json: { password: ADA.password }, session });
     expectRefusedBy(refused, 'passkey-options-session', PASSKEY_OPTIONS_SESSION_LIMIT);
     documented('/api/passkeys/registration-options', refused);
     // Step-up options share the session's count (each stores a challenge too).
     expectRefusedBy(await call('/api/passkeys/step-up-options', { json: {}, session }), 'passkey-options-session', PASSKEY_OPTIONS_SESSION_LIMIT);
     const other = sessionFrom(await call('/api/login', { json: { email: ADA.email, password: ADA.password } }))!;
-    expect((await call('/api/passkeys/registration-options', { json: {}, session: other })).status).toBe(200);
+    expect((await call('/api/passkeys/registration-options', { json: { password: ADA.password }, session: other })).status).toBe(200);
     // The window ends with a challenge's life.
     clock.advance(PASSKEY_OPTIONS_SESSION_LIMIT.windowMs);
-    expect((await call('/api/passkeys/registration-options', { json: {}, session })).status).toBe(200);
+    expect((await call('/api/passkeys/registration-options', { json: { password: ADA.password }, session })).status).toBe(200);
   });
 
   it(`sign-in options from rotating addresses meet a total: ${PASSKEY_SIGN_IN_TOTAL_LIMIT.limit} in 5 minutes from everyone, then 429`, { timeout: 120_000 }, async () => {

@@ -104,6 +104,8 @@ export {
   type ContactInput,
   parseRequest,
 } from './schemas.ts';
+// Published patterns spell white space out, for every regex dialect (the OpenAPI document's trimmed fields).
+export { ANY_CHARACTER, WHITE_SPACE, NOT_WHITE_SPACE } from './schemas.ts';
 
 // The store port: what a store adapter implements (small repositories inside units of work).
 export type {

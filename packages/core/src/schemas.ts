@@ -100,6 +100,29 @@ export const BIDI_CONTROLS = '[\\u202A-\\u202E\\u2066-\\u2069]';
 export const INVISIBLE_CHARACTERS =
   '[\\u0009-\\u000D\\u0020\\u0085\\u00A0\\u00AD\\u034F\\u061C\\u115F-\\u1160\\u1680\\u17B4-\\u17B5\\u180B-\\u180F\\u2000-\\u200F\\u2028-\\u202F\\u205F-\\u206F\\u3000\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E0FFF}]';
 
+/**
+ * The same class without the characters beyond U+FFFF, for the published schema: a pattern with
+ * `\u{…}` escapes needs JavaScript's `u` flag, which Python's `re` and JavaScript without the flag do
+ * not read, and no other escape writes a character beyond U+FFFF the same in every dialect. Names made
+ * only of those characters are refused by the check below alone (the schema's description says so).
+ */
+export const INVISIBLE_BMP_CHARACTERS = INVISIBLE_CHARACTERS.replace(/\\u\{[0-9A-F]+\}-\\u\{[0-9A-F]+\}/g, '');
+/**
+ * JavaScript's `\s` (WhiteSpace and LineTerminator, which `String.prototype.trim` removes) written
+ * out, for published patterns: Python's `\s` is another set (it holds U+0085 and U+001C-U+001F, not
+ * U+FEFF).
+ */
+export const WHITE_SPACE = '[\\u0009-\\u000D\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
+/** A surrogate pair: one character beyond U+FFFF where a pattern is read without the `u` flag (never matches with it, or in Python). */
+const SURROGATE_PAIR = '[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]';
+/**
+ * One character that is not white space, counted as one in every dialect: a surrogate pair, or one
+ * that is no surrogate (an unpaired one is refused anyway), so that no dialect splits a pair in two.
+ */
+export const NOT_WHITE_SPACE = `(?:${SURROGATE_PAIR}|[^${WHITE_SPACE.slice(1, -1)}\\uD800-\\uDFFF])`;
+/** Any one character, counted as one in every dialect, so that `{0,118}` bounds the same length everywhere. */
+export const ANY_CHARACTER = `(?:${SURROGATE_PAIR}|[^\\uD800-\\uDFFF])`;
+
 const CONTROL = new RegExp(CONTROL_CHARACTERS, 'u');
 const BIDI_CONTROL = new RegExp(BIDI_CONTROLS, 'u');
 // The class holds combining marks on purpose (U+034F, the variation selectors): each is matched alone.
@@ -110,13 +133,15 @@ const INVISIBLE = new RegExp(`^${INVISIBLE_CHARACTERS}+$`, 'u');
  * The name rules as JSON Schema says them of the text a client sends, before trimming (the checks
  * below see it trimmed): no control character that trimming keeps (one that is no white space, or
  * one between two characters that are not), no bidirectional control, and not only invisible
- * characters with at least one that trimming keeps.
+ * characters with at least one that trimming keeps. Written so that JavaScript with or without the
+ * `u` flag and Python's `re` read them alike (white space spelled out; the invisible class of the
+ * Basic Multilingual Plane).
  */
 const NAME_REFUSES = {
   anyOf: [
-    { pattern: `(?!\\s)${CONTROL_CHARACTERS}|\\S[\\s\\S]*${CONTROL_CHARACTERS}[\\s\\S]*\\S` },
+    { pattern: `(?!${WHITE_SPACE})${CONTROL_CHARACTERS}|${NOT_WHITE_SPACE}[\\s\\S]*${CONTROL_CHARACTERS}[\\s\\S]*${NOT_WHITE_SPACE}` },
     { pattern: BIDI_CONTROLS },
-    { pattern: `^${INVISIBLE_CHARACTERS}*(?!\\s)${INVISIBLE_CHARACTERS}+$` },
+    { pattern: `^${INVISIBLE_BMP_CHARACTERS}*(?!${WHITE_SPACE})${INVISIBLE_BMP_CHARACTERS}+$` },
   ],
 };
 
@@ -304,11 +329,22 @@ export const UpdateProfileRequest = z
  * most 1,023 bytes (WebAuthn), 1,364 base64url characters; the bounds keep absurd input away.
  */
 function credentialResponse() {
+  // The fields WebAuthn's JSON names (RegistrationResponseJSON, AuthenticationResponseJSON), so the
+  // published schema types them; those an answer may lack are optional, and the verification decides.
+  const encoded = () => text({ min: 1, max: 16_384 }).optional();
   return z.looseObject({
     id: text({ min: 1, max: 1364 }),
     rawId: text({ min: 1, max: 1364 }),
     type: z.literal('public-key'),
-    response: z.looseObject({ clientDataJSON: text({ min: 1, max: 4096 }) }),
+    authenticatorAttachment: z.enum(['cross-platform', 'platform']).optional(),
+    response: z.looseObject({
+      clientDataJSON: text({ min: 1, max: 4096 }),
+      attestationObject: encoded().meta({ description: 'A registration’s attestation (base64url).' }),
+      authenticatorData: encoded().meta({ description: 'A sign-in’s authenticator data (base64url).' }),
+      signature: encoded().meta({ description: 'A sign-in’s signature (base64url).' }),
+      userHandle: text({ max: 1364 }).nullable().optional().meta({ description: 'A sign-in’s user handle (base64url), when the authenticator gives one.' }),
+      transports: z.array(text({ max: 32 })).max(16).optional(),
+    }),
   });
 }
 

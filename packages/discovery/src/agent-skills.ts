@@ -52,7 +52,7 @@ export function createSkills(publicUrl: string | undefined, serviceName: string,
 
   const accountApi = skill(
     'account-api',
-    `Create an account, log in, read the signed-in user and change its name, verify or change its e-mail address, log out, list and end sessions, change or reset the password and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
+    `Create an account, log in (with a second factor: a TOTP code from an authenticator app, a recovery code or a passkey), sign in with a passkey, read the signed-in user and change its name, verify or change its e-mail address, log out, list and end sessions, change or reset the password, turn two-factor authentication on or off and renew recovery codes, add, rename and remove passkeys, and delete the account on the ${serviceName} JSON API, using its ${SESSION_COOKIE} session cookie. Use when acting as a registered user of this service.`,
     `# ${serviceName} account API
 
 ${where} Bodies are JSON. Authentication is the \`${SESSION_COOKIE}\` session cookie; there is no OAuth, no bearer token and no token endpoint. More: \`${base}/auth.md\`; the full contract: \`${base}/openapi.json\`. Replace the parts in angle brackets (\`<token>\`, \`<id>\`) as the text says.
@@ -78,7 +78,7 @@ ${logout}
 ${section('4. Sessions, password and account', `${account}\n\nThe examples follow one account: the password change takes the signup password to a new one, which the deletion then gives.`)}${section('5. Other operations', others)}## When things go wrong
 
 - \`400\`: the body is invalid; \`issues\` names each bad field. An operation listed with no request body takes none.
-- \`403\`: a wrong password, or a browser request from another site's page.
+- \`403\`: a wrong password (\`wrong_password\`) or code (\`wrong_code\`), a change that needs the second factor first (\`second_factor_required\`), or a browser request from another site's page (\`cross_site\`); each operation's answers above list the codes it may send.
 - \`429\`: rate limited; wait \`Retry-After\` seconds.
 - Errors look like \`{"ok":false,"error":"…","code":"…"}\`; branch on the status code and the stable \`code\` (\`wrong_password\`, \`cross_site\`, …), not the text.
 `,

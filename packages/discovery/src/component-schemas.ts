@@ -5,14 +5,20 @@
  * its fields everywhere with no other edit.
  */
 import { z } from 'zod';
+import { ANY_CHARACTER, NOT_WHITE_SPACE, WHITE_SPACE } from '@sl-accounts/core';
 import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyResponse, PasskeysResponse } from './response-schemas.ts';
+import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, PasskeyResponse, PasskeysResponse } from './response-schemas.ts';
 import { describeBounds } from './wording.ts';
+import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
 
 /** A JSON Schema, as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
-const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse };
+const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse,
+  // Under WebAuthn's own names, so a generated client's types read as the browser libraries' do.
+  PublicKeyCredentialCreationOptionsJSON: PasskeyCreationOptions,
+  PublicKeyCredentialRequestOptionsJSON: PasskeyRequestOptions,
+};
 
 /**
  * The id of each request schema of the route table: its own `meta({ id })`, as the core's schemas
@@ -48,6 +54,10 @@ function generateComponentSchemas(): Record<string, JsonSchema> {
       // Output mode closes every object, but request bodies strip unknown keys rather than reject them.
       if (REQUEST_SCHEMA_IDS.has(zodSchema)) delete jsonSchema.additionalProperties;
       if (jsonSchema['x-trimmed'] === true) describeTrimmed(jsonSchema);
+      // A loose object's `additionalProperties: {}` says what its absence says, but generators then type
+      // an index signature, which no interface (a browser library's RegistrationResponseJSON) satisfies.
+      const extra = jsonSchema.additionalProperties;
+      if (typeof extra === 'object' && extra !== null && Object.keys(extra).length === 0) delete jsonSchema.additionalProperties;
     },
   });
   return Object.fromEntries(
@@ -64,25 +74,28 @@ function generateComponentSchemas(): Record<string, JsonSchema> {
  */
 function describeTrimmed(schema: JsonSchema): void {
   const { minLength, maxLength, format, pattern } = schema as { minLength?: number; maxLength?: number; format?: string; pattern?: string };
+  // JavaScript's white space spelled out (Python's `\s` is another set), and a character beyond U+FFFF
+  // counted once without the `u` flag too: every dialect reads the same bounds (see WHITE_SPACE).
+  const [s, S] = [WHITE_SPACE, NOT_WHITE_SPACE];
   let core: string;
   if (pattern !== undefined) {
     // The e-mail pattern matches no white space, so the trimmed value is its one run of non-space.
     const inner = pattern.replace(/^\^/, '').replace(/\$$/, '');
-    core = `${maxLength === undefined ? '' : `(?=\\S{1,${maxLength}}\\s*$)`}(?:${inner})`;
+    core = `${maxLength === undefined ? '' : `(?=${S}{1,${maxLength}}${s}*$)`}(?:${inner})`;
   } else {
     const min = minLength ?? 0;
     const alternatives: string[] = [];
-    if (min <= 1 && (maxLength === undefined || maxLength >= 1)) alternatives.push('\\S');
-    if (maxLength === undefined || maxLength >= 2) alternatives.push(`\\S[\\s\\S]{${Math.max(0, min - 2)},${maxLength === undefined ? '' : maxLength - 2}}\\S`);
+    if (min <= 1 && (maxLength === undefined || maxLength >= 1)) alternatives.push(S);
+    if (maxLength === undefined || maxLength >= 2) alternatives.push(`${S}${ANY_CHARACTER}{${Math.max(0, min - 2)},${maxLength === undefined ? '' : maxLength - 2}}${S}`);
     core = `(?:${alternatives.join('|')})${min === 0 ? '?' : ''}`;
   }
   const bounds = { ...(format ? { format } : {}), ...(minLength === undefined ? {} : { minLength }), ...(maxLength === undefined ? {} : { maxLength }) };
   for (const key of ['minLength', 'maxLength', 'format', 'pattern', 'x-trimmed']) delete schema[key];
   Object.assign(schema, {
-    pattern: `^\\s*${core}\\s*$`,
+    pattern: `^${s}*${core}${s}*$`,
     description: `Surrounding white space is trimmed first${format === 'email' ? ' and the address lower-cased' : ''}; the bounds apply to what remains: ${describeBounds(bounds)}.${
       format === 'email' ? ' An address that Unicode normalisation (NFKC) would rewrite is refused.' : ''
-    }${schema.not ? ' What remains holds no control characters and no bidirectional embeddings, overrides or isolates, and, when not empty, a visible character.' : ''}`,
+    }${schema.not ? ' What remains holds no control characters and no bidirectional embeddings, overrides or isolates, and, when not empty, a visible character (the pattern names the invisible characters up to U+FFFF; the service also refuses a name made only of invisible ones beyond).' : ''}`,
     'x-trimmed': bounds,
   });
 }

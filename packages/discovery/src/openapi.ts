@@ -41,6 +41,7 @@ import {
   sessionCookie,
   type ApiRoute,
   type DocumentedResponse,
+  type ErrorCode,
 } from '@sl-accounts/http';
 import { ERROR_EXAMPLES, errorExample } from '@sl-accounts/http/examples';
 import { COMPONENT_SCHEMAS, requestSchemaId } from './component-schemas.ts';
@@ -98,24 +99,30 @@ export function policiesOf(route: ApiRoute): readonly string[] {
 }
 
 /**
- * The RateLimit headers of a limited route: its own policy, then any further ones (login's
- * per-account limit) as later items of the same list. Not sent on answers given before counting.
+ * The RateLimit headers of a limited route: a structured-field list (RFC 9651, as
+ * draft-ietf-httpapi-ratelimit-headers-10 has it) with one item per policy that counted the
+ * request, any of the route's, in any order. Not sent on answers given before counting.
  */
 function rateLimitHeaders(route: ApiRoute, required: boolean) {
-  const [first, ...further] = policiesOf(route) as [string, ...string[]];
+  const policies = policiesOf(route) as [string, ...string[]];
+  const [first] = policies;
   const { limit, windowMs } = route.limited ? RATE_LIMITS[route.limited] : FURTHER_LIMITS[first]!;
-  const list = (item: (policy: string) => string) => `^${item(first)}${further.map((p) => `(, ${item(p)})?`).join('')}$`;
+  // Policy names are plain tokens, so they stand in the pattern as they are, in every regex dialect.
+  if (policies.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) throw new Error(`${route.operationId}: a policy name that is not a plain token`);
+  const name = `"(?:${policies.join('|')})"`;
+  // An sf-list's members are separated by a comma and optional white space (RFC 9651, 3.1).
+  const list = (parameters: string) => `^${name}${parameters}(?:[ \\t]*,[ \\t]*${name}${parameters})*$`;
   const operation = first;
   return {
     'RateLimit-Policy': {
       description: `The policies (draft-ietf-httpapi-ratelimit-headers-10) that counted the request: quota \`q\` per window \`w\` seconds.`,
       required,
-      schema: { type: 'string', pattern: list((p) => `"${p}";q=\\d+;w=\\d+`), examples: [`"${operation}";q=${limit};w=${windowMs / 1000}`] },
+      schema: { type: 'string', pattern: list(';q=\\d+;w=\\d+'), examples: [`"${operation}";q=${limit};w=${windowMs / 1000}`] },
     },
     RateLimit: {
       description: 'For each of those policies, requests remaining `r` in the current window and seconds `t` until it resets.',
       required,
-      schema: { type: 'string', pattern: list((p) => `"${p}";r=\\d+;t=\\d+`) },
+      schema: { type: 'string', pattern: list(';r=\\d+;t=\\d+') },
     },
   };
 }
@@ -149,29 +156,40 @@ function responseObject(response: DocumentedResponse): ResponseObject {
     description: response.description,
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: jsonBody(response.body, response.example),
+    // The codes as data too, for a generator or a checker: an extension, so `example` stays the one a tool sends.
+    ...(response.codes ? { 'x-codes': response.codes } : {}),
   };
 }
 
-const error = (description: string, example: unknown, headers?: Record<string, unknown>): DocumentedResponse => ({
+const error = (description: string, example: unknown, codes: readonly ErrorCode[], headers?: Record<string, unknown>): DocumentedResponse => ({
   description,
   body: 'ErrorResponse',
   example,
+  codes,
   ...(headers ? { headers } : {}),
 });
+
+/** `` `code`: `a`, `b` or `c`. ``: the codes of an answer, as the documents end its description. */
+function codesSentence(codes: readonly string[]): string {
+  const named = codes.map((code) => `\`${code}\``);
+  return `\`code\`: ${named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named.at(-1)}` : named[0]}.`;
+}
 
 /** What any operation may answer besides its own responses: the generic errors its traits imply. */
 function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
   return {
-    '500': error('An unexpected error; the details go to the server log, never to the client.', ERROR_EXAMPLES.internal),
-    '503': error('The store does not answer; try again later.', ERROR_EXAMPLES.unavailable),
+    ...(route.auth === 'session' ? { '401': { ...error('The session cookie is missing, unknown or expired; the cookie is cleared.', ERROR_EXAMPLES.unauthenticated, ['unauthenticated']), cookie: 'clear' as const } } : {}),
+    '500': error('An unexpected error; the details go to the server log, never to the client.', ERROR_EXAMPLES.internal, ['internal_error']),
+    '503': error('The store does not answer, or the service is stopping; try again later.', ERROR_EXAMPLES.unavailable, ['store_unavailable', 'stopping']),
     ...(route.requestBody
       ? {
           '400': error(
             'The request is invalid: malformed JSON, a body that is not UTF-8 or not a JSON object, a field out of bounds or holding U+0000 or unpaired surrogates (see `issues`), or a Content-Type other than JSON (refused before it is counted).',
             validationExample(route),
+            ['validation', 'json_required', 'malformed_json', 'invalid_utf8', 'undecodable_body', 'unreadable_body'],
           ),
-          '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (after decompression).`, ERROR_EXAMPLES.tooLarge),
-          '415': error('The request body uses a Content-Encoding other than gzip, deflate or br.', ERROR_EXAMPLES.unsupportedEncoding),
+          '413': error(`The request body is larger than ${BODY_LIMIT_BYTES / 1024} KiB (after decompression).`, ERROR_EXAMPLES.tooLarge, ['body_too_large']),
+          '415': error('The request body uses a Content-Encoding other than gzip, deflate or br.', ERROR_EXAMPLES.unsupportedEncoding, ['unsupported_encoding']),
         }
       : {}),
     ...(route.changesState
@@ -179,6 +197,7 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '403': error(
             'A browser request from another site (`Sec-Fetch-Site` other than `same-origin` or `none`, or an `Origin` that is not this service), refused before anything is counted, read or set.',
             ERROR_EXAMPLES.crossSite,
+            ['cross_site'],
           ),
         }
       : {}),
@@ -187,6 +206,7 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '400': error(
             'A body a form could send: a Content-Type other than JSON, or a body without one; refused before anything is read or set.',
             ERROR_EXAMPLES.notJson,
+            ['json_required', 'body_not_allowed'],
           ),
         }
       : {}),
@@ -195,6 +215,7 @@ function genericResponses(route: ApiRoute): Record<string, DocumentedResponse> {
           '429': error(
             tooManyText(route),
             rateLimitedExample(route),
+            ['rate_limited'],
             { 'Retry-After': { description: 'Whole seconds until the window resets (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } } },
           ),
         }
@@ -222,11 +243,21 @@ function tooManyText(route: ApiRoute): string {
 
 /**
  * Every response of a route, by status in ascending order: its own and the generic ones its traits
- * imply. The OpenAPI document and auth.md both list these.
+ * imply. An own error answer of a status the traits imply too (a 403 with `wrong_password` of an
+ * operation that also refuses other sites' pages) carries the codes of both, and every error answer's
+ * description ends with its codes. The OpenAPI document, auth.md and the skills all list these.
  */
 export function routeResponses(route: ApiRoute): [status: string, response: DocumentedResponse][] {
-  const all: Record<string, DocumentedResponse> = { ...genericResponses(route), ...route.responses };
-  return Object.entries(all).sort(([a], [b]) => Number(a) - Number(b));
+  const generic = genericResponses(route);
+  const all: Record<string, DocumentedResponse> = { ...generic };
+  for (const [status, own] of Object.entries(route.responses)) {
+    const implied = own.body === 'ErrorResponse' ? (generic[status]?.codes ?? []) : [];
+    const codes = [...new Set([...(own.codes ?? []), ...implied])];
+    all[status] = codes.length > 0 ? { ...own, codes } : own;
+  }
+  return Object.entries(all)
+    .map(([status, response]): [string, DocumentedResponse] => [status, response.codes ? { ...response, description: `${response.description} ${codesSentence(response.codes)}` } : response])
+    .sort(([a], [b]) => Number(a) - Number(b));
 }
 
 /** Answers that may come before the request is counted, or without a limiter that answered: no RateLimit headers are described. */
@@ -292,7 +323,8 @@ const PATHS: Record<string, Record<string, ReturnType<typeof operationObject>>> 
 for (const route of API_ROUTES) (PATHS[route.path] ??= {})[route.method.toLowerCase()] = operationObject(route);
 
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  accounts: 'Signup, login, logout, the current user and a change of its name, sessions, password change and reset, verification and change of the e-mail address, account deletion.',
+  accounts:
+    'Signup, login, logout, the current user and a change of its name, sessions, password change and reset, verification and change of the e-mail address, account deletion, two-factor authentication (TOTP from an authenticator app, recovery codes) and passkeys (WebAuthn: adding, listing, renaming and removing them, signing in, a login’s second step, a step-up).',
   contact: 'Messages to the operators.',
   system: 'Service health.',
 };
@@ -318,7 +350,8 @@ export function openApiDocument(baseUrl: string, serviceName: string) {
       version: API_VERSION,
       license: LICENSE,
       contact: { name: serviceName, url: baseUrl },
-      summary: 'Account signup and login with cookie sessions, the current user, logout, sessions, password change and reset, verification and change of the e-mail address, change of name, account deletion, contact messages and a health check.',
+      summary:
+        'Account signup and login with cookie sessions, two-factor authentication (TOTP, recovery codes) and passkeys, the current user, logout, sessions, password change and reset, verification and change of the e-mail address, change of name, account deletion, contact messages and a health check.',
       description: [
         'A JSON API. Request and response bodies are `application/json`.',
         `Sessions are an opaque token in the \`${SESSION_COOKIE}\` cookie (HttpOnly; Secure; SameSite=Lax), valid for ${describeDuration(SESSION_TTL_MS)} from issue.`,

@@ -7,6 +7,7 @@
 import { RATE_LIMITS, SESSION_PASSWORD_POLICY } from '@sl-accounts/core';
 import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
 import { requestBodySchema } from './component-schemas.ts';
+import { routeResponses } from './openapi.ts';
 import { SESSION_PASSWORD_SENTENCE, curl, describeLimit, fieldTable, prefixPaths } from './wording.ts';
 
 /** Where the operations are, as a document writes it. */
@@ -34,11 +35,14 @@ function parameterTable(route: ApiRoute, place: Place): string {
   return ['| Path parameter | What it is | Example |', '|---|---|---|', ...rows].join('\n');
 }
 
-/** The route's own answers (the generic ones are listed once per document), each saying what it does to the cookie. */
+/**
+ * The route's own answers (the generic ones are listed once per document), each saying what it does
+ * to the cookie and, for an error, every `code` it may carry (those its traits imply included).
+ */
 function answers(route: ApiRoute, place: Place): string {
   const cookie = { set: ' Sets the session cookie.', clear: ' Clears the session cookie.' } as const;
-  return Object.entries(route.responses)
-    .sort(([a], [b]) => Number(a) - Number(b))
+  return routeResponses(route)
+    .filter(([status]) => route.responses[status] !== undefined)
     .map(([status, { description, cookie: effect }]) => {
       const said = effect === undefined || /cookie/i.test(description);
       return `- \`${status}\`: ${prefixPaths(description, place.prefix)}${said ? '' : cookie[effect]}`;

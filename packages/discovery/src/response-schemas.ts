@@ -3,6 +3,7 @@
  * Field names and shapes follow the spec's "Response bodies" table.
  */
 import { z } from 'zod';
+import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
 import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/http';
 
 /** Every `code` the service answers, the use cases' and the transport's, for the schema's description. */
@@ -73,15 +74,11 @@ export const PasskeyResponse = z.object({
   recoveryCodes: z.array(z.string()).optional().meta({ description: 'When this passkey is the account’s first second factor: its recovery codes, shown this once (each finishes a login once instead of the passkey).' }),
 });
 
-export const PasskeyOptionsResponse = z.object({
-  ok: z.literal(true),
-  options: z
-    .looseObject({ challenge: z.string().meta({ description: 'base64url; it works once, within `timeout` milliseconds.' }), timeout: z.int().positive() })
-    .meta({
-      description:
-        'WebAuthn options as JSON (`PublicKeyCredentialCreationOptionsJSON` for a registration, `PublicKeyCredentialRequestOptionsJSON` for a sign-in): give them to `PublicKeyCredential.parseCreationOptionsFromJSON` or `parseRequestOptionsFromJSON` and then to `navigator.credentials.create` or `get`, and send what it answers (its `toJSON()`) back as `response`.',
-    }),
-});
+/** Options for `navigator.credentials.get()`: a sign-in, a login's second step, a step-up. */
+export const PasskeyOptionsResponse = z.object({ ok: z.literal(true), options: PasskeyRequestOptions });
+
+/** Options for `navigator.credentials.create()`: a passkey's registration. */
+export const PasskeyRegistrationOptionsResponse = z.object({ ok: z.literal(true), options: PasskeyCreationOptions });
 
 /** `POST /api/login`'s 202 for an account with a second factor on (docs/decisions/0043-login-challenge-and-statuses.md). */
 export const SecondFactorChallenge = z.object({

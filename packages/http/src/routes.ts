@@ -48,6 +48,7 @@ import {
   type RateLimitStatus,
   type User,
 } from '@sl-accounts/core';
+import type { ErrorCode } from './errors.ts';
 import type { OperationRequest } from './operation-request.ts';
 import {
   ERROR_EXAMPLES,
@@ -88,7 +89,7 @@ import {
 import { clearedLoginChallengeCookie, clearedSessionCookie, DEVICE_COOKIE, DEVICE_COOKIE_PATHS, deviceCookie, LOGIN_CHALLENGE_COOKIE, loginChallengeCookie, sessionCookie } from './session-cookie.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
-export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse';
+export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse' | 'PasskeyRegistrationOptionsResponse';
 
 /** One documented response of a route. */
 export interface DocumentedResponse {
@@ -100,6 +101,13 @@ export interface DocumentedResponse {
   readonly cookie?: 'set' | 'clear';
   /** Further headers of the answer, as OpenAPI header objects by name. */
   readonly headers?: Readonly<Record<string, unknown>>;
+  /**
+   * An ErrorResponse's every `code` this operation may answer with this status, beyond those its
+   * traits imply (a session's `unauthenticated`, a changing operation's `cross_site`: see
+   * `routeResponses` of the discovery package). The documents list them per operation, and a test
+   * holds them to the codes calling the operation gives.
+   */
+  readonly codes?: readonly ErrorCode[];
 }
 
 /** What an operation produces when it succeeds; failures are thrown and mapped in one place. */
@@ -218,7 +226,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestExample: EXAMPLE_SIGNUP,
     responses: {
       '201': { description: 'Account created and signed in.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
-      '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
+      '409': { description: 'The e-mail address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken, codes: ['email_taken'] },
     },
     run: async (accounts, request) => {
       const { user, session, device, limits } = await accounts.signup(request.bodyReader(), request.meta());
@@ -252,7 +260,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           },
         },
       },
-      '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials },
+      '401': { description: 'Invalid e-mail or password (the same answer for both).', body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCredentials, codes: ['invalid_credentials'] },
     },
     run: async (accounts, request) => {
       const result = await accounts.login(request.bodyReader(), request.meta());
@@ -285,7 +293,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestExample: EXAMPLE_SECOND_FACTOR_LOGIN,
     responses: {
       '200': { description: 'Signed in with a fresh session (`recoveryCodesLeft` when a recovery code was used).', body: 'SecondFactorLoginResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
-      '401': { description: `\`invalid_code\`: the code is wrong, used already, or not this account’s. \`login_challenge_invalid\`: no \`${LOGIN_CHALLENGE_COOKIE}\` cookie, or its challenge expired, was used, or ended (a password change, a reset or a factor added or removed since voids it, and then no code is looked at); log in again.`, body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCode },
+      '401': { description: `\`invalid_code\`: the code is wrong, used already, or not this account’s. \`login_challenge_invalid\`: no \`${LOGIN_CHALLENGE_COOKIE}\` cookie, or its challenge expired, was used, or ended (a password change, a reset or a factor added or removed since voids it, and then no code is looked at); log in again.`, body: 'ErrorResponse', example: ERROR_EXAMPLES.invalidCode, codes: ['invalid_code', 'login_challenge_invalid'] },
     },
     run: async (accounts, request) => {
       const result = await accounts.loginSecondFactor(request.bodyReader(), { ...request.meta(), loginChallenge: request.loginChallenge() });
@@ -373,7 +381,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The session ended.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '404': { description: 'No session of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.sessionNotFound },
+      '404': { description: 'No session of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.sessionNotFound, codes: ['not_found'] },
     },
     run: async (accounts, request) => {
       const { current } = await accounts.endSession(request.param('id'), { sessionToken: request.sessionToken() });
@@ -395,7 +403,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The password changed; every other session ended.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The current password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
+      '403': { description: 'The current password is wrong, the code is wrong (`wrong_code`) or missing with a second factor on (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword, codes: ['wrong_password', 'second_factor_required', 'wrong_code'] },
     },
     run: async (accounts, request) => {
       const { limits } = await accounts.changePassword(request.bodyReader(), request.meta());
@@ -509,7 +517,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestExample: EXAMPLE_EMAIL_CONFIRM,
     responses: {
       '200': { description: 'Confirmed: the user of the token’s account, its address verified.', body: 'UserResponse', example: { ok: true, user: { ...EXAMPLE_USER_RESPONSE.user, emailVerified: true } } },
-      '409': { description: 'The new address of a change became another account’s since the link was mailed; nothing changed.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
+      '409': { description: 'The new address of a change became another account’s since the link was mailed; nothing changed.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken, codes: ['email_taken'] },
     },
     run: async (accounts, request) => {
       const { user, limits } = await accounts.confirmEmail(request.bodyReader(), request.meta());
@@ -531,8 +539,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '202': { description: 'Accepted: a link is on its way to the new address.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
-      '409': { description: 'The new address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken },
+      '403': { description: 'The password is wrong, the code is wrong (`wrong_code`) or missing with a second factor on (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword, codes: ['wrong_password', 'second_factor_required', 'wrong_code'] },
+      '409': { description: 'The new address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken, codes: ['email_taken'] },
     },
     run: async (accounts, request) => {
       const { limits } = await accounts.requestEmailChange(request.bodyReader(), request.meta());
@@ -554,7 +562,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The account is gone.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong, or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
+      '403': { description: 'The password is wrong, the code is wrong (`wrong_code`) or missing with a second factor on (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword, codes: ['wrong_password', 'second_factor_required', 'wrong_code'] },
     },
     run: async (accounts, request) => {
       const { limits } = await accounts.deleteAccount(request.bodyReader(), request.meta());
@@ -575,9 +583,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The secret to enrol.', body: 'TotpEnrolment', example: EXAMPLE_TOTP_ENROLMENT },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong (`wrong_password`); with a passkey on, the recovery code is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword },
-      '409': { description: 'TOTP is on already (`two_factor_state`): turn it off first.', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOn },
-      '503': { description: 'No key to encrypt secrets is configured (`two_factor_unavailable`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorUnavailable },
+      '403': { description: 'The password is wrong (`wrong_password`); with a passkey on, the recovery code is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword, codes: ['wrong_password', 'second_factor_required', 'wrong_code'] },
+      '409': { description: 'TOTP is on already (`two_factor_state`): turn it off first.', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOn, codes: ['two_factor_state'] },
+      '503': { description: 'No key to encrypt secrets is configured (`two_factor_unavailable`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorUnavailable, codes: ['two_factor_unavailable'] },
     },
     run: async (accounts, request) => {
       const { otpauthUri, secret, limits } = await accounts.startTotp(request.bodyReader(), request.meta());
@@ -599,8 +607,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'TOTP is on; the recovery codes.', body: 'RecoveryCodes', example: EXAMPLE_RECOVERY_CODES },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The code is wrong (`wrong_code`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongCode },
-      '409': { description: 'No enrolment started, or TOTP is on already (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOn },
+      '403': { description: 'The code is wrong (`wrong_code`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongCode, codes: ['wrong_code'] },
+      '409': { description: 'No enrolment started, or TOTP is on already (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOn, codes: ['two_factor_state'] },
     },
     run: async (accounts, request) => {
       const { recoveryCodes, limits } = await accounts.confirmTotp(request.bodyReader(), request.meta());
@@ -622,8 +630,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'TOTP is off.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong (`wrong_password`), the code or recovery code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor },
-      '409': { description: 'TOTP is not on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff },
+      '403': { description: 'The password is wrong (`wrong_password`), the code or recovery code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor, codes: ['wrong_password', 'second_factor_required', 'wrong_code'] },
+      '409': { description: 'TOTP is not on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff, codes: ['two_factor_state'] },
     },
     run: async (accounts, request) => {
       const { limits } = await accounts.disableTotp(request.bodyReader(), request.meta());
@@ -645,8 +653,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The new recovery codes.', body: 'RecoveryCodes', example: EXAMPLE_RECOVERY_CODES },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired },
-      '409': { description: 'No second factor is on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff },
+      '403': { description: 'The code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired, codes: ['second_factor_required', 'wrong_code'] },
+      '409': { description: 'No second factor is on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff, codes: ['two_factor_state'] },
     },
     run: async (accounts, request) => {
       const { recoveryCodes, limits } = await accounts.renewRecoveryCodes(request.bodyReader(), request.meta());
@@ -666,9 +674,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestBody: PasskeyProofRequest,
     requestExample: EXAMPLE_PASSKEY_PROOF,
     responses: {
-      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires (an account keeps its newest 10: an older one is then refused as expired).', body: 'PasskeyOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
+      '200': { description: 'The options; the challenge is stored (by digest) until it is answered or expires (an account keeps its newest 10: an older one is then refused as expired).', body: 'PasskeyRegistrationOptionsResponse', example: EXAMPLE_REGISTRATION_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong (`wrong_password`); with a second factor on, the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor },
+      '403': { description: 'The password is wrong (`wrong_password`); with a second factor on, the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor, codes: ['wrong_password', 'second_factor_required', 'wrong_code'] },
     },
     run: async (accounts, request) => {
       const { options, limits } = await accounts.passkeyRegistrationOptions(request.bodyReader(), request.meta());
@@ -690,6 +698,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '201': { description: 'The passkey is added (with `recoveryCodes` when it is the first factor).', body: 'PasskeyResponse', example: EXAMPLE_FIRST_PASSKEY_RESPONSE },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
+      '403': { description: 'With a second factor on, the change needs one verified for this session within the step-up window (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired, codes: ['second_factor_required'] },
     },
     run: async (accounts, request) => ({ status: 201, body: { ok: true, ...(await accounts.registerPasskey(request.bodyReader(), request.meta())) } }),
   },
@@ -723,7 +732,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The passkey, renamed.', body: 'PasskeyResponse', example: { ok: true, passkey: { ...EXAMPLE_PASSKEY, name: EXAMPLE_PASSKEY_RENAME.name } } },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
+      '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound, codes: ['not_found'] },
     },
     run: async (accounts, request) => ({ status: 200, body: { ok: true, passkey: await accounts.renamePasskey(request.param('id'), request.bodyReader(), request.meta()) } }),
   },
@@ -743,8 +752,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The passkey is gone.', body: 'Ok', example: EXAMPLE_OK },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'The password is wrong (`wrong_password`); the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor },
-      '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
+      '403': { description: 'The password is wrong (`wrong_password`); the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor, codes: ['wrong_password', 'second_factor_required', 'wrong_code'] },
+      '404': { description: 'No passkey of this user has that id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound, codes: ['not_found'] },
     },
     run: async (accounts, request) => {
       const { limits } = await accounts.removePasskey(request.param('id'), request.bodyReader(), request.meta());
@@ -789,6 +798,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
         description: 'The passkey was not accepted: unknown or removed, a challenge used, expired or not a sign-in’s, a bad signature, no user verification, or a counter that went backwards (the same answer for all).',
         body: 'ErrorResponse',
         example: ERROR_EXAMPLES.passkeyRefused,
+        codes: ['invalid_credentials'],
       },
     },
     run: async (accounts, request) => {
@@ -810,7 +820,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     limited: 'passkeySignIn',
     responses: {
       '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
-      '401': { description: 'No login challenge, or one unknown, used or expired: log in again.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid },
+      '401': { description: 'No login challenge, or one unknown, used or expired: log in again.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid, codes: ['login_challenge_invalid'] },
     },
     run: async (accounts, request) => {
       const { options, limits } = await accounts.passkeyLoginOptions({ ...request.meta(), loginChallenge: request.loginChallenge() });
@@ -834,7 +844,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestExample: EXAMPLE_PASSKEY_SIGN_IN,
     responses: {
       '200': { description: 'Signed in with a fresh session.', body: 'UserResponse', example: EXAMPLE_USER_RESPONSE, cookie: 'set' },
-      '401': { description: 'No valid login challenge (log in again), or the passkey’s answer was refused.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid },
+      '401': { description: 'No valid login challenge (log in again), or the passkey’s answer was refused.', body: 'ErrorResponse', example: ERROR_EXAMPLES.loginChallengeInvalid, codes: ['login_challenge_invalid', 'invalid_code'] },
     },
     run: async (accounts, request) => {
       const { user, session, device, limits } = await accounts.loginWithPasskey(request.bodyReader(), { ...request.meta(), loginChallenge: request.loginChallenge() });
@@ -855,7 +865,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '200': { description: 'The options.', body: 'PasskeyOptionsResponse', example: EXAMPLE_SIGN_IN_OPTIONS },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '404': { description: 'The account has no passkey.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound },
+      '404': { description: 'The account has no passkey.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyNotFound, codes: ['not_found'] },
     },
     run: async (accounts, request) => {
       const { options, limits } = await accounts.passkeyStepUpOptions({ sessionToken: request.sessionToken() });
@@ -875,7 +885,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     requestExample: EXAMPLE_PASSKEY_SIGN_IN,
     responses: {
       '200': { description: 'The session stepped up.', body: 'Ok', example: EXAMPLE_OK },
-      '401': { description: 'The session is missing, unknown or expired, or the passkey was not accepted.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyRefused },
+      '401': { description: 'The session is missing, unknown or expired, or the passkey was not accepted.', body: 'ErrorResponse', example: ERROR_EXAMPLES.passkeyRefused, codes: ['invalid_credentials'] },
     },
     run: async (accounts, request) => {
       await accounts.stepUpWithPasskey(request.bodyReader(), request.meta());
