@@ -169,7 +169,10 @@ export async function exerciseErrorCodes(
     await call('POST', '/api/passkeys/step-up', { response: authenticator.assert(passkey, stepUpOptions.body!.options as PublicKeyCredentialRequestOptionsJSON) }, { cookie: session });
     await call('PATCH', `/api/passkeys/${passkey.id}`, { name: 'Phone' }, { cookie: session });
     await call('GET', '/api/passkeys', undefined, { cookie: session });
-    await call('DELETE', `/api/passkeys/${passkey.id}`, undefined, { cookie: session });
+    // Removing a way to sign in takes the proof in its own request (issue 39): the password and an
+    // answer of the passkey made for a step-up.
+    const proofOptions = await call('POST', '/api/passkeys/step-up-options', undefined, { cookie: session });
+    await call('DELETE', `/api/passkeys/${passkey.id}`, { password, passkey: authenticator.assert(passkey, proofOptions.body!.options as PublicKeyCredentialRequestOptionsJSON) }, { cookie: session });
     const sessions = await call('GET', '/api/sessions', undefined, { cookie: session });
     await call('DELETE', `/api/sessions/${(sessions.body!.sessions as { id: string }[])[0]!.id}`, undefined, { cookie: session });
   }

@@ -698,7 +698,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
     responses: {
       '201': { description: 'The passkey is added (with `recoveryCodes` when it is the first factor).', body: 'PasskeyResponse', example: EXAMPLE_FIRST_PASSKEY_RESPONSE },
       '401': { description: SESSION_ENDED, body: 'ErrorResponse', example: ERROR_EXAMPLES.unauthenticated, cookie: 'clear' },
-      '403': { description: 'With a second factor on, the change needs one verified for this session within the step-up window (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired, codes: ['second_factor_required'] },
     },
     run: async (accounts, request) => ({ status: 201, body: { ok: true, ...(await accounts.registerPasskey(request.bodyReader(), request.meta())) } }),
   },
