@@ -120,7 +120,7 @@ describe(`the mailed links’ pages in headless Chromium on the ${HOST_KINDS[0]}
     const bea = { name: 'Bea', email: 'bea@example.com', password: 'bea’s first password' };
     await request(server.url, `${BASE}/api/signup`, { json: bea, basePath: BASE });
     /** The focused element, as a keyboard or screen-reader user is left on it. */
-    const focused = () => page.evaluate(() => ({ id: document.activeElement?.id ?? '', tag: document.activeElement?.tagName ?? '', text: document.activeElement?.textContent ?? '' }));
+    const focused = () => page.evaluate('({ id: document.activeElement?.id ?? "", tag: document.activeElement?.tagName ?? "", text: document.activeElement?.textContent ?? "" })') as Promise<{ id: string; tag: string; text: string }>;
 
     const verify = await nextMailedLink(lines, bea.email, 'confirm');
     await page.goto(verify, { waitUntil: 'networkidle' });
