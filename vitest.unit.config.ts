@@ -43,6 +43,7 @@ const NEEDS_MORE_THAN_A_PROCESS = [
   'test/discovery/docs-page-mounts.test.ts',
   'test/discovery/link-pages-chromium.test.ts',
   'test/discovery/passkeys-chromium.test.ts',
+  'test/discovery/docs-page-axe-chromium.test.ts',
 ];
 
 /** Every tagged case stays out. (A run option the config file takes too; vitest types it as the CLI's.) */

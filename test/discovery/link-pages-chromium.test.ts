@@ -114,4 +114,36 @@ describe(`the mailed links’ pages in headless Chromium on the ${HOST_KINDS[0]}
     expect(problems.filter((p) => !p.includes('400'))).toEqual([]);
     await context.close();
   });
+
+  it('by keyboard, focus moves to the message after each outcome: confirmed, refused, and the new password set (not to the body)', { timeout: 60_000 }, async (ctx) => {
+    const page = await launched(ctx).newPage();
+    const bea = { name: 'Bea', email: 'bea@example.com', password: 'bea’s first password' };
+    await request(server.url, `${BASE}/api/signup`, { json: bea, basePath: BASE });
+    /** The focused element, as a keyboard or screen-reader user is left on it. */
+    const focused = () => page.evaluate('({ id: document.activeElement?.id ?? "", tag: document.activeElement?.tagName ?? "", text: document.activeElement?.textContent ?? "" })') as Promise<{ id: string; tag: string; text: string }>;
+
+    const verify = await nextMailedLink(lines, bea.email, 'confirm');
+    await page.goto(verify, { waitUntil: 'networkidle' });
+    await page.getByRole('button', { name: 'Confirm the address' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Confirmed' }).waitFor({ timeout: 10_000 });
+    await expect.poll(focused, { timeout: 5_000 }).toEqual({ id: 'status', tag: 'P', text: `Confirmed: ${bea.email} is the address of your account.` });
+
+    // The used link: the refusal takes the focus too, and the button is one Tab away again.
+    await page.goto(verify, { waitUntil: 'networkidle' });
+    await page.getByRole('button', { name: 'Confirm the address' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'unknown, used or expired' }).waitFor({ timeout: 10_000 });
+    await expect.poll(async () => (await focused()).id, { timeout: 5_000 }).toBe('status');
+
+    await request(server.url, `${BASE}/api/password-reset`, { json: { email: bea.email }, basePath: BASE });
+    await page.goto(await nextMailedLink(lines, bea.email, 'reset'), { waitUntil: 'networkidle' });
+    await page.getByLabel('New password', { exact: true }).fill('bea’s second password');
+    await page.getByLabel('New password, again').fill('bea’s second password');
+    await page.getByLabel('New password, again').press('Enter');
+    await page.getByRole('status').filter({ hasText: 'new password is set' }).waitFor({ timeout: 10_000 });
+    await expect.poll(async () => (await focused()).id, { timeout: 5_000 }).toBe('status');
+    expect(await page.locator('#status').isVisible()).toBe(true);
+    await page.close();
+  });
 });

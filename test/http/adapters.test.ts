@@ -197,6 +197,57 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     expect((await fetch(`${server.url}/verified`)).status).toBe(401);
   });
 
+  it('mails links into the prefix, on the configured origin: verification, change of address and reset, each followed by a browser to its page and finished there', async () => {
+    // A service of its own whose publicUrl is this server's origin, so the mailed links can be followed as they are.
+    const mails: { to: string; subject: string; text: string }[] = [];
+    let listener: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => void res.writeHead(503).end();
+    const site = await listen((req, res) => listener(req, res));
+    const linked = await createService({ store: createMemoryStore(), hasher, publicUrl: site.url, mailer: { send: async (mail) => void mails.push(mail) }, mail: { pollMs: 20 } });
+    try {
+      listener = await APPS[name]!(linked);
+      const jar = new CookieJar();
+      // As a browser on the service's pages: its cookies by path, and the page's own origin on every POST.
+      const browser = async (url: string, json?: unknown) => {
+        const { pathname, search } = new URL(url);
+        const cookie = jar.header(pathname);
+        const headers: Record<string, string> = { origin: site.url, ...(cookie ? { cookie } : {}) };
+        const res = await request(site.url, pathname + search, { ...(json === undefined ? {} : { json }), headers, basePath: '/v1' });
+        jar.store(res.setCookies, pathname);
+        return res;
+      };
+      /** The link of the latest mail to `to` whose subject has `subject`, followed to its page: the page's API base (as its script reads it) and the token. */
+      const follow = async (to: string, subject: string, page: string) => {
+        const found = await poll(async () => mails.filter((m) => m.to === to && m.subject.includes(subject)), (list) => list.length > 0, 10_000);
+        const link = /https?:\/\/\S+/.exec(found.at(-1)!.text)![0];
+        expect(link).toMatch(new RegExp(`^${site.url}/v1${page}\\?token=[\\w-]+$`));
+        const html = await browser(link);
+        expect(html.status).toBe(200);
+        expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+        const api = /data-api="([^"]+)"/.exec(html.body as string)![1]!;
+        expect(api).toBe('/v1/api');
+        return { api: `${site.url}${api}`, token: new URL(link).searchParams.get('token')! };
+      };
+      const email = `links.${name.replace(/\W/g, '').toLowerCase()}@example.com`;
+      expect((await browser(`${site.url}/v1/api/signup`, { name: 'Linda', email, password: 'first password' })).status).toBe(201);
+
+      const verify = await follow(email, 'Confirm your address', '/verify-email');
+      expect((await browser(`${verify.api}/email-verification/confirm`, { token: verify.token })).body).toMatchObject({ ok: true, user: { email, emailVerified: true } });
+
+      const moved = `moved.${email}`;
+      expect((await browser(`${site.url}/v1/api/email`, { newEmail: moved, password: 'first password' })).status).toBe(202);
+      const change = await follow(moved, '', '/verify-email');
+      expect((await browser(`${change.api}/email-verification/confirm`, { token: change.token })).body).toMatchObject({ ok: true, user: { email: moved } });
+
+      expect((await browser(`${site.url}/v1/api/password-reset`, { email: moved })).status).toBe(202);
+      const reset = await follow(moved, 'Reset your', '/reset-password');
+      expect((await browser(`${reset.api}/password-reset/confirm`, { token: reset.token, newPassword: 'second password' })).status).toBe(200);
+      expect((await browser(`${site.url}/v1/api/login`, { email: moved, password: 'second password' })).status).toBe(200);
+    } finally {
+      await site.close();
+      await linked.close();
+    }
+  });
+
   it('sets the device cookie for the login under the prefix: a browser sends it back there, and the owner signs in through a lockout, with no new-device mail', async () => {
     const email = `device.${name.replace(/\W/g, '').toLowerCase()}@example.com`;
     const password = 'owner’s password';

@@ -9,7 +9,11 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { requireSession, toNextJsHandler } from '@sl-accounts/http-fetch';
 import { accounts } from '@sl-accounts/http-hono';
+import { testHasher } from '@sl-accounts/http/testing';
+import { createService } from '@sl-accounts/service';
+import { createMemoryStore } from '@sl-accounts/store-memory';
 import { json, useFetchService } from '../support/fetch-service.ts';
+import { poll } from '../support/poll.ts';
 
 const start = useFetchService();
 
@@ -83,5 +87,48 @@ describe('accounts(service) of http-hono without node’s request', () => {
     const catalog = await app.fetch(new Request('http://localhost/accounts/openapi.json'), deno);
     expect(catalog.status).toBe(200);
     expect(JSON.stringify(await catalog.json())).toContain('http://localhost/accounts');
+  });
+});
+
+describe('mailed links on the web-standard hosts', () => {
+  const ORIGIN = 'https://accounts.example.org';
+  type Fetch = (request: Request) => Promise<Response>;
+  const hosts: Record<string, (service: Awaited<ReturnType<typeof createService>>) => Fetch> = {
+    'toNextJsHandler with mountPath': (service) => {
+      const { GET, POST } = toNextJsHandler(service, { mountPath: '/accounts' });
+      return (request) => (request.method === 'GET' ? GET(request) : POST(request));
+    },
+    'service.fetch with mountPath (Bun, Deno)': (service) => (request) => service.fetch(request, { clientAddress: '192.0.2.40', mountPath: '/accounts' }),
+    'Hono’s app.route off Node': (service) => {
+      const app = new Hono().route('/accounts', accounts(service));
+      return async (request) => app.fetch(request, { remoteAddr: { hostname: '192.0.2.41', port: 5000, transport: 'tcp' } });
+    },
+  };
+
+  it.each(Object.keys(hosts))('%s: the links point into the mount on publicUrl, and each page finishes its action there', async (host) => {
+    const mails: { to: string; subject: string; text: string }[] = [];
+    const service = await createService({ store: createMemoryStore(), hasher: testHasher, publicUrl: ORIGIN, mailer: { send: async (mail) => void mails.push(mail) }, mail: { pollMs: 10 } });
+    try {
+      const serve = hosts[host]!(service);
+      const post = (url: string, body: unknown) => serve(json('POST', url, body, { origin: ORIGIN }));
+      const follow = async (to: string, subject: string, page: string) => {
+        const found = await poll(async () => mails.filter((m) => m.to === to && m.subject.includes(subject)), (list) => list.length > 0, 10_000);
+        const link = /https?:\/\/\S+/.exec(found[0]!.text)![0];
+        expect(link).toMatch(new RegExp(`^${ORIGIN}/accounts${page}\\?token=[\\w-]+$`));
+        const html = await serve(new Request(link));
+        expect(html.status).toBe(200);
+        expect(await html.text()).toContain('data-api="/accounts/api"');
+        return new URL(link).searchParams.get('token')!;
+      };
+      expect((await post(`${ORIGIN}/accounts/api/signup`, { name: 'Web', email: 'web@example.com', password: 'first password' })).status).toBe(201);
+      const verify = await post(`${ORIGIN}/accounts/api/email-verification/confirm`, { token: await follow('web@example.com', 'Confirm', '/verify-email') });
+      expect(await verify.json()).toMatchObject({ ok: true, user: { emailVerified: true } });
+      expect((await post(`${ORIGIN}/accounts/api/password-reset`, { email: 'web@example.com' })).status).toBe(202);
+      const token = await follow('web@example.com', 'Reset your', '/reset-password');
+      expect((await post(`${ORIGIN}/accounts/api/password-reset/confirm`, { token, newPassword: 'second password' })).status).toBe(200);
+      expect((await post(`${ORIGIN}/accounts/api/login`, { email: 'web@example.com', password: 'second password' })).status).toBe(200);
+    } finally {
+      await service.close();
+    }
   });
 });

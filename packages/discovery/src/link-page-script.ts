@@ -22,6 +22,13 @@ export const LINK_PAGE_SCRIPT = `'use strict';
     status.className = ok ? 'ok' : 'problem';
   }
 
+  // An outcome takes the focus (the status is focusable, tabindex=-1): the button that had it is
+  // disabled or hidden by then, and the focus would fall to the body, leaving a keyboard user at the top.
+  function settle(text, ok) {
+    say(text, ok);
+    status.focus();
+  }
+
   function post(path, body) {
     return fetch(api + path, {
       method: 'POST',
@@ -46,7 +53,7 @@ export const LINK_PAGE_SCRIPT = `'use strict';
   }
 
   function failed() {
-    say('The service could not be reached. Check the connection and try again.', false);
+    settle('The service could not be reached. Check the connection and try again.', false);
   }
 
   var form = document.getElementById('form');
@@ -64,13 +71,13 @@ export const LINK_PAGE_SCRIPT = `'use strict';
       say('Confirming…', true);
       post('/email-verification/confirm', { token: token }).then(function (answer) {
         if (answer.status === 200 && answer.body.user) {
-          say('Confirmed: ' + answer.body.user.email + ' is the address of your account.', true);
           form.hidden = true;
+          settle('Confirmed: ' + answer.body.user.email + ' is the address of your account.', true);
         } else {
-          say(problem(answer), false);
           submit.disabled = false;
+          settle(problem(answer), false);
         }
-      }, function () { failed(); submit.disabled = false; });
+      }, function () { submit.disabled = false; failed(); });
     });
     return;
   }
@@ -99,16 +106,18 @@ export const LINK_PAGE_SCRIPT = `'use strict';
       submit.disabled = false;
       if (answer.status === 200) {
         form.hidden = true;
-        say('Your new password is set, and every session of the account has ended. Sign in with the new password.', true);
+        settle('Your new password is set, and every session of the account has ended. Sign in with the new password.', true);
         return;
       }
       var issues = Array.isArray(answer.body.issues) ? answer.body.issues : [];
       var onPassword = issues.filter(function (i) { return i.path === 'newPassword'; });
       if (onPassword.length > 0) {
         mark('password', password, 'The password ' + onPassword[0].message + '.');
+        say(problem(answer), false);
         password.focus();
+      } else {
+        settle(problem(answer), false);
       }
-      say(problem(answer), false);
     }, function () { submit.disabled = false; failed(); });
   });
 })();

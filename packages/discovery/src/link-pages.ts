@@ -3,7 +3,7 @@
  * `resetUrl` configured): `<base>/verify-email?token=…` confirms an address, `<base>/reset-password?token=…`
  * sets a new password. Plain HTML, one same-origin script and one stylesheet (link-page-script.ts),
  * a policy that lets nothing else load or run, labels, and a live region that announces each
- * outcome. The pages themselves hold no token: the script reads it from the address.
+ * outcome and takes the focus. The pages themselves hold no token: the script reads it from the address.
  */
 import { createHash } from 'node:crypto';
 import type { DocumentRoute } from '@sl-accounts/http';
@@ -64,7 +64,7 @@ function html(base: string, serviceName: string, page: 'verify' | 'reset' | 'pas
 <main data-page="${page}" data-api="${escapeHtml(`${base}/api`)}">
 <h1>${escapeHtml(title)}</h1>
 ${body}
-<p id="status" role="status" aria-live="polite" aria-atomic="true"></p>
+<p id="status" role="status" aria-live="polite" aria-atomic="true" tabindex="-1"></p>
 </main>
 <script src="${escapeHtml(base + script)}"></script>
 </body>

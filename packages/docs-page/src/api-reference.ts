@@ -18,6 +18,26 @@ export const API_REFERENCE_PATH = '/docs/api';
 /** Scalar's self-contained browser build (scripts and styles in one file, 4.35 MB). */
 const BUNDLE_URL = new URL('./browser/standalone.js', import.meta.resolve('@scalar/api-reference'));
 
+/**
+ * Scalar's default theme with its grey and method colours darkened to WCAG AA (4.5:1 for text) on
+ * every background it puts them on (#fff, #fbfbfb, #f6f6f6, #e7e7e7; dark: #0f0f0f to #272727).
+ * Its own values measured 1.6:1 (PATCH's yellow) to 4.26:1 under axe-core (issue 40). `!important`
+ * because the theme sets them again for wide-gamut screens, later in the cascade.
+ */
+const CONTRAST_CSS = `.light-mode {
+  --scalar-color-2: #636363 !important;
+  --scalar-color-3: #676767 !important;
+  --scalar-color-green: #007049 !important;
+  --scalar-color-blue: #006cae !important;
+  --scalar-color-yellow: #7f6300 !important;
+  --scalar-color-red: #c8000a !important;
+  --scalar-color-orange: #b83f00 !important;
+}
+.dark-mode {
+  --scalar-color-3: #959595 !important;
+  --scalar-color-red: #ff5c5c !important;
+}`;
+
 // Runs before the bundle. Zod inside Scalar probes for eval (`Function('')`), which the policy
 // forbids; jitless mode skips the probe. Every option that would reach another origin is off: web
 // fonts, telemetry, the AI agent, the MCP promotion. The API client stays, and talks to this origin.
@@ -34,7 +54,17 @@ document.addEventListener('DOMContentLoaded', () => {
     mcp: { disabled: true },
     showDeveloperTools: 'never',
     defaultOpenAllTags: true,
+    customCss: CONTRAST_CSS,
   })}, url: app.dataset.openapi });
+  // Scalar's copy buttons of code blocks (the request and response examples) show their text
+  // ("cURL", "Copy") only while the block is hovered or focused, so at rest they have no name; and a
+  // tag's list of endpoints scrolls where no key reaches. No option changes either, so the page
+  // names the buttons (with the word they show) and lets the lists take the focus.
+  const label = () => {
+    for (const button of app.querySelectorAll('button.scalar-code-copy:not([aria-label])')) button.setAttribute('aria-label', 'Copy code');
+    for (const list of app.querySelectorAll('ul.endpoints:not([tabindex])')) list.setAttribute('tabindex', '0');
+  };
+  new MutationObserver(label).observe(app, { childList: true, subtree: true });
 });
 `;
 

@@ -19,6 +19,7 @@ import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { DocumentRoute } from './document-route.ts';
 import { DEFAULT_BODY_TIMEOUT_MS, fetchHandler, type FetchHandler } from './fetch.ts';
 import { API_ROUTES, type ApiRoute } from './routes.ts';
+import { withRequestBase } from './request-base.ts';
 
 export { pathPattern } from './path-table.ts';
 
@@ -183,7 +184,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   }
 
   /** An operation's answer, complete: its headers are written once, in the order `finish` gives. */
-  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>, base: string): Promise<HttpAnswer> {
+  async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>, base: string, mounted: boolean): Promise<HttpAnswer> {
     const operationRequest = new OperationRequest(request, trustProxy, logger, params, base);
     try {
       // Refused before anything is counted, read or set: a foreign page must neither spend its
@@ -191,7 +192,8 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       if (route.changesState) refuseForeignRequest(request, route.requestBody !== undefined, () => publicUrl ?? originOf(request, reqId));
       // A body the host's parser refused was never the service's to read: answered, not counted.
       if (route.requestBody && request.hostBody && 'failed' in request.hostBody) throw hostBodyError(request.hostBody.failed);
-      const result = await route.run(accounts, operationRequest);
+      // Under a host's mount, the links this operation mails follow it (see request-base.ts); the root pays nothing.
+      const result = await (mounted ? withRequestBase(base, () => route.run(accounts, operationRequest)) : route.run(accounts, operationRequest));
       const body = JSON.stringify(result.body);
       const headers: Record<string, string | string[]> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
       // The quota the request left, on every answer of a limited operation, errors included.
@@ -246,7 +248,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (found.document && method === 'GET') return serveDocument(found, found.document, request, reqId, table.base);
     const operation = found.operations.get(method);
-    if (operation) return runOperation(found, operation, request, reqId, params, table.base);
+    if (operation) return runOperation(found, operation, request, reqId, params, table.base, table !== root);
     let answer: HttpAnswer;
     // One shape on every path (the MCP endpoint answers its own alike): 204, `Allow`, and for a public document a CORS grant.
     if (request.method === 'OPTIONS') answer = { status: 204, headers: { allow: found.allow, ...(found.document?.cors ? preflight(request) : {}) }, body: null };

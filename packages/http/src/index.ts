@@ -24,6 +24,7 @@ export { isJsonMediaType } from './body.ts';
 export { isHostBodyError } from './body.ts';
 export { clientAddress } from './client-address.ts';
 export { baseUrlOf } from './base-url.ts';
+export { requestBase } from './request-base.ts';
 export { logClientFault } from './client-fault.ts';
 export { STATUS_BY_CODE } from './errors.ts';
 export { HttpError } from './errors.ts';

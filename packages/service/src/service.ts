@@ -21,7 +21,7 @@ import {
   type TokenGenerator,
 } from '@sl-accounts/core';
 import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
-import { createHttpApi, normaliseBasePath, silentLogger, type FetchHandler, type HttpApi, type Logger } from '@sl-accounts/http';
+import { createHttpApi, normaliseBasePath, requestBase, silentLogger, type FetchHandler, type HttpApi, type Logger } from '@sl-accounts/http';
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import { defaultMailer, startMail, type MailOptions } from './mail.ts';
 import { checkServiceOptions } from './options.ts';
@@ -57,9 +57,11 @@ export interface ServiceOptions {
   /**
    * Where mailed links land when `accounts.verifyUrl` / `accounts.resetUrl` are not given: the
    * absolute URL under which the service's own pages (`/verify-email`, `/reset-password`) are
-   * reached. Default `publicUrl` + `basePath`, else `http://localhost` + `basePath`. Mounted under a
-   * framework's prefix, give it with the prefix (`https://example.org/accounts`). A function is
-   * asked at each mail (a server that learns its own address once it listens).
+   * reached, taken as it is. Default: `publicUrl` (else `http://localhost`), then the request's base
+   * as the device cookie's path has it: a host's mount, then `basePath` (ADR 52). Give it only
+   * when the pages are reached elsewhere (a proxy that rewrites the path), with the whole prefix
+   * (`https://example.org/accounts`). A function is asked at each mail (a server that learns its
+   * own address once it listens).
    */
   readonly linkBase?: string | (() => string);
   /**
@@ -156,8 +158,16 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const sessions = options.sessionCache === false ? undefined : cacheSessions(store, options.sessionCache);
   const basePath = normaliseBasePath(options.basePath);
   // Mailed links: the operator's front end when configured, else the service's own pages, which it then serves.
-  const linkBase = options.linkBase ?? `${options.publicUrl ?? 'http://localhost'}${basePath}`;
-  const ownPage = (path: string) => (typeof linkBase === 'function' ? () => `${linkBase()}${path}` : `${linkBase}${path}`);
+  const origin = options.publicUrl ?? 'http://localhost';
+  const linkBase = options.linkBase ?? `${origin}${basePath}`;
+  // A configured linkBase is taken as it is (it names the prefix itself); else the links follow a
+  // host's mount as the device cookie does: the configured origin, then the request's mount and
+  // basePath (a path from '/', so the origin stays the configured one).
+  const ownPage = (path: string): string | (() => string) => {
+    if (typeof linkBase === 'function') return () => `${linkBase()}${path}`;
+    if (options.linkBase !== undefined) return `${linkBase}${path}`;
+    return () => `${origin}${requestBase() ?? basePath}${path}`;
+  };
   const resetUrl = options.accounts?.resetUrl ?? ownPage(RESET_PAGE_PATH);
   const verifyUrl = options.accounts?.verifyUrl ?? ownPage(VERIFY_PAGE_PATH);
   // Passkeys belong to the origin the pages run on: the configured one, else the links' (PUBLIC_URL, or the server's own address).
