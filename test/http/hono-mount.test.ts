@@ -23,7 +23,7 @@ afterEach(async () => {
 
 /** `fetch` of the app: in-process off Node, or over a socket through `@hono/node-server`. */
 async function fetcher(app: Hono, on: 'node' | 'web'): Promise<(path: string) => Promise<Response>> {
-  if (on === 'web') return (path) => app.fetch(new Request(`http://localhost${path}`));
+  if (on === 'web') return async (path) => app.fetch(new Request(`http://localhost${path}`));
   server = createServer(getRequestListener(app.fetch));
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

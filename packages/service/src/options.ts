@@ -66,6 +66,10 @@ export const SERVICE_OPTION_NAMES: readonly string[] = Object.keys(ServiceOption
  * unknown ones included (a misspelt `mailer` would otherwise silently be the default).
  */
 export function checkServiceOptions(options: unknown): void {
+  // zod would say ": is required" here, with an empty path: no option to name, so say what to pass.
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`createService needs an options object with at least a store, such as createService({ store: createMemoryStore() }) (of @sl-accounts/store-memory); got ${Array.isArray(options) ? 'an array' : typeof options === 'string' ? JSON.stringify(options) : String(options)}`);
+  }
   const result = ServiceOptionsSchema.safeParse(options);
   if (result.success) return;
   const problems = result.error.issues.map((issue) => {
