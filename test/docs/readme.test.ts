@@ -49,3 +49,8 @@ it('docs/testing.md: its embedder test is test/embedder/app.test.ts as it is', (
   const testing = readSnippets(join(ROOT, 'docs/testing.md')) as Map<string, string>;
   expect(testing.get('embedder')).toBe(readFileSync(join(ROOT, 'test/embedder/app.test.ts'), 'utf8'));
 });
+
+it('docs/testing.md: its mail test is test/embedder/mail.test.ts as it is', () => {
+  const testing = readSnippets(join(ROOT, 'docs/testing.md')) as Map<string, string>;
+  expect(testing.get('embedder-mail')).toBe(readFileSync(join(ROOT, 'test/embedder/mail.test.ts'), 'utf8'));
+});
