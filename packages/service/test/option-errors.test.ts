@@ -16,6 +16,15 @@ describe('createService names what is wrong', () => {
     expect(error.message).not.toMatch(/: :/);
   });
 
+  it.each([
+    [{ mail: { pollMs: 'soon' } }, 'mail.pollMs'],
+    [{ mail: { leaseMs: -1 } }, 'mail.leaseMs'],
+  ])('%o: names the nested option', async (bad, name) => {
+    const error = await refusal({ store: createMemoryStore(), ...bad });
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toMatch(new RegExp(`^createService: ${name.replace('.', '\\.')}: \\S`));
+  });
+
   it.each(SERVICE_OPTION_NAMES.map((name) => [name]))('%s of a wrong type: the message starts with its name', async (name) => {
     const error = await refusal({ store: createMemoryStore(), [name]: Symbol('wrong') });
     expect(error).toBeInstanceOf(TypeError);
