@@ -30,8 +30,9 @@ async function fetcher(app: Hono, on: 'node' | 'web'): Promise<(path: string) =>
   return (path) => fetch(`http://127.0.0.1:${port}${path}`);
 }
 
-describe.each(['node', 'web'] as const)('a Hono mount on %s', (on) => {
-  it('answers /svc/ as /svc, and leaves the app’s own paths under /svc/ to it', async () => {
+// Over a socket on Node (pnpm test), in-process off it (pnpm test:unit too).
+describe.for([['node', ['socket']], ['web', []]] as const)('a Hono mount on %s', ([on, tags]) => {
+  it('answers /svc/ as /svc, and leaves the app’s own paths under /svc/ to it', { tags: [...tags] }, async () => {
     const app = new Hono().route('/svc', accounts(await start()));
     app.get('/svc/mine', (c) => c.text('mine'));
     const get = await fetcher(app, on);
