@@ -1,6 +1,6 @@
 // The published manifests of the carried packages (issue 35, ADR 0040). `@sl-accounts/service`
 // carries the code of the packages its manifest lists under "carries" (core, http, discovery, mcp,
-// mail-smtp, http-fetch) in its own tarball, under dist/<short>/ and the export subpaths
+// mail-smtp, http-fetch, http-node, http-hono) in its own tarball, under dist/<short>/ and the export subpaths
 // `@sl-accounts/service/<short>`; scripts/build-package.ts copies their builds there. So:
 //  - the service's published manifest exports those subpaths and depends on what the carried
 //    packages depend on (their third-party packages), not on the carried packages themselves;
@@ -40,8 +40,12 @@ function beforePacking(manifest) {
         exports[subpathIn(short, subpath)] = { types: targetIn(`dist/${short}`, target.types), default: targetIn(`dist/${short}`, target.default) };
       }
       for (const [dep, range] of Object.entries(inner.dependencies ?? {})) if (!byName.has(dep) && !dep.startsWith('@sl-accounts/')) dependencies[dep] = range;
-      for (const [dep, range] of Object.entries(inner.peerDependencies ?? {})) peerDependencies[dep] = range;
-      Object.assign(peerDependenciesMeta, inner.peerDependenciesMeta);
+      // Optional here: only the subpath that imports one needs it (hono for `/hono`), and npm would
+      // otherwise install every carried package's framework into every app.
+      for (const [dep, range] of Object.entries(inner.peerDependencies ?? {})) {
+        peerDependencies[dep] = range;
+        peerDependenciesMeta[dep] = { optional: true };
+      }
       delete dependencies[name];
       if (published.devDependencies) delete published.devDependencies[name];
     }

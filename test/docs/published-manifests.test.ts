@@ -22,17 +22,20 @@ const packed = (dir: string): Manifest => {
 };
 const carries = (JSON.parse(readFileSync(join(ROOT, 'packages/service/package.json'), 'utf8')) as { carries: Record<string, string> }).carries;
 
-it('the service carries core, http, discovery, mcp, mail-smtp and http-fetch', () => {
-  expect(carries).toEqual({ core: 'core', http: 'http', discovery: 'discovery', mcp: 'mcp', 'mail-smtp': 'mail-smtp', fetch: 'http-fetch' });
+it('the service carries core, http, discovery, mcp, mail-smtp, http-fetch, http-node and http-hono', () => {
+  expect(carries).toEqual({ core: 'core', http: 'http', discovery: 'discovery', mcp: 'mcp', 'mail-smtp': 'mail-smtp', fetch: 'http-fetch', 'http-node': 'http-node', hono: 'http-hono' });
 });
 
 it('the service exports their entry points under its subpaths and depends on no @sl-accounts package', () => {
   const service = hooks.beforePacking(packed('service'));
-  expect(Object.keys(service.exports).sort()).toEqual(['.', './core', './core/testing', './discovery', './fetch', './http', './http/examples', './http/testing', './mail-smtp', './mcp'].sort());
+  expect(Object.keys(service.exports).sort()).toEqual(['.', './core', './core/testing', './discovery', './fetch', './http', './http/examples', './http/testing', './mail-smtp', './mcp', './http-node', './hono'].sort());
   expect(service.exports['./core/testing']).toEqual({ types: './dist/core/testing.d.ts', default: './dist/core/testing.js' });
   expect(service.exports['./mail-smtp']).toEqual({ types: './dist/mail-smtp/index.d.ts', default: './dist/mail-smtp/index.js' });
   expect(Object.keys(service.dependencies ?? {}).filter((name) => name.startsWith('@sl-accounts/'))).toEqual([]);
   for (const dep of ['zod', 'ipaddr.js', 'lru-cache', 'fresh', 'negotiator', '@modelcontextprotocol/server', 'nodemailer']) expect(service.dependencies).toHaveProperty([dep]);
+  // Hono only for `/hono`: an optional peer, so npm installs it into no Koa app (issue 40).
+  expect((service as { peerDependencies?: Record<string, string> }).peerDependencies).toEqual({ hono: '^4.9.0' });
+  expect((service as { peerDependenciesMeta?: unknown }).peerDependenciesMeta).toEqual({ hono: { optional: true } });
   expect(service).not.toHaveProperty('carries');
   expect(service).not.toHaveProperty('devDependencies');
 });

@@ -2,7 +2,7 @@
  * The packaging test (`pnpm test:pack`, run by CI): the packages as a user outside this repository
  * gets them. It packs every package under packages/ and checks what each tarball holds and that it
  * declares every package it imports. Then, for each host of docs/embedding.md, it installs into a
- * fresh project only the tarballs the docs name with that host's framework, measures the install
+ * fresh project exactly the install line the docs print for it (with the examples' version ranges), measures the install
  * (packages, megabytes, Scalar, PGlite) and enforces the issue's bound for Koa and Express (at most
  * 80 packages and 60 MB, no Scalar), runs the docs' own snippet there on a fresh PostgreSQL
  * database, and passes the black-box suite against it under its prefix and at the root. Last, one
@@ -28,7 +28,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { createServerDatabase, findPostgresServer } from '@sl-accounts/store-postgres/testing/server';
 import { runSpec, serveAndCheck } from './check-service.ts';
 import { undeclaredImports } from './imports.ts';
-import { HOSTS, MAX_SNIPPET_LINES, PREFIX, WEB_HOSTS, documentedTarballs, linesOf, readSnippets, runnable, runnableWeb, type WebHost } from './snippets.ts';
+import { HOSTS, MAX_SNIPPET_LINES, PREFIX, WEB_HOSTS, linesOf, readInstallLines, readSnippets, runnable, runnableWeb, type InstallLine, type WebHost } from './snippets.ts';
 import { installSize, type InstallSize } from './sizes.ts';
 
 const STARTED = Date.now();
@@ -209,14 +209,20 @@ try {
 
   step('the snippets of docs/embedding.md');
   const snippets = readSnippets(DOCS);
-  const documented = documentedTarballs(DOCS);
+  // Each host's install command as docs/embedding.md prints it: what its project installs below, as it is.
+  const installLines = readInstallLines(DOCS);
+  const lineOf = (host: string): InstallLine => {
+    const line = installLines.get(host);
+    assert.ok(line, `docs/embedding.md prints no install line for ${host} (<!-- install: ${host} --> before its sh block)`);
+    return line;
+  };
   for (const host of HOSTS) {
     const snippet = snippets.get(host.name);
     assert.ok(snippet, `docs/embedding.md has no snippet for ${host.name} (<!-- snippet: ${host.name} --> before its code block)`);
     assert.ok(linesOf(snippet) <= MAX_SNIPPET_LINES, `the ${host.name} snippet has ${linesOf(snippet)} lines of code, more than ${MAX_SNIPPET_LINES}`);
-    // The tarballs the docs tell every host to install are what its packages depend on, no more and no less.
+    // The tarballs the docs tell the host to install are what its packages depend on, as packed, no more and no less.
     const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres', '@sl-accounts/mail-smtp']);
-    assert.deepEqual([...new Set([...documented, host.adapter])].sort(), needed, `docs/embedding.md's tarball set for ${host.name}`);
+    assert.deepEqual([...lineOf(host.name).tarballs].sort(), needed, `docs/embedding.md's tarball set for ${host.name}`);
     console.log(`${host.name}: ${linesOf(snippet)} lines; tarballs ${needed.map((n) => n.replace('@sl-accounts/', '')).join(' ')}`);
   }
 
@@ -244,14 +250,14 @@ try {
   async function leanHost(host: (typeof HOSTS)[number]): Promise<InstallSize> {
     const log: string[] = [];
     const project = join(WORK, `lean-${host.name}`);
-    log.push(`\n== ${host.name}: npm install of its tarballs and ${host.framework.join(', ') || 'no framework'} into ${project}`);
+    const line = lineOf(host.name);
+    log.push(`\n== ${host.name}: ${line.text} (the docs' line; versions: the examples' ranges), in ${project}`);
     try {
       mkdirSync(project);
       writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: `sl-pack-${host.name}`, private: true, type: 'module' }, null, 2)}\n`);
-      const needed = ownClosure([host.adapter, '@sl-accounts/service', '@sl-accounts/store-postgres', '@sl-accounts/mail-smtp']);
-      const frameworks = host.framework.map((name) => `${name}@${wanted.get(name) ?? 'latest'}`);
-      await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...needed.map(tarballOf), ...frameworks], project);
-      const size = installSize(project, host.framework);
+      const frameworks = line.names.map((name) => `${name}@${wanted.get(name) ?? 'latest'}`);
+      await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...line.tarballs.map(tarballOf), ...frameworks], project);
+      const size = installSize(project, line.names);
       log.push(`${size.packages} packages (${size.added} beyond the framework's), ${size.megabytes} MB, Scalar ${size.scalar ? 'yes' : 'no'}, PGlite ${size.pglite ? 'yes' : 'no'}`);
       assert.ok(!size.scalar, `${host.name}: Scalar is installed without the docs page`);
       assert.ok(!size.pglite, `${host.name}: PGlite is installed for a Postgres host`);
@@ -304,13 +310,15 @@ try {
   async function webHost(host: WebHost, runtimes: { readonly bun: string; readonly deno: string }): Promise<InstallSize> {
     const log: string[] = [];
     const project = join(WORK, `web-${host.name}`);
-    log.push(`\n== ${host.name}: npm install of ${host.packages.map((n) => n.replace('@sl-accounts/', '')).join(', ')} and ${host.framework.join(', ') || 'no framework'} into ${project}`);
+    const line = lineOf(host.name);
+    log.push(`\n== ${host.name}: ${line.text} (the docs' line), in ${project}`);
     try {
       mkdirSync(project);
       writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: `sl-pack-${host.name}`, private: true, type: 'module' }, null, 2)}\n`);
-      const ours = ownClosure(host.packages);
-      await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...ours.map(tarballOf), ...host.framework.map((name) => `${name}@${WEB_FRAMEWORKS[name] ?? 'latest'}`)], project);
-      const size = installSize(project, host.framework);
+      const ours = [...line.tarballs].sort();
+      assert.deepEqual(ours, ownClosure(ours), `docs/embedding.md's tarball set for ${host.name}: what these depend on, as packed`);
+      await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...ours.map(tarballOf), ...line.names.map((name) => `${name}@${WEB_FRAMEWORKS[name] ?? 'latest'}`)], project);
+      const size = installSize(project, line.names);
       log.push(`${size.packages} packages (${size.own} of ours: ${ours.map((n) => n.replace('@sl-accounts/', '')).join(', ')}; ${size.added} beyond the framework's), ${size.megabytes} MB`);
       assert.equal(size.own, ours.length, `${host.name}: our packages installed`);
       if (host.maxOwn !== undefined) assert.ok(size.own <= host.maxOwn, `${host.name}: ${size.own} of our packages installed, more than ${host.maxOwn}`);

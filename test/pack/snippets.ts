@@ -10,10 +10,8 @@ export type HostName = 'koa' | 'express' | 'fastify' | 'hono' | 'node';
 
 export interface Host {
   readonly name: HostName;
-  /** The adapter package the host installs (node:http's is http-node, which every host has anyway). */
+  /** The adapter package the host imports (node:http's is http-node). What it installs is its line in the docs (`readInstallLines`). */
   readonly adapter: string;
-  /** What the app installs beside the tarballs, by name (versions: the examples' ranges). */
-  readonly framework: readonly string[];
   /** The snippet's prefix, and its text with the prefix and with the service at the root. */
   readonly mount: { readonly prefixed: string; readonly root: string };
 }
@@ -21,25 +19,22 @@ export interface Host {
 export const PREFIX = '/accounts';
 
 export const HOSTS: readonly Host[] = [
-  { name: 'koa', adapter: '@sl-accounts/http-koa', framework: ['koa', '@koa/router'], mount: { prefixed: "new Router().use('/accounts', ", root: 'new Router().use(' } },
-  { name: 'express', adapter: '@sl-accounts/http-express', framework: ['express'], mount: { prefixed: "app.use('/accounts', ", root: 'app.use(' } },
-  { name: 'fastify', adapter: '@sl-accounts/http-fastify', framework: ['fastify'], mount: { prefixed: ", { prefix: '/accounts' }", root: '' } },
-  { name: 'hono', adapter: '@sl-accounts/http-hono', framework: ['hono', '@hono/node-server'], mount: { prefixed: "route('/accounts', ", root: "route('/', " } },
-  { name: 'node', adapter: '@sl-accounts/http-node', framework: [], mount: { prefixed: ", basePath: '/accounts'", root: '' } },
+  { name: 'koa', adapter: '@sl-accounts/http-koa', mount: { prefixed: "new Router().use('/accounts', ", root: 'new Router().use(' } },
+  { name: 'express', adapter: '@sl-accounts/http-express', mount: { prefixed: "app.use('/accounts', ", root: 'app.use(' } },
+  { name: 'fastify', adapter: '@sl-accounts/http-fastify', mount: { prefixed: ", { prefix: '/accounts' }", root: '' } },
+  { name: 'hono', adapter: '@sl-accounts/http-hono', mount: { prefixed: "route('/accounts', ", root: "route('/', " } },
+  { name: 'node', adapter: '@sl-accounts/http-node', mount: { prefixed: ", basePath: '/accounts'", root: '' } },
 ];
 
 /**
- * The hosts where web-standard `Request` and `Response` run (issue 35): each app installs the
- * service and a store (and, for Hono, its adapter) and runs on its own runtime, from the tarballs.
+ * The hosts where web-standard `Request` and `Response` run (issue 35): each app installs what its
+ * line in the docs says (the service, a store, the framework) and runs on its own runtime, from the tarballs.
  * `runs` are the store and the mount each black-box run uses; `files` are the snippets that make up
  * the app, by the path each is written to (the first one is the entry point, except for Next.js).
  */
 export interface WebHost {
   readonly name: 'bun' | 'deno' | 'hono-bun' | 'next';
   readonly runtime: 'bun' | 'deno' | 'next';
-  /** Our packages the app names (the rest come as their dependencies). */
-  readonly packages: readonly string[];
-  readonly framework: readonly string[];
   readonly files: Readonly<Record<string, string>>;
   readonly mount: { readonly prefixed: string; readonly root: string };
   readonly runs: readonly { readonly store: 'postgres' | 'memory'; readonly at: 'prefix' | 'root' }[];
@@ -47,17 +42,13 @@ export interface WebHost {
   readonly maxOwn?: number;
 }
 
-const SERVICE_AND_STORE = ['@sl-accounts/service', '@sl-accounts/store-postgres'];
-
 export const WEB_HOSTS: readonly WebHost[] = [
-  { name: 'bun', runtime: 'bun', packages: SERVICE_AND_STORE, framework: [], files: { 'app.ts': 'bun' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
-  { name: 'deno', runtime: 'deno', packages: SERVICE_AND_STORE, framework: [], files: { 'app.ts': 'deno' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
-  { name: 'hono-bun', runtime: 'bun', packages: [...SERVICE_AND_STORE, '@sl-accounts/http-hono'], framework: ['hono'], files: { 'app.ts': 'hono-bun' }, mount: { prefixed: "route('/accounts', ", root: "route('/', " }, runs: [{ store: 'postgres', at: 'prefix' }] },
+  { name: 'bun', runtime: 'bun', files: { 'app.ts': 'bun' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
+  { name: 'deno', runtime: 'deno', files: { 'app.ts': 'deno' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
+  { name: 'hono-bun', runtime: 'bun', files: { 'app.ts': 'hono-bun' }, mount: { prefixed: "route('/accounts', ", root: "route('/', " }, runs: [{ store: 'postgres', at: 'prefix' }], maxOwn: 3 },
   {
     name: 'next',
     runtime: 'next',
-    packages: SERVICE_AND_STORE,
-    framework: ['next', 'react', 'react-dom'],
     files: { 'lib/accounts.ts': 'next-service', 'app/accounts/[[...path]]/route.ts': 'next', 'app/me/route.ts': 'next-guard', 'app/profile/page.tsx': 'next-page' },
     mount: { prefixed: '', root: '' },
     runs: [{ store: 'postgres', at: 'prefix' }],
@@ -102,11 +93,40 @@ export function runnable(host: Host, snippet: string, at: 'prefix' | 'root'): st
   return at === 'prefix' ? onPort : replace(onPort, host.mount.prefixed, host.mount.root);
 }
 
-/** The tarballs docs/embedding.md tells every host to install (`sl-accounts-{core,http,…}-1.0.0.tgz`), by package name. */
-export function documentedTarballs(file: string): string[] {
-  const match = /sl-accounts-\{([^}]+)\}-1\.0\.0\.tgz/.exec(readFileSync(file, 'utf8'));
-  if (!match) throw new Error('docs/embedding.md names no tarball set (sl-accounts-{…}-1.0.0.tgz)');
-  return match[1]!.split(',').map((name) => `@sl-accounts/${name.trim()}`);
+/** A host's install command as the docs print it: our tarballs (by package name) and the rest by name. */
+export interface InstallLine {
+  /** The line as printed (continuations joined, the comment dropped). */
+  readonly text: string;
+  /** Our packages, from `~/sl-tarballs/sl-accounts-{a,b}-1.0.0.tgz` and `…/sl-accounts-c-1.0.0.tgz`. */
+  readonly tarballs: readonly string[];
+  /** What it installs from the registry: the framework. */
+  readonly names: readonly string[];
+}
+
+/**
+ * Each `npm install` line of a code block after a `<!-- install: <host> -->` line, by host: the
+ * install commands docs/embedding.md and the README print, which test:pack installs as they are
+ * (test/docs/install-lines.test.ts holds each to the packages' dependencies).
+ */
+export function readInstallLines(file: string): Map<string, InstallLine> {
+  const found = new Map<string, InstallLine>();
+  for (const match of readFileSync(file, 'utf8').matchAll(/<!-- install: ([\w-]+) -->\n```sh\n([\s\S]*?)\n```/g)) {
+    const command = match[2]!
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .map((line) => line.replace(/\s#.*$/, '').trim())
+      .find((line) => line.startsWith('npm install '));
+    if (!command) throw new Error(`${file}: the block after <!-- install: ${match[1]} --> has no npm install line`);
+    const tarballs: string[] = [];
+    const names: string[] = [];
+    for (const word of command.split(/\s+/).slice(2)) {
+      const tarball = /sl-accounts-(?:\{([^}]+)\}|([\w-]+?))-\d+\.\d+\.\d+\.tgz$/.exec(word);
+      if (tarball) tarballs.push(...(tarball[1] ?? tarball[2]!).split(',').map((name) => `@sl-accounts/${name.trim()}`));
+      else if (!word.startsWith('-')) names.push(word);
+    }
+    found.set(match[1]!, { text: command, tarballs, names });
+  }
+  return found;
 }
 
 export const linesOf = (snippet: string) => snippet.split('\n').filter((line) => line.trim() !== '').length;

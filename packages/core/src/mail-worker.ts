@@ -58,6 +58,13 @@ export interface MailWorker {
    * then is left to its lease: the mail goes again later, with the same Message-ID.
    */
   stop(boundMs: number): Promise<void>;
+  /**
+   * Sends what is due now, without waiting for the next poll, and resolves when the outbox has
+   * nothing due left (or a send failed and waits for its retry): a round already under way is
+   * awaited first, since it may have looked before the latest mail was queued. For tests (an
+   * embedder's `request` awaits it through `api.settled`); nothing after `stop`.
+   */
+  flush(): Promise<void>;
 }
 
 /** The Message-ID of every attempt at one outbox entry. */
@@ -130,6 +137,13 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
   timer.unref();
   round();
   return {
+    async flush() {
+      await running;
+      if (stopping) return;
+      // A poll that started meanwhile is the round to wait for; else this one.
+      round();
+      await running;
+    },
     async stop(boundMs) {
       stopping = true;
       clearInterval(timer);

@@ -3,7 +3,7 @@
  * not part of the production surface.
  */
 import { Pbkdf2PasswordHasher } from './password-hasher.ts';
-import type { Clock, PasswordHasher } from './ports.ts';
+import type { Clock, Mailer, OutgoingMail, PasswordHasher } from './ports.ts';
 
 /** A clock that moves only when told to. */
 export class ManualClock implements Clock {
@@ -27,6 +27,44 @@ export class ManualClock implements Clock {
  * For tests only; `createAccounts` and `createService` default to 600,000 iterations.
  */
 export const testHasher: PasswordHasher = new Pbkdf2PasswordHasher({ iterations: 1 });
+
+/** A mail as the mailer got it. */
+export type SentMail = OutgoingMail & { readonly messageId: string };
+
+/** A `Mailer` that keeps what it is sent, for a test to read (see `captureMail`). */
+export interface CapturedMail extends Mailer {
+  /** Every mail sent so far, oldest first. */
+  readonly mails: readonly SentMail[];
+  /** The newest mail to `to` (any address when omitted); `undefined` when none. */
+  last(to?: string): SentMail | undefined;
+  /** The first `http(s)://` link in the newest mail to `to`: a verification or reset link. */
+  link(to?: string): URL | undefined;
+}
+
+/**
+ * A mailer that keeps every mail instead of sending it. With `request` of `@sl-accounts/http/testing`,
+ * which awaits the outbox after each answer, a test reads the mail its request caused at once:
+ *
+ *   const mailbox = captureMail();
+ *   const { api } = await createService({ store: createMemoryStore(), mailer: mailbox });
+ *   await request(api, 'POST /api/signup', { json: ada });
+ *   const token = mailbox.link(ada.email)?.searchParams.get('token');
+ */
+export function captureMail(): CapturedMail {
+  const mails: SentMail[] = [];
+  const last = (to?: string) => mails.findLast((mail) => to === undefined || mail.to === to);
+  return {
+    mails,
+    last,
+    link(to) {
+      const found = /https?:\/\/\S+/.exec(last(to)?.text ?? '');
+      return found ? new URL(found[0]) : undefined;
+    },
+    async send(mail) {
+      mails.push(mail);
+    },
+  };
+}
 
 export { contactMail } from './mails.ts';
 export { messageIdOf, retryDelayMs } from './mail-worker.ts';

@@ -38,6 +38,16 @@ export function accounts(service: HttpService): Hono<AccountsEnv> {
   const { basePath } = api;
   const paths = basePath ? [basePath, `${basePath}/*`, ...api.paths.filter((p) => p.startsWith('/.well-known/'))] : api.mountPaths;
   for (const path of new Set(paths)) app.all(toRoutePath(path), (c) => serve(api, c));
+  if (paths.includes('/')) {
+    // `app.route('/svc', ...)` makes this app's `/` the route `/svc` (Hono's mergePath drops the
+    // slash), and strict routing then has nothing for `/svc/`, which every other adapter answers as
+    // `/svc`. Only that one path: the app's own routes under the prefix stay theirs.
+    app.use('*', async (c, next) => {
+      const prefix = routeBasePath(c);
+      if (prefix !== '' && prefix !== '/' && c.req.path === `${prefix}/`) return serve(api, c);
+      await next();
+    });
+  }
   return app;
 }
 

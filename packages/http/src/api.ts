@@ -55,6 +55,8 @@ export interface HttpApiOptions {
    * bound the whole request with node:http's own `requestTimeout` instead.
    */
   readonly bodyTimeoutMs?: number;
+  /** What `HttpApi.settled` awaits: the composer's background work (`createService`'s: reset requests, the mail outbox). */
+  readonly settled?: () => Promise<void>;
 }
 
 /** The HTTP contract over the use cases, as one function of a request (see `createHttpApi`). */
@@ -115,6 +117,12 @@ export interface HttpApi {
   answerError(error: unknown, request: Pick<HttpRequest, 'headers'>): HttpAnswer;
   /** The spec's 401 for a host route that needs a session and got none. */
   unauthenticated(request: Pick<HttpRequest, 'headers'>): HttpAnswer;
+  /**
+   * Resolves once the work that the answers so far started is done: with `createService`, reset
+   * requests written and every mail then due handed to the mailer (not waiting for the outbox's
+   * next poll). For tests: `request` of the testing entry awaits it after each answer.
+   */
+  readonly settled?: () => Promise<void>;
 }
 
 /**
@@ -279,6 +287,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   };
   return {
     handle,
+    ...(options.settled ? { settled: options.settled } : {}),
     fetch: fetchHandler(handle, { bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS }),
     paths,
     mountPaths: [...paths.filter((p) => !p.startsWith(API_PREFIX)), `${API_PREFIX}*`],

@@ -14,6 +14,7 @@ import { isStreamBody, type HttpRequest } from './http-types.ts';
 
 export { ManualClock } from '@sl-accounts/core/testing';
 export { testHasher } from '@sl-accounts/core/testing';
+export { captureMail, type CapturedMail, type SentMail } from '@sl-accounts/core/testing';
 
 export interface TestRequestOptions {
   /** A value sent as the JSON body, with `Content-Type: application/json`. */
@@ -33,15 +34,21 @@ export interface TestRequestOptions {
   readonly secure?: boolean;
 }
 
-export interface TestAnswer {
+/**
+ * `T` is what the test expects the JSON body to be, as the test says it (`request<{ user: { email:
+ * string } }>(api, 'GET /api/me')`): a generic rather than a type per route, since one route
+ * answers several bodies by status (a user, or the contract's ErrorResponse) and the test, not the
+ * type, says which it expects. Unchecked at run time, as `await response.json() as T` is with fetch.
+ */
+export interface TestAnswer<T = unknown> {
   readonly status: number;
   readonly headers: Headers;
   /** The body as sent (a HEAD answer has none, as hosts leave it out). */
   readonly bytes: Uint8Array;
   /** The body as UTF-8 text, its content coding (a document compressed for `accept-encoding`) undone, as fetch gives it. */
   readonly text: string;
-  /** The body parsed, when it is JSON; else `undefined`. */
-  readonly json: unknown;
+  /** The body parsed, when it is JSON; else `undefined` (whatever `T` says). */
+  readonly json: T;
   /** The cookies the answer sets, by name: `cookies.sl_session` is the session token ('' when it clears it). */
   readonly cookies: Readonly<Record<string, string>>;
 }
@@ -52,7 +59,7 @@ const DEFAULT_IP = '192.0.2.1';
  * One request through `api.handle`, in-process. `target` is the method and the request target:
  * `'POST /api/signup'`, `'GET /api/me'`, `'GET /openapi.json?x=1'`.
  */
-export async function request(api: Pick<HttpApi, 'handle'>, target: string, options: TestRequestOptions = {}): Promise<TestAnswer> {
+export async function request<T = unknown>(api: Pick<HttpApi, 'handle' | 'settled'>, target: string, options: TestRequestOptions = {}): Promise<TestAnswer<T>> {
   const parsed = /^([A-Z]+) (\S+)$/.exec(target);
   if (!parsed) throw new TypeError(`request target must read "METHOD /path", not ${JSON.stringify(target)}`);
   const [, method = 'GET', url = '/'] = parsed;
@@ -78,13 +85,15 @@ export async function request(api: Pick<HttpApi, 'handle'>, target: string, opti
     body: body === null ? null : once(body),
   };
   const answer = await api.handle(sent);
+  // The mail the request caused is with the mailer when the test reads the answer: no poll to wait for.
+  await api.settled?.();
 
   const out = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) for (const v of typeof value === 'string' ? [value] : value) out.append(name, v);
   const bytes = method === 'HEAD' || answer.body === null ? new Uint8Array() : typeof answer.body === 'string' ? Buffer.from(answer.body) : isStreamBody(answer.body) ? await readAll(answer.body) : answer.body;
   const text = decoded(bytes, out.get('content-encoding')).toString('utf8');
   const isJson = /[/+]json\b/.test(out.get('content-type') ?? '') && text !== '';
-  return { status: answer.status, headers: out, bytes, text, json: isJson ? JSON.parse(text) : undefined, cookies: cookiesOf(out.getSetCookie()) };
+  return { status: answer.status, headers: out, bytes, text, json: (isJson ? JSON.parse(text) : undefined) as T, cookies: cookiesOf(out.getSetCookie()) };
 }
 
 /** The body with its content coding undone. */

@@ -112,7 +112,7 @@ function droppedMailLog(logger: Logger, intervalMs: number): { add(mail: Dropped
 }
 
 /** The worker on `outbox`, feeding `mailer`, with its log lines; `stop` ends it within `boundMs`. */
-export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logger: Logger, options: MailOptions = {}): { stop(boundMs: number): Promise<void> } {
+export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logger: Logger, options: MailOptions = {}): { stop(boundMs: number): Promise<void>; flush(): Promise<void> } {
   const about = (mail: QueuedMail) => ({ mailId: mail.id, attempts: mail.attempts });
   const droppedLog = droppedMailLog(logger, options.droppedLogIntervalMs ?? DROPPED_MAIL_LOG_INTERVAL_MS);
   const unsubscribe = outbox.onDropped?.((mail) => {
@@ -140,6 +140,7 @@ export function startMail(outbox: MailOutbox, mailer: Mailer, clock: Clock, logg
     onRecovered: () => logger.info({}, 'mail outbox readable again'),
   });
   return {
+    flush: () => worker.flush(),
     async stop(boundMs) {
       await worker.stop(boundMs);
       unsubscribe?.();

@@ -50,7 +50,8 @@ const ServiceOptionsSchema = z.strictObject({
   docsPage: z.custom((value) => typeof value === 'function', 'must be a docs page (apiReferencePage of @sl-accounts/docs-page)').optional(),
   mcp: z.boolean().optional(),
   mailer: withMethods('a Mailer (createSmtpMailer(...) of @sl-accounts/mail-smtp)', 'send').optional(),
-  mail: z.looseObject({}).optional(),
+  // Its numbers checked here: a pollMs of 'soon' or -1 was a timer firing every millisecond.
+  mail: z.looseObject({ pollMs: z.int().min(1).optional(), leaseMs: z.int().min(1).optional(), droppedLogIntervalMs: z.int().min(1).optional(), messageIdDomain: z.string().min(1).optional() }).optional(),
   sessionCache: z.union([z.literal(false), z.looseObject({})]).optional(),
   sweepIntervalMs: z.int().min(SWEEP_INTERVAL_MS.min).max(SWEEP_INTERVAL_MS.max).optional(),
   observeAccounts: z.custom((value) => typeof value === 'function', 'must be a function').optional(),
@@ -66,6 +67,10 @@ export const SERVICE_OPTION_NAMES: readonly string[] = Object.keys(ServiceOption
  * unknown ones included (a misspelt `mailer` would otherwise silently be the default).
  */
 export function checkServiceOptions(options: unknown): void {
+  // zod would say ": is required" here, with an empty path: no option to name, so say what to pass.
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`createService needs an options object with at least a store, such as createService({ store: createMemoryStore() }) (of @sl-accounts/store-memory); got ${Array.isArray(options) ? 'an array' : typeof options === 'string' ? JSON.stringify(options) : String(options)}`);
+  }
   const result = ServiceOptionsSchema.safeParse(options);
   if (result.success) return;
   const problems = result.error.issues.map((issue) => {

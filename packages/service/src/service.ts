@@ -214,6 +214,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     documents,
     mcp,
     ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
+    // Reset requests write their mail after the answer; then the outbox is sent without its poll.
+    settled: async () => {
+      await accounts.settled();
+      await mail.flush();
+    },
   });
 
   const housekeeping = startHousekeeping(() => accounts.sweep(), {
