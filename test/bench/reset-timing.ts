@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase } from '@sl-accounts/store-postgres/testing';
 import { spawnServer, START_FLAGS } from '../support/server-process.ts';
-import { RawClient } from './lib.ts';
+import { QUICK, RawClient } from './lib.ts';
 
 export type ResetTimingStore = 'postgres' | 'pglite' | 'memory';
 
@@ -39,7 +39,7 @@ export interface ResetTiming {
   readonly unknown: Times;
 }
 
-const WARM_UP_PAIRS = 20;
+const WARM_UP_PAIRS = QUICK ? 2 : 20;
 /** How often one address may be asked an hour: the most RESET_REQUESTS_PER_ADDRESS takes (the configuration refuses more). */
 const PER_ADDRESS = 50;
 
