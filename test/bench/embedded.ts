@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { fmt, ipFor, load, median, spawnServer, START_FLAGS, type Child, type LoadResult } from './lib.ts';
+import { fmt, ipFor, load, median, spawnServer, START_FLAGS, warmUp, type Child, type LoadResult } from './lib.ts';
 
 export type EmbeddedKind = 'pglite' | 'sqlite';
 export const EMBEDDED_KINDS: readonly EmbeddedKind[] = ['pglite', 'sqlite'];
@@ -80,7 +80,7 @@ export async function embeddedRates(rounds: number, seconds: number): Promise<Ma
     for (const kind of EMBEDDED_KINDS) servers.set(kind, await startOn(kind));
     const results = new Map(EMBEDDED_KINDS.map((kind) => [kind, new Map(EMBEDDED_ROUTES.map((route) => [route, [] as LoadResult[]]))]));
     // Warm-up, not counted: JIT and the first pages of each file.
-    for (const kind of EMBEDDED_KINDS) for (const route of EMBEDDED_ROUTES) await run(servers.get(kind)!, route, 1);
+    for (const kind of EMBEDDED_KINDS) for (const route of EMBEDDED_ROUTES) await run(servers.get(kind)!, route, warmUp(1));
     for (let i = 0; i < rounds; i++) {
       for (const route of EMBEDDED_ROUTES) {
         // Which store goes first alternates, so neither always meets the machine just after the other.

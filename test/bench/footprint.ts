@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { ROOT, START_FLAGS, fmt, freePort, ipFor, median } from './lib.ts';
+import { QUICK, ROOT, START_FLAGS, fmt, freePort, ipFor, median } from './lib.ts';
 
 export type StoreKind = 'memory' | 'pglite' | 'sqlite' | 'postgres';
 
@@ -44,7 +44,7 @@ const MAIN = 'packages/server/src/main.ts';
 const PASSWORD = 'footprint password';
 const MiB = 1024; // /proc's figures are in KiB
 /** How long the server is left alone before the idle reading: its start-up work (JIT, GC) done. */
-const IDLE_MS = 3_000;
+const IDLE_MS = QUICK ? 300 : 3_000;
 
 const flags = process.env.FOOTPRINT_FLAGS === undefined ? START_FLAGS : process.env.FOOTPRINT_FLAGS.split(' ').filter(Boolean);
 

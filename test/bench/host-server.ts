@@ -1,9 +1,9 @@
 /**
  * `pnpm start`'s wiring under another host, for the benchmark: `BENCH_HOST=node` serves the service with
  * `accounts(service)` of `@sl-accounts/http-node` (the node:http path, no framework: what `pnpm start`
- * runs), `BENCH_HOST=fetch` with `service.fetch` on `@hono/node-server`'s `getRequestListener` (the
+ * ran from issue 35 to 40), `BENCH_HOST=fetch` with `service.fetch` on `@hono/node-server`'s `getRequestListener` (the
  * web-standard path on Node, the peer's address passed as `clientAddress`), `BENCH_HOST=koa` with
- * `createApp(service)` of `@sl-accounts/http-koa` (what `pnpm start` ran before issue 35). Configured
+ * `createApp(service)` of `@sl-accounts/http-koa` (the service alone in a Koa app). Configured
  * from the environment as `pnpm start` is.
  */
 import type { IncomingMessage } from 'node:http';

@@ -9,6 +9,16 @@ import autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * `BENCH_QUICK=1`: every section once, with loads of about a second and the warm-ups and idle
+ * waits cut short, so that a section that breaks shows within a minute (test/bench-quick.test.ts
+ * runs it in `pnpm test`). Its figures say only that each section runs: the report and results.json
+ * are left alone.
+ */
+export const QUICK = process.env.BENCH_QUICK === '1';
+/** A warm-up or idle wait of `seconds`, or a fraction of a second in the quick mode. */
+export const warmUp = (seconds: number) => (QUICK ? 0.3 : seconds);
+
 /** The node flags of `pnpm start`, so the benchmark runs the service exactly as users do. */
 export const START_FLAGS: readonly string[] = (() => {
   const start = (JSON.parse(readFileSync(new URL('package.json', `file://${ROOT}`), 'utf8')) as { scripts: { start: string } }).scripts.start;

@@ -1,6 +1,6 @@
 /**
- * Runs a server as a real child process, as a user would: the entry `pnpm start` runs (the service on
- * node:http) or the node:http example (with its own routes beside); finds its address in the `listening` log line.
+ * Runs a server as a real child process, as a user would: the entry `pnpm start` runs (the service in
+ * its Koa app) or the node:http example (with its own routes beside); finds its address in the `listening` log line.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** package.json's `start` script, word by word: node, its flags, the entry. */
 const START_SCRIPT = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
-/** The entry `pnpm start` runs (the service on node:http), as its script names it. */
+/** The entry `pnpm start` runs (the service in its Koa app), as its script names it. */
 export const START_ENTRY = resolve(ROOT, START_SCRIPT.at(-1)!);
 /** The node flags `pnpm start` gives. */
 export const START_FLAGS: readonly string[] = START_SCRIPT.filter((word) => word.startsWith('--'));
@@ -20,6 +20,8 @@ export const START_FLAGS: readonly string[] = START_SCRIPT.filter((word) => word
 const ENTRIES = {
   start: START_ENTRY,
   node: fileURLToPath(import.meta.resolve('@sl-accounts/example-node-http')),
+  /** `pnpm start` with an operator's own middleware and routes (README, "Your own routes"). */
+  'koa-start': fileURLToPath(import.meta.resolve('@sl-accounts/example-koa/start')),
 } as const;
 
 export interface SpawnOptions {

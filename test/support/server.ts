@@ -1,6 +1,6 @@
 /**
  * Starts the real server (the composition root of `@sl-accounts/server`) on a free port, under any host: the
- * Koa adapter, node:http (what `pnpm start` runs), or one of the embedding examples (examples/<host>), each an app
+ * Koa app of `pnpm start` (`koaServer()`), node:http, or one of the embedding examples (examples/<host>), each an app
  * of its kind with its own routes and body parsing. In `pnpm test:unit` (TEST_IN_PROCESS=1) the
  * same service is composed without a socket and the suites' fetch calls reach `api.handle` directly
  * (in-process.ts): the one host of that run, `in-process`.
@@ -23,10 +23,8 @@ export type HostKind = 'koa' | 'node' | 'koa-app' | 'express' | 'fastify' | 'hon
  */
 export async function hostListener(host: Exclude<HostKind, 'in-process'>): Promise<ListenerFactory> {
   switch (host) {
-    case 'koa': {
-      const { createApp } = await import('@sl-accounts/http-koa');
-      return (service) => createApp(service).callback();
-    }
+    case 'koa':
+      return (await import('@sl-accounts/server')).koaServer();
     case 'node':
       return (await import('@sl-accounts/example-node-http')).nodeHost;
     case 'koa-app':
@@ -40,7 +38,8 @@ export async function hostListener(host: Exclude<HostKind, 'in-process'>): Promi
   }
 }
 /**
- * The hosts every suite runs under, on every store: the Koa server of `pnpm start` and node:http;
+ * The hosts every suite runs under, on every store: the Koa app of `pnpm start` (`koaServer()` of
+ * `@sl-accounts/server`, nothing added) and node:http;
  * in the unit run, the contract itself, in-process.
  */
 export const HOST_KINDS: HostKind[] = IN_PROCESS ? ['in-process'] : ['koa', 'node'];

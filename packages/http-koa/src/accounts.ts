@@ -102,7 +102,7 @@ export function deferBodyError(error: unknown, ctx: Context): void {
  * (koa-bodyparser, `@koa/bodyparser`), else the parsed value if it read the stream; `undefined` when
  * nothing read it (then the contract reads the stream itself, after counting the request).
  */
-function hostBodyOf(ctx: Context): HostBody | undefined {
+export function hostBodyOf(ctx: Context): HostBody | undefined {
   if (refusedBodies.has(ctx.req)) {
     const error = refusedBodies.get(ctx.req);
     // co-body's parse errors keep the text they could not parse; a 4xx with no text is a read that failed (too large, cut).

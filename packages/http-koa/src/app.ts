@@ -1,19 +1,30 @@
 import Koa, { type Middleware } from 'koa';
 import { logClientFault, type HttpService, type Logger } from '@sl-accounts/http';
 import { toHttpRequest } from '@sl-accounts/http-node';
+import { hostBodyOf } from './accounts.ts';
 import { send } from './send.ts';
 
 /**
- * Middleware that answers every request with the service, the contract's own 404 included: the
- * last middleware of an app that serves nothing else.
+ * The service as one middleware, without a router: it answers the service's paths itself; any other
+ * path goes on to the middleware after it, and what nothing there answered (Koa's "not found": no
+ * status set, no body) gets the contract's JSON 404. Alone in an app, it answers every request.
+ * Before a body parser the service reads its own bodies; after one (with `deferBodyError`), it
+ * takes what the parser read, as `accounts` does.
  */
 export function serviceMiddleware({ api }: HttpService): Middleware {
-  return async (ctx) => send(ctx, await api.handle(toHttpRequest(ctx.req, undefined, ctx.originalUrl)));
+  return async (ctx, next) => {
+    const url = ctx.originalUrl;
+    if (!api.serves(url)) {
+      await next();
+      if (ctx.status !== 404 || ctx.body != null) return;
+    }
+    send(ctx, await api.handle(toHttpRequest(ctx.req, hostBodyOf(ctx), url)));
+  };
 }
 
 /**
- * A Koa application serving only this service (`pnpm start` until issue 35, which now serves on
- * node:http without Koa). Errors Koa itself meets are logged,
+ * A Koa application serving only this service (`pnpm start`'s app, `koaServer` of
+ * `@sl-accounts/server`, is this with the operator's own middleware and routes after the service's). Errors Koa itself meets are logged,
  * never shown: a client that hung up as one short debug line, anything else as an error.
  *
  * Here every path is the service's (its own 404 included, and under a base path the root

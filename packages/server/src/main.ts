@@ -1,8 +1,8 @@
 /**
- * `pnpm start`: the service on node:http (`accounts(service)` of `@sl-accounts/http-node`, no
- * framework between), configured from the environment. It served through a Koa app of one
- * middleware until issue 35: Koa's context per request was a third of `/api/health`'s CPU and
- * answered nothing the contract does not (docs/decisions/0039-fetch-entry.md).
+ * `pnpm start`: the service in a Koa 3 app (`run()` of koa.ts with nothing added: the file an operator
+ * owns is this one with their middleware and routes), on the hardened node server, configured from
+ * the environment. From issue 35 to issue 40 it served on node:http without Koa; the order names a
+ * Koa server, and the Koa app costs what docs/performance.md says (docs/decisions/0050-koa-server.md).
  *
  * Before anything else is imported, Node's compile cache is turned on: stripping the TypeScript of
  * the workspace and compiling it and the dependencies is most of a start (~40 % of it stripping
@@ -15,21 +15,16 @@
  */
 import * as nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { ListenerFactory } from './serve.ts';
 
 /** Node's compile cache, where the runtime has one (Bun's too; Deno's node:module has none). */
 const compileCache = typeof nodeModule.enableCompileCache === 'function' ? nodeModule : undefined;
 
 if (import.meta.main) compileCache?.enableCompileCache(process.env.NODE_COMPILE_CACHE || fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
 
-const { accounts } = await import('@sl-accounts/http-node');
-const { runMain } = await import('./run.ts');
-
-/** The node:http host: every request to the service, its own 404 included. */
-export const nodeHost: ListenerFactory = (service) => accounts(service);
+const { run } = await import('./koa.ts');
 
 if (import.meta.main) {
-  await runMain(nodeHost);
+  await run();
   // Written now, not only at exit: a process that is killed never exits cleanly.
   compileCache?.flushCompileCache();
 }
