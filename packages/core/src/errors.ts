@@ -126,11 +126,11 @@ export class TwoFactorState extends Error {
   }
 }
 
-/** No key to seal secrets with is configured (SECRETS_KEY): TOTP cannot be enrolled. */
+/** No key to seal secrets with is configured (SECRETS_KEY): TOTP cannot be enrolled; or a stored secret does not open under it. */
 export class SecondFactorUnavailable extends Error {
   readonly code = 'two_factor_unavailable' as const;
-  constructor() {
-    super('Two-factor authentication is not configured on this service');
+  constructor(message = 'Two-factor authentication is not configured on this service') {
+    super(message);
     this.name = 'SecondFactorUnavailable';
   }
 }

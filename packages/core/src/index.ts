@@ -159,7 +159,7 @@ export {
 export { type FactorSource, STEP_UP_WINDOW_MS, type UseCaseContext } from './use-cases/context.ts';
 export { type LoginChallengeMeta } from './use-cases/login.ts';
 export { RECOVERY_CODE_COUNT, type TotpEnrolment } from './use-cases/two-factor.ts';
-export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW } from './use-cases/totp-codes.ts';
+export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW, secretContext } from './use-cases/totp-codes.ts';
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
 export { FIRST_CREDENTIAL_GENERATION } from './store.ts';
 

@@ -133,6 +133,12 @@ export async function configureService(config: Config, overrides: ServerOverride
     sessionCache: config.sessionCache ?? false,
     ...(overrides.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: overrides.sweepIntervalMs }),
     ...(metrics ? { observeAccounts: (accounts: Accounts) => metrics.observeAccounts(accounts) } : {}),
+  }).catch(async (error: unknown) => {
+    // Refused (a SECRETS_KEY that does not open what is stored): the store is let go, its lock with it.
+    await store.close();
+    mail.close();
+    await metrics?.close();
+    throw error;
   });
   if (metrics && composed.sessionCache) metrics.observeSessionCache(composed.sessionCache.stats);
   let closing: Promise<void> | undefined;

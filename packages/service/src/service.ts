@@ -25,6 +25,7 @@ import { createHttpApi, normaliseBasePath, silentLogger, type FetchHandler, type
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import { defaultMailer, startMail, type MailOptions } from './mail.ts';
 import { checkServiceOptions } from './options.ts';
+import { settleSecrets } from './secrets.ts';
 
 /** A store as `createService` takes it: any `Store`, and one that migrates its schema (the SQL stores) is migrated first. */
 export type ServiceStore = Store & { migrate?(): Promise<readonly string[]> };
@@ -151,6 +152,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     const applied = await store.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrated the database');
   }
+  const secrets = await settleSecrets(options.accounts?.secrets, store, (message) => warnOnce(logger, options.logger, message));
   const clock = options.clock ?? systemClock;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = options.sessionCache === false ? undefined : cacheSessions(store, options.sessionCache);
@@ -174,7 +176,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ...(options.hasher ? { hasher: options.hasher } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
     },
-    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin },
+    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
   const serviceName = options.accounts?.serviceName;
