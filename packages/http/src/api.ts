@@ -54,6 +54,8 @@ export interface HttpApiOptions {
    * bound the whole request with node:http's own `requestTimeout` instead.
    */
   readonly bodyTimeoutMs?: number;
+  /** Where `fetch`'s one warning about a missing `clientAddress` goes; default `logger` at warn. */
+  readonly warn?: (message: string) => void;
 }
 
 /** The HTTP contract over the use cases, as one function of a request (see `createHttpApi`). */
@@ -277,7 +279,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   };
   return {
     handle,
-    fetch: fetchHandler(handle, { bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS }),
+    fetch: fetchHandler(handle, { bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, warn: options.warn ?? ((message) => logger.warn({}, message)) }),
     paths,
     mountPaths: [...paths.filter((p) => !p.startsWith(API_PREFIX)), `${API_PREFIX}*`],
     basePath,

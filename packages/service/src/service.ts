@@ -206,6 +206,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     documents,
     mcp,
     ...(options.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: options.bodyTimeoutMs }),
+    warn: (message) => warnOnce(logger, options.logger, message),
   });
 
   const housekeeping = startHousekeeping(() => accounts.sweep(), {
