@@ -58,6 +58,29 @@ describe('SECRETS_KEY', { tags: ['process'] }, () => {
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
   });
 });
+describe('passkeys out of the box', { tags: ['process'] }, () => {
+  const signInOptions = async (url: string) => {
+    const res = await fetch(`${url}/api/passkeys/sign-in-options`, { method: 'POST', headers: { origin: url } });
+    return { status: res.status, body: (await res.json()) as { options?: { rpId?: string } } };
+  };
+
+  it('a plain start (HOST 127.0.0.1, no PUBLIC_URL) prints http://localhost:<port> and uses it as the relying party (issue 39 row 11)', async () => {
+    server = await spawnServer({ STORE: 'memory' });
+    expect(server.url).toMatch(/^http:\/\/localhost:\d+$/);
+    const answer = await signInOptions(server.url);
+    expect(answer.status).toBe(200);
+    expect(answer.body.options?.rpId).toBe('localhost');
+    expect(server.output()).not.toContain('passkeys cannot work');
+  });
+
+  it('an IP address as PUBLIC_URL gets a start-up warning naming it and PUBLIC_URL', async () => {
+    server = await spawnServer({ STORE: 'memory', PUBLIC_URL: 'http://127.0.0.1:4399' });
+    const warning = server.output().split('\n').filter((line) => line.includes('passkeys cannot work'));
+    expect(warning).toHaveLength(1);
+    expect(JSON.parse(warning[0]!)).toMatchObject({ level: 40, msg: expect.stringMatching(/^passkeys cannot work at http:\/\/127\.0\.0\.1:4399: browsers refuse an IP address .*set PUBLIC_URL to a name/) });
+  });
+});
+
 void mkdir;
 void symlink;
 void writeFile;

@@ -135,6 +135,19 @@ export class SecondFactorUnavailable extends Error {
   }
 }
 
+/**
+ * Passkeys have no relying party: the service was composed without the origin its pages are
+ * served from (createService's `publicUrl`), and guessing one from a request's Host would bind
+ * passkeys to whatever name a client sent (docs/decisions/0048-startup-checks.md).
+ */
+export class PasskeysUnavailable extends Error {
+  readonly code = 'passkeys_unavailable' as const;
+  constructor() {
+    super('Passkeys are not configured on this service: it needs the origin its pages are served from (createService publicUrl)');
+    this.name = 'PasskeysUnavailable';
+  }
+}
+
 /** A store (database) did not answer. Adapters throw it so callers can answer "try later", not "bug". */
 export class StoreUnavailable extends Error {
   readonly code = 'store_unavailable' as const;
@@ -163,6 +176,7 @@ export const DOMAIN_ERRORS = [
   SecondFactorRequired,
   TwoFactorState,
   SecondFactorUnavailable,
+  PasskeysUnavailable,
 ] as const;
 
 /** Any domain error. */

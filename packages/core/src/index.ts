@@ -66,6 +66,7 @@ export {
   SecondFactorRequired,
   TwoFactorState,
   SecondFactorUnavailable,
+  PasskeysUnavailable,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,

@@ -162,8 +162,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const ownPage = (path: string) => (typeof linkBase === 'function' ? () => `${linkBase()}${path}` : `${linkBase}${path}`);
   const resetUrl = options.accounts?.resetUrl ?? ownPage(RESET_PAGE_PATH);
   const verifyUrl = options.accounts?.verifyUrl ?? ownPage(VERIFY_PAGE_PATH);
-  // Passkeys belong to the origin the pages run on: the configured one, else the links' (PUBLIC_URL, or the server's own address).
-  const passkeyOrigin = options.accounts?.passkeyOrigin ?? linkBase;
+  // Passkeys belong to the origin the pages run on: the configured one, else the links' (PUBLIC_URL,
+  // or the server's own address). Without either, none: `http://localhost` (no port) is no page's
+  // origin, and a request's Host is whatever the client sent (docs/decisions/0048-startup-checks.md).
+  const passkeyOrigin = options.accounts?.passkeyOrigin ?? (options.publicUrl === undefined && options.linkBase === undefined ? null : linkBase);
   const linkPages = { reset: options.accounts?.resetUrl === undefined, verify: options.accounts?.verifyUrl === undefined, passkeys: true };
   if (options.mailer && options.linkBase === undefined && options.publicUrl === undefined && (linkPages.reset || linkPages.verify)) {
     // Mail really goes out, and its links would name no host a reader can reach.
