@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,32 @@ describe('passkeys out of the box', { tags: ['process'] }, () => {
   });
 });
 
-void mkdir;
-void symlink;
-void writeFile;
+describe('the data directory', { tags: ['process'] }, () => {
+  it('accounts.sqlite as a symbolic link is refused in one line naming it, its target left as it was (issue 39 row 10)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sl-start-'));
+    const target = join(dir, 'elsewhere.txt');
+    await writeFile(target, 'not a database', { mode: 0o644 });
+    await mkdir(join(dir, 'data'));
+    await symlink(target, join(dir, 'data', 'accounts.sqlite'));
+    const run = await runToExit({ DATA_DIR: join(dir, 'data') });
+    expect(run.code).toBe(1);
+    expect(run.lines.filter((line) => line.startsWith('Failed to start'))).toEqual([`Failed to start: ${join(dir, 'data', 'accounts.sqlite')} is a symbolic link: the SQLite store opens a regular file only; point DATA_DIR (or SQLITE_PATH) at the file's real place`]);
+    expect((await stat(target)).mode & 0o777).toBe(0o644);
+    expect(await readFile(target, 'utf8')).toBe('not a database');
+  });
+
+  // Root writes anywhere it may: a path under a regular file is one that no one can create.
+  for (const store of ['sqlite', 'pglite'] as const) {
+    it(`that cannot be written says which directory and what to do, on ${store} (issue 40 row 8)`, { tags: store === 'pglite' ? ['database'] : [] }, async () => {
+      dir = await mkdtemp(join(tmpdir(), 'sl-start-'));
+      await writeFile(join(dir, 'a-file'), '');
+      const dataDir = join(dir, 'a-file', 'data');
+      const run = await runToExit({ STORE: store, DATA_DIR: dataDir });
+      expect(run.code).toBe(1);
+      const failed = run.lines.filter((line) => line.startsWith('Failed to start'));
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toContain(`cannot write the data directory ${dataDir} (ENOTDIR`);
+      expect(failed[0]).toMatch(/make it a directory this user \(uid \d+\) can write, or set DATA_DIR/);
+    });
+  }
+});
