@@ -5,11 +5,10 @@
  * is stored: the newest factor's secret must open under it, else the start is refused with one
  * line naming SECRETS_KEY, instead of every code answering an error later.
  */
-import { developmentSecretBox, secretContext, type SecretBox } from '@sl-accounts/core';
-import type { ServiceStore } from './service.ts';
+import { developmentSecretBox, secretContext, type SecretBox, type Store } from '@sl-accounts/core';
 
 /** The box the service seals with, `null` for none; rejects when it cannot open what is stored. */
-export async function settleSecrets(given: SecretBox | null | undefined, store: ServiceStore, warn: (message: string) => void, production = process.env.NODE_ENV === 'production'): Promise<SecretBox | null> {
+export async function settleSecrets(given: SecretBox | null | undefined, store: Pick<Store, 'totp'>, warn: (message: string) => void, production = process.env.NODE_ENV === 'production'): Promise<SecretBox | null> {
   let box = given;
   if (box === undefined && !production) {
     warn('accounts.secrets is not set: TOTP secrets are sealed with the development key, which protects nothing (pass accounts: { secrets: secretBox(process.env.SECRETS_KEY) }; SECRETS_KEY from `openssl rand -base64 32`)');
