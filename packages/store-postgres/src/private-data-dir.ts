@@ -25,9 +25,10 @@ export async function privateDataDir(dir: string): Promise<void> {
       else if (entry.isFile()) await chmod(path, PRIVATE_FILE_MODE);
     }
   } catch (error) {
-    // Node's `EPERM: operation not permitted, chmod` names neither the directory nor the fix.
+    // Node's `EPERM: operation not permitted, chmod` names neither the directory nor the fix (and a
+    // recursive mkdir on a read-only file system says ENOENT).
     const code = (error as { code?: string }).code ?? '';
-    if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST'].includes(code)) throw error;
+    if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT'].includes(code)) throw error;
     throw new Error(`cannot write the data directory ${resolve(dir)} (${code}): make it a directory this user (uid ${process.getuid?.() ?? '?'}) can write, or set DATA_DIR to one`, { cause: error });
   }
 }

@@ -49,10 +49,10 @@ export function openFile(path: string): DatabaseSync {
  */
 function unwritable(path: string, error: unknown): Error {
   const { code, errcode } = error as { code?: string; errcode?: number };
-  const cannotWrite = ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST'].includes(code ?? '') || [8, 14].includes((errcode ?? 0) & 0xff);
+  const cannotWrite = ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT'].includes(code ?? '') || [8, 14].includes((errcode ?? 0) & 0xff);
   if (!cannotWrite) return error as Error;
   const dir = resolve(dirname(path));
-  return new Error(`cannot write the data directory ${dir} (${code ?? (error as Error).message}): make it a directory this user (uid ${process.getuid?.() ?? '?'}) can write, or set DATA_DIR (or SQLITE_PATH) to one`, { cause: error });
+  return new Error(`cannot write the data directory ${dir} (${errcode === undefined ? code : (error as Error).message}): make it a directory this user (uid ${process.getuid?.() ?? '?'}) can write, or set DATA_DIR (or SQLITE_PATH) to one`, { cause: error });
 }
 
 const SQLITE_BUSY = 5;
