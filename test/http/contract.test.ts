@@ -150,8 +150,9 @@ describe.each(MOUNTS)('the HTTP contract on the $host host at "$basePath"', ({ h
     /** A raw request with node:http, which (unlike fetch) can send any request target. */
     const raw = (method: string, target: string) =>
       new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-        const { port } = new URL(server.url);
-        const req = httpRequest({ host: '127.0.0.1', port, method, path: target }, (res) => {
+        const { port, host } = new URL(server.url);
+        // The Host of the server's own URL (http://localhost:<port> since ADR 48), as a client of it sends.
+        const req = httpRequest({ host: '127.0.0.1', port, method, path: target, headers: { host } }, (res) => {
           let body = '';
           res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));

@@ -14,6 +14,7 @@ import {
   RateLimited,
   SecondFactorRequired,
   SecondFactorUnavailable,
+  PasskeysUnavailable,
   StoreUnavailable,
   TwoFactorState,
   Unauthenticated,
@@ -169,6 +170,7 @@ describe('embedding pieces', () => {
       new SecondFactorRequired(),
       new TwoFactorState('TOTP is on already'),
       new SecondFactorUnavailable(),
+      new PasskeysUnavailable(),
     ];
     expect(samples.map((e) => e.constructor)).toEqual([...DOMAIN_ERRORS]);
     const api = createHttpApi({ accounts: {} as Accounts });

@@ -7,6 +7,7 @@
  * (test/http/fetch-parity.test.ts compares it with the node:http path byte for byte.)
  */
 import { describe, expect, it } from 'vitest';
+import { capturingLogger } from '../support/logger.ts';
 import { moduleGraph } from '../support/module-graph.ts';
 import { json, useFetchService } from '../support/fetch-service.ts';
 
@@ -60,6 +61,17 @@ describe('service.fetch', () => {
     expect((await behind('203.0.113.5')).headers.get('ratelimit')).toMatch(/"login";r=19;/);
     expect((await behind('198.51.100.1, 203.0.113.5')).headers.get('ratelimit')).toMatch(/"login";r=18;/);
     expect((await behind('203.0.113.6')).headers.get('ratelimit')).toMatch(/"login";r=19;/);
+  });
+
+  it('warns once, naming clientAddress and the shared budget, when a host passes none (issue 39 row 12)', async () => {
+    const { logger, lines } = capturingLogger('warn');
+    const { fetch } = await start({ logger });
+    const warned = () => lines.filter((line) => line.includes('clientAddress'));
+    await fetch(new Request('http://localhost/api/health'), { clientAddress: '192.0.2.1' });
+    expect(warned()).toEqual([]);
+    for (const options of [undefined, {}, { clientAddress: undefined }]) expect((await fetch(new Request('http://localhost/api/health'), options)).status).toBe(200);
+    expect(warned()).toHaveLength(1);
+    expect(JSON.parse(warned()[0]!)).toMatchObject({ level: 40, msg: expect.stringMatching(/^fetch was called without clientAddress: .*one rate-limit budget/) });
   });
 
   it('takes secure from the URL’s scheme: documents name https origins', async () => {

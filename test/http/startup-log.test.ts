@@ -100,7 +100,7 @@ describe('the start-up line', () => {
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(0);
     const lines = output.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening on http:\/\/127\.0\.0\.1:\d+; store: memory \(nothing survives a restart\); API docs: http:\/\/127\.0\.0\.1:\d+\/docs\/api; mail: log \(SMTP_URL unset: mails are written here, not sent\), contact messages not mailed \(CONTACT_TO unset\) \{/);
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening on http:\/\/localhost:\d+; store: memory \(nothing survives a restart\); API docs: http:\/\/localhost:\d+\/docs\/api; mail: log \(SMTP_URL unset: mails are written here, not sent\), contact messages not mailed \(CONTACT_TO unset\) \{/);
     expect(lines[1]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: SIGINT received: stopping$/);
     expect(lines).toHaveLength(2);
   });

@@ -126,12 +126,25 @@ export class TwoFactorState extends Error {
   }
 }
 
-/** No key to seal secrets with is configured (SECRETS_KEY): TOTP cannot be enrolled. */
+/** No key to seal secrets with is configured (SECRETS_KEY): TOTP cannot be enrolled; or a stored secret does not open under it. */
 export class SecondFactorUnavailable extends Error {
   readonly code = 'two_factor_unavailable' as const;
-  constructor() {
-    super('Two-factor authentication is not configured on this service');
+  constructor(message = 'Two-factor authentication is not configured on this service') {
+    super(message);
     this.name = 'SecondFactorUnavailable';
+  }
+}
+
+/**
+ * Passkeys have no relying party: the service was composed without the origin its pages are
+ * served from (createService's `publicUrl`), and guessing one from a request's Host would bind
+ * passkeys to whatever name a client sent (docs/decisions/0048-startup-checks.md).
+ */
+export class PasskeysUnavailable extends Error {
+  readonly code = 'passkeys_unavailable' as const;
+  constructor() {
+    super('Passkeys are not configured on this service: it needs the origin its pages are served from (createService publicUrl)');
+    this.name = 'PasskeysUnavailable';
   }
 }
 
@@ -163,6 +176,7 @@ export const DOMAIN_ERRORS = [
   SecondFactorRequired,
   TwoFactorState,
   SecondFactorUnavailable,
+  PasskeysUnavailable,
 ] as const;
 
 /** Any domain error. */

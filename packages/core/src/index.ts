@@ -70,6 +70,7 @@ export {
   SecondFactorRequired,
   TwoFactorState,
   SecondFactorUnavailable,
+  PasskeysUnavailable,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,
@@ -166,7 +167,7 @@ export {
 export { type FactorSource, STEP_UP_WINDOW_MS, type UseCaseContext } from './use-cases/context.ts';
 export { type LoginChallengeMeta } from './use-cases/login.ts';
 export { PROOF_NEEDS_FACTOR, RECOVERY_CODE_COUNT, type TotpEnrolment } from './use-cases/two-factor.ts';
-export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW } from './use-cases/totp-codes.ts';
+export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW, secretContext } from './use-cases/totp-codes.ts';
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
 export { FIRST_CREDENTIAL_GENERATION, PASSKEY_CHALLENGES_PER_ACCOUNT } from './store.ts';
 

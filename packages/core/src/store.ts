@@ -360,6 +360,11 @@ export interface TotpRepository {
   delete(userId: number): Promise<boolean>;
   /** How many accounts have their factor on (the start's check of SECRETS_KEY). */
   countEnabled(): Promise<number>;
+  /**
+   * The factor stored last (latest `createdAt`, pending or on), or `null` when there is none: the
+   * start opens its secret to check that SECRETS_KEY is the key things were sealed under.
+   */
+  newest(): Promise<TotpFactor | null>;
 }
 
 /** Recovery codes: digests, single-use, per account, gone with the account. */

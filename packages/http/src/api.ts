@@ -57,6 +57,8 @@ export interface HttpApiOptions {
   readonly bodyTimeoutMs?: number;
   /** What `HttpApi.settled` awaits: the composer's background work (`createService`'s: reset requests, the mail outbox). */
   readonly settled?: () => Promise<void>;
+  /** Where `fetch`'s one warning about a missing `clientAddress` goes; default `logger` at warn. */
+  readonly warn?: (message: string) => void;
 }
 
 /** The HTTP contract over the use cases, as one function of a request (see `createHttpApi`). */
@@ -288,7 +290,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
   return {
     handle,
     ...(options.settled ? { settled: options.settled } : {}),
-    fetch: fetchHandler(handle, { bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS }),
+    fetch: fetchHandler(handle, { bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS, warn: options.warn ?? ((message) => logger.warn({}, message)) }),
     paths,
     mountPaths: [...paths.filter((p) => !p.startsWith(API_PREFIX)), `${API_PREFIX}*`],
     basePath,

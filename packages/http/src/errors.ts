@@ -77,6 +77,7 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   second_factor_required: 403,
   two_factor_state: 409,
   two_factor_unavailable: 503,
+  passkeys_unavailable: 503,
 };
 
 /** A client error found by the transport (body rules, routing); its message is safe to show. */

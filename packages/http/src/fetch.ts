@@ -35,7 +35,16 @@ export type FetchHandler = (request: Request, options?: FetchOptions) => Promise
 export interface FetchLimits {
   /** Default `DEFAULT_BODY_TIMEOUT_MS`, node's `REQUEST_TIMEOUT_MS` default. 0: no bound. */
   readonly bodyTimeoutMs?: number;
+  /** Told once, at the first request that comes without `clientAddress` (NO_CLIENT_ADDRESS). */
+  readonly warn?: (message: string) => void;
 }
+
+/**
+ * The warning a host gets once when it passes no `clientAddress`: the limits per client then
+ * count every client as one, and nothing else would say so until the 11th signup is refused.
+ */
+export const NO_CLIENT_ADDRESS =
+  'fetch was called without clientAddress: every client counts as one unknown client, so all share one rate-limit budget (the 11th signup from anyone is refused); pass { clientAddress } (Bun: server.requestIP(req)?.address; Deno: info.remoteAddr.hostname)';
 
 /** As `pnpm start`'s REQUEST_TIMEOUT_MS: a whole request within 30 s. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
@@ -49,7 +58,12 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
  */
 export function fetchHandler(handle: (request: HttpRequest) => Promise<HttpAnswer>, limits: FetchLimits = {}): FetchHandler {
   const bodyTimeoutMs = limits.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  let warn = limits.warn;
   return async (request, options) => {
+    if (warn && !options?.clientAddress) {
+      warn(NO_CLIENT_ADDRESS);
+      warn = undefined;
+    }
     const answer = await handle(toHttpRequest(request, options, bodyTimeoutMs));
     return toResponse(answer, request.method === 'HEAD');
   };

@@ -133,6 +133,12 @@ export async function configureService(config: Config, overrides: ServerOverride
     sessionCache: config.sessionCache ?? false,
     ...(overrides.sweepIntervalMs === undefined ? {} : { sweepIntervalMs: overrides.sweepIntervalMs }),
     ...(metrics ? { observeAccounts: (accounts: Accounts) => metrics.observeAccounts(accounts) } : {}),
+  }).catch(async (error: unknown) => {
+    // Refused (a SECRETS_KEY that does not open what is stored): the store is let go, its lock with it.
+    await store.close();
+    mail.close();
+    await metrics?.close();
+    throw error;
   });
   if (metrics && composed.sessionCache) metrics.observeSessionCache(composed.sessionCache.stats);
   let closing: Promise<void> | undefined;
@@ -183,9 +189,15 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
   const { address, port } = server.address() as AddressInfo;
   // A HOST given as a name (localhost) stays a name: passkeys are bound to one (WebAuthn refuses IP
   // addresses), and the pages' origin is what the browser was pointed at.
-  const listened = isIP(config.host) === 0 && config.host !== '' ? config.host : address;
+  // A loopback address is printed and used as `localhost`: the same machine, and a name, where
+  // browsers allow passkeys (they refuse an IP address as the relying party).
+  const listened = isIP(config.host) === 0 && config.host !== '' ? config.host : isLoopback(address) ? 'localhost' : address;
   const url = `http://${listened.includes(':') ? `[${listened}]` : listened}:${port}`;
   configured.listeningAt(url);
+  const relyingParty = new URL(config.publicUrl ?? url).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(relyingParty) !== 0) {
+    logger.warn({ origin: config.publicUrl ?? url }, `passkeys cannot work at ${config.publicUrl ?? url}: browsers refuse an IP address as the relying party; set PUBLIC_URL to a name (e.g. http://localhost:${port}, or your domain)`);
+  }
   logger.info(
     {
       url,
@@ -214,6 +226,11 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
         await configured.close(node.close(DRAIN_MS));
       })()),
   };
+}
+
+/** 127.0.0.0/8 and ::1 (also as an IPv4-mapped address). */
+function isLoopback(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\./.test(address);
 }
 
 /**

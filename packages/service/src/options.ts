@@ -32,7 +32,9 @@ const ServiceOptionsSchema = z.strictObject({
   hasher: withMethods('a PasswordHasher', 'hash', 'verify').optional(),
   clock: withMethods('a Clock', 'now').optional(),
   tokens: withMethods('a TokenGenerator', 'generate').optional(),
-  accounts: z.looseObject({}).optional(),
+  accounts: z
+    .looseObject({ secrets: z.union([z.null(), withMethods('', 'seal', 'open')], 'must be a SecretBox (secretBox(SECRETS_KEY) of @sl-accounts/core, an object with seal() and open()) or null').optional() })
+    .optional(),
   logger: withMethods('a logger (pino fits)', 'debug', 'info', 'warn', 'error').optional(),
   basePath: z
     .string()

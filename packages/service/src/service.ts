@@ -25,6 +25,7 @@ import { createHttpApi, normaliseBasePath, requestBase, silentLogger, type Fetch
 import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
 import { defaultMailer, startMail, type MailOptions } from './mail.ts';
 import { checkServiceOptions } from './options.ts';
+import { settleSecrets } from './secrets.ts';
 
 /** A store as `createService` takes it: any `Store`, and one that migrates its schema (the SQL stores) is migrated first. */
 export type ServiceStore = Store & { migrate?(): Promise<readonly string[]> };
@@ -153,6 +154,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     const applied = await store.migrate();
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrated the database');
   }
+  const secrets = await settleSecrets(options.accounts?.secrets, store, (message) => warnOnce(logger, options.logger, message));
   const clock = options.clock ?? systemClock;
   // Sessions are answered from memory while the store's revocation feed is caught up (see cacheSessions).
   const sessions = options.sessionCache === false ? undefined : cacheSessions(store, options.sessionCache);
@@ -170,8 +172,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   };
   const resetUrl = options.accounts?.resetUrl ?? ownPage(RESET_PAGE_PATH);
   const verifyUrl = options.accounts?.verifyUrl ?? ownPage(VERIFY_PAGE_PATH);
-  // Passkeys belong to the origin the pages run on: the configured one, else the links' (PUBLIC_URL, or the server's own address).
-  const passkeyOrigin = options.accounts?.passkeyOrigin ?? linkBase;
+  // Passkeys belong to the origin the pages run on: the configured one, else the links' (PUBLIC_URL,
+  // or the server's own address). Without either, none: `http://localhost` (no port) is no page's
+  // origin, and a request's Host is whatever the client sent (docs/decisions/0048-startup-checks.md).
+  const passkeyOrigin = options.accounts?.passkeyOrigin ?? (options.publicUrl === undefined && options.linkBase === undefined ? null : linkBase);
   const linkPages = { reset: options.accounts?.resetUrl === undefined, verify: options.accounts?.verifyUrl === undefined, passkeys: true };
   if (options.mailer && options.linkBase === undefined && options.publicUrl === undefined && (linkPages.reset || linkPages.verify)) {
     // Mail really goes out, and its links would name no host a reader can reach.
@@ -184,7 +188,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ...(options.hasher ? { hasher: options.hasher } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
     },
-    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin },
+    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
   const serviceName = options.accounts?.serviceName;
@@ -219,6 +223,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await accounts.settled();
       await mail.flush();
     },
+    warn: (message) => warnOnce(logger, options.logger, message),
   });
 
   const housekeeping = startHousekeeping(() => accounts.sweep(), {

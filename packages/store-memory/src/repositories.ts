@@ -7,6 +7,7 @@ import {
   type LoginChallengeRepository,
   type RecoveryCodeRepository,
   type StepUpRepository,
+  type TotpFactor,
   type TotpRepository,
   type InProcessRevocations,
   type PasskeyChallengeRepository,
@@ -292,6 +293,12 @@ export function totpRepository({ tables, unit }: Where): TotpRepository {
       let n = 0;
       for (const factor of tables.totp.values()) if (factor.enabled) n++;
       return n;
+    },
+
+    async newest() {
+      let newest: TotpFactor | null = null;
+      for (const factor of tables.totp.values()) if (!newest || factor.createdAt.getTime() >= newest.createdAt.getTime()) newest = factor;
+      return newest;
     },
   };
 }

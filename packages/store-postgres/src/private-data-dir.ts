@@ -4,7 +4,7 @@
  * version left with the default modes, and every file PGlite creates later.
  */
 import { chmod, mkdir, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { importPGlite, importPGliteNodeFS } from './import-pglite.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
@@ -16,12 +16,20 @@ const SHARED_BITS = 0o077;
 
 /** Creates `dir` (0700) when missing, and makes it and everything under it private. */
 export async function privateDataDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  await chmod(dir, PRIVATE_DIR_MODE);
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
-    if (entry.isDirectory()) await chmod(path, PRIVATE_DIR_MODE);
-    else if (entry.isFile()) await chmod(path, PRIVATE_FILE_MODE);
+  try {
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    await chmod(dir, PRIVATE_DIR_MODE);
+    for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+      const path = join(entry.parentPath, entry.name);
+      if (entry.isDirectory()) await chmod(path, PRIVATE_DIR_MODE);
+      else if (entry.isFile()) await chmod(path, PRIVATE_FILE_MODE);
+    }
+  } catch (error) {
+    // Node's `EPERM: operation not permitted, chmod` names neither the directory nor the fix (and a
+    // recursive mkdir on a read-only file system says ENOENT).
+    const code = (error as { code?: string }).code ?? '';
+    if (!['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT'].includes(code)) throw error;
+    throw new Error(`cannot write the data directory ${resolve(dir)} (${code}): make it a directory this user (uid ${process.getuid?.() ?? '?'}) can write, or set DATA_DIR to one`, { cause: error });
   }
 }
 

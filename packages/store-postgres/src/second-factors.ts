@@ -4,7 +4,7 @@
  * path of every request but its own, and the compare-and-sets read best in SQL (Kysely's builder
  * adds nothing here but a second spelling).
  */
-import type { FactorKind, LoginChallengeRepository, RecoveryCodeRepository, StepUpRepository, TotpRepository } from '@sl-accounts/core';
+import type { FactorKind, LoginChallengeRepository, RecoveryCodeRepository, StepUpRepository, TotpFactor, TotpRepository } from '@sl-accounts/core';
 import type { RunStatement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 
@@ -40,6 +40,8 @@ const ENABLE_TOTP = 'update totp_factors set enabled = true, last_used_step = $3
 const USE_STEP = 'update totp_factors set last_used_step = $2 where user_id = $1 and enabled and (last_used_step is null or last_used_step < $2) returning user_id';
 const DELETE_TOTP = 'delete from totp_factors where user_id = $1 returning user_id';
 const COUNT_ENABLED = 'select count(*)::int as n from totp_factors where enabled';
+// Once per start: a scan of the factors is cheap next to the start itself.
+const NEWEST_TOTP = 'select user_id, sealed_secret, enabled, last_used_step, created_at from totp_factors order by created_at desc, user_id desc limit 1';
 
 // The old codes go and the new ones come in one statement (the new are random: none equals an old one).
 const REPLACE_CODES = `with gone as (delete from recovery_codes where user_id = $1)
@@ -67,6 +69,8 @@ const FIND_STEP_UP = 'select kind, verified_at from step_ups where session_diges
 /** Deletes the login challenges expired at `now`; answers how many. */
 export const DELETE_EXPIRED_CHALLENGES = 'with deleted as (delete from login_challenges where expires_at <= $1 returning 1) select count(*)::int as n from deleted';
 
+const toTotp = (row: TotpRow): TotpFactor => ({ userId: row.user_id, sealedSecret: row.sealed_secret, enabled: row.enabled, lastUsedStep: row.last_used_step === null ? null : Number(row.last_used_step), createdAt: row.created_at });
+
 export function totpRepository({ run }: Unit): TotpRepository {
   return {
     async putPending(userId, sealedSecret, createdAt) {
@@ -74,8 +78,7 @@ export function totpRepository({ run }: Unit): TotpRepository {
     },
     async find(userId) {
       const [row] = await rows<TotpRow>(run, FIND_TOTP, [userId]);
-      if (!row) return null;
-      return { userId: row.user_id, sealedSecret: row.sealed_secret, enabled: row.enabled, lastUsedStep: row.last_used_step === null ? null : Number(row.last_used_step), createdAt: row.created_at };
+      return row ? toTotp(row) : null;
     },
     async enable(userId, sealedSecret, step) {
       return (await run(ENABLE_TOTP, [userId, sealedSecret, step])).length > 0;
@@ -89,6 +92,10 @@ export function totpRepository({ run }: Unit): TotpRepository {
     async countEnabled() {
       const [row] = await rows<{ n: number }>(run, COUNT_ENABLED, []);
       return row!.n;
+    },
+    async newest() {
+      const [row] = await rows<TotpRow>(run, NEWEST_TOTP, []);
+      return row ? toTotp(row) : null;
     },
   };
 }

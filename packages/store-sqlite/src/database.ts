@@ -1,5 +1,5 @@
-import { chmodSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { DummyDriver, Kysely, SqliteAdapter, SqliteDialect, SqliteIntrospector, SqliteQueryCompiler, type Compilable } from 'kysely';
 import type { Database } from './schema.ts';
@@ -12,11 +12,21 @@ import type { Database } from './schema.ts';
  */
 export function openFile(path: string): DatabaseSync {
   const onDisk = path !== ':memory:';
-  if (onDisk) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new DatabaseSync(path);
-  // Password hashes and token digests: the owner's alone, whatever the umask (the WAL takes this mode too).
-  if (onDisk) chmodSync(path, 0o600);
+  let db: DatabaseSync;
   try {
+    // The chmod below follows a link: a link planted at the file's place would hand its target's
+    // mode (and then its bytes) to this store. A linked directory above it is a layout, and is kept.
+    if (onDisk && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new Error(`${resolve(path)} is a symbolic link: the SQLite store opens a regular file only; point DATA_DIR (or SQLITE_PATH) at the file's real place`);
+    }
+    if (onDisk) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    db = new DatabaseSync(path);
+  } catch (error) {
+    throw unwritable(path, error);
+  }
+  try {
+    // Password hashes and token digests: the owner's alone, whatever the umask (the WAL takes this mode too).
+    if (onDisk) chmodSync(path, 0o600);
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
     db.exec('PRAGMA journal_mode = WAL');
     // WAL's own recommendation: a commit is durable against a crash of the process at once, and
@@ -28,12 +38,31 @@ export function openFile(path: string): DatabaseSync {
     if ((error as { errcode?: unknown }).errcode === SQLITE_BUSY) {
       throw new Error(`${path} is open in another process (or store): the SQLite store serves one process; several processes take Postgres (STORE=postgres)`, { cause: error });
     }
-    throw error;
+    throw unwritable(path, error);
   }
   return db;
 }
 
+/**
+ * What an open that failed for want of a writable place says: the directory, and what to do. (Node
+ * says "unable to open database file" or `EPERM ... chmod`, naming neither.)
+ */
+function unwritable(path: string, error: unknown): Error {
+  const { code, errcode } = error as { code?: string; errcode?: number };
+  const cannotWrite = ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT'].includes(code ?? '') || [8, 14].includes((errcode ?? 0) & 0xff);
+  if (!cannotWrite) return error as Error;
+  const dir = resolve(dirname(path));
+  return new Error(`cannot write the data directory ${dir} (${errcode === undefined ? code : (error as Error).message}): make it a directory this user (uid ${process.getuid?.() ?? '?'}) can write, or set DATA_DIR (or SQLITE_PATH) to one`, { cause: error });
+}
+
 const SQLITE_BUSY = 5;
+/**
+ * Primary result codes that mean the file cannot be written now, not that a statement is wrong: a
+ * read-only file (8), an I/O error (10), a full disk or `max_page_count` reached (13). The service
+ * answers them 503 `store_unavailable` and its health says so, as a database that does not answer.
+ */
+const UNWRITABLE = new Set([8, 10, 13]);
+export const isUnwritable = (error: unknown) => UNWRITABLE.has(((error as { errcode?: number } | null)?.errcode ?? 0) & 0xff);
 /** `SQLITE_CONSTRAINT_UNIQUE` (and the primary key's): an address another user holds. */
 export const isUniqueViolation = (error: unknown) => [2067, 1555].includes((error as { errcode?: number } | null)?.errcode ?? 0);
 
@@ -73,7 +102,8 @@ export interface Runner {
   changes(sql: string, values: readonly unknown[]): number;
 }
 
-export function runnerOn(db: DatabaseSync): Runner {
+/** `failure` turns what a statement threw into what the caller gets (a full disk into StoreUnavailable). */
+export function runnerOn(db: DatabaseSync, failure: (error: unknown) => unknown = (error) => error): Runner {
   const prepared = new Map<string, StatementSync>();
   const statementOf = (text: string) => {
     let statement = prepared.get(text);
@@ -81,8 +111,20 @@ export function runnerOn(db: DatabaseSync): Runner {
     return statement;
   };
   return {
-    all: (text, values) => statementOf(text).all(...bound(values)),
-    changes: (text, values) => Number(statementOf(text).run(...bound(values)).changes),
+    all: (text, values) => {
+      try {
+        return statementOf(text).all(...bound(values));
+      } catch (error) {
+        throw failure(error);
+      }
+    },
+    changes: (text, values) => {
+      try {
+        return Number(statementOf(text).run(...bound(values)).changes);
+      } catch (error) {
+        throw failure(error);
+      }
+    },
   };
 }
 

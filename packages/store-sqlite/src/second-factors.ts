@@ -4,7 +4,7 @@
  * them: small statements off every hot path but their own, whose compare-and-sets read best in SQL.
  * Each method is one synchronous step, so atomic here (one process holds the file).
  */
-import { PASSKEY_CHALLENGES_PER_ACCOUNT, type FactorKind, type Passkey, type PasskeyChallengePurpose, type Repositories } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type FactorKind, type Passkey, type PasskeyChallengePurpose, type Repositories, type TotpFactor } from '@sl-accounts/core';
 import type { Unit } from './database.ts';
 
 // From the user's row, so a user deleted meanwhile gets nothing; a factor that is on stays as it is.
@@ -18,6 +18,8 @@ const ENABLE_TOTP = 'update totp_factors set enabled = 1, last_used_step = ? whe
 const USE_STEP = 'update totp_factors set last_used_step = ? where user_id = ? and enabled and (last_used_step is null or last_used_step < ?) returning user_id';
 const DELETE_TOTP = 'delete from totp_factors where user_id = ? returning user_id';
 const COUNT_ENABLED = 'select count(*) as n from totp_factors where enabled';
+// Once per start: a scan of the factors is cheap next to the start itself.
+const NEWEST_TOTP = 'select user_id, sealed_secret, enabled, last_used_step, created_at from totp_factors order by created_at desc, user_id desc limit 1';
 const DELETE_CODES = 'delete from recovery_codes where user_id = ?';
 const ADD_CODES = 'insert into recovery_codes (user_id, code_digest) select users.id, json_each.value from users, json_each(?) where users.id = ?';
 const USE_CODE = 'delete from recovery_codes where user_id = ? and code_digest = ? returning 1';
@@ -57,6 +59,8 @@ const toPasskey = (r: Row): Passkey => ({
   transports: JSON.parse(String(r.transports)) as string[], createdAt: date(r.created_at), lastUsedAt: r.last_used_at === null ? null : date(r.last_used_at),
 });
 
+const toTotp = (r: Row): TotpFactor => ({ userId: Number(r.user_id), sealedSecret: String(r.sealed_secret), enabled: r.enabled === 1, lastUsedStep: r.last_used_step === null ? null : Number(r.last_used_step), createdAt: date(r.created_at) });
+
 /** The repositories of second factors and passkeys, on one unit. */
 export function secondFactorRepositories({ step }: Unit): Pick<Repositories, 'totp' | 'recoveryCodes' | 'loginChallenges' | 'stepUps' | 'passkeys' | 'passkeyChallenges'> {
   const rows = (text: string, values: readonly unknown[]) => step((run) => run.all(text, values) as Row[]);
@@ -67,12 +71,12 @@ export function secondFactorRepositories({ step }: Unit): Pick<Repositories, 'to
   return {
     totp: {
       putPending: (userId, sealedSecret, createdAt) => any(PUT_PENDING, [sealedSecret, createdAt, userId]),
-      find: (userId) =>
-        first(FIND_TOTP, [userId], (r) => ({ userId: Number(r.user_id), sealedSecret: String(r.sealed_secret), enabled: r.enabled === 1, lastUsedStep: r.last_used_step === null ? null : Number(r.last_used_step), createdAt: date(r.created_at) })),
+      find: (userId) => first(FIND_TOTP, [userId], toTotp),
       enable: (userId, sealedSecret, at) => any(ENABLE_TOTP, [at, userId, sealedSecret]),
       useStep: (userId, at) => any(USE_STEP, [at, userId, at]),
       delete: (userId) => any(DELETE_TOTP, [userId]),
       countEnabled: () => count(COUNT_ENABLED, []),
+      newest: () => first(NEWEST_TOTP, [], toTotp),
     },
     recoveryCodes: {
       // Two statements in one synchronous step: nothing runs between them in this process.

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
-import { InProcessRevocations, type MailOutbox, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/core';
-import { compiled, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
+import { InProcessRevocations, StoreUnavailable, type MailOutbox, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/core';
+import { compiled, isUnwritable, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
 import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
 import { DELETE_EXPIRED } from './second-factors.ts';
@@ -36,6 +36,9 @@ export const SQLITE_FILE = 'accounts.sqlite';
  * its write would wait on the unit's lock synchronously, blocking the very event loop the unit needs
  * to finish (ADR 41). A promise chain of a few lines does the queueing; no library is needed for it.
  */
+/** The key of the health check's probe write after a write the file refused. */
+const WRITE_PROBE = 'health:write-probe:';
+
 class Gate {
   #tail: Promise<unknown> = Promise.resolve();
   #queued = 0;
@@ -129,7 +132,14 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
   if (!path) throw new TypeError('createSQLiteStore needs a path (a file) or a dataDir (a directory)');
   const file = openFile(path);
   const db = kyselyOn(file);
-  const run = runnerOn(file);
+  // Set by a write the file refused (a full disk): health is not ok until a probe write passes again.
+  let unwritable = false;
+  const failure = (error: unknown) => {
+    if (!isUnwritable(error)) return error;
+    unwritable = true;
+    return new StoreUnavailable({ cause: error });
+  };
+  const run = runnerOn(file, failure);
   const gate = new Gate();
   // This process is the file's only writer, so its own deletes are every revocation.
   const revocations = new InProcessRevocations();
@@ -188,7 +198,7 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
           return result;
         } catch (error) {
           if (file.isTransaction) file.exec('ROLLBACK');
-          throw error;
+          throw failure(error);
         }
       }),
     deleteExpired: (now) =>
@@ -204,7 +214,24 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
           passkeyChallenges: r.changes(DELETE_EXPIRED.passkeyChallenges, [now]),
         };
       }),
-    ping: () => step(() => void file.prepare('select 1').get()),
+    ping: () =>
+      step(() => {
+        file.prepare('select 1').get();
+        if (unwritable) {
+          // A write that needs new pages (a row of two pages, taken back in the same transaction),
+          // as the write that failed did: room for it is what "writable again" means.
+          file.exec('BEGIN IMMEDIATE');
+          try {
+            file.exec(`insert into rate_limit_windows (key, count, reset_at) values ('${WRITE_PROBE}' || hex(zeroblob(4096)), 0, 0)`);
+            file.exec(`delete from rate_limit_windows where key like '${WRITE_PROBE}%'`);
+            file.exec('COMMIT');
+          } catch (error) {
+            if (file.isTransaction) file.exec('ROLLBACK');
+            throw failure(error);
+          }
+          unwritable = false;
+        }
+      }),
     migrate: () => gate.alone(() => migrateToLatest(db)),
     close: () =>
       gate.alone(async () => {

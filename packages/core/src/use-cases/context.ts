@@ -1,3 +1,4 @@
+import { PasskeysUnavailable } from '../errors.ts';
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import { createAccountManager, type AccountManager, type ManagedStore } from '../account-manager.ts';
@@ -79,9 +80,10 @@ export interface AccountsOptions {
    * The origin the service's pages run on, where passkeys are registered and used (the server's
    * `PUBLIC_URL`): its hostname is the WebAuthn relying party ID, so it must be a name, not an IP
    * address. Configured, never taken from a request; a function is asked at each ceremony, a string
-   * checked at creation. Default `http://localhost`.
+   * checked at creation. Default `http://localhost`; `null`: none, and every passkey ceremony
+   * answers 503 `passkeys_unavailable`.
    */
-  readonly passkeyOrigin?: string | (() => string);
+  readonly passkeyOrigin?: string | (() => string) | null;
   /**
    * Seals the secrets of second factors at rest (see secrets.ts: `secretBox(SECRETS_KEY)`). Unset:
    * TOTP cannot be enrolled (503 `two_factor_unavailable`), and an account that has it on cannot
@@ -180,8 +182,8 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     if (!isSecurityEvent(event)) throw new RangeError(`securityNotices: unknown event ${event} (known: ${SECURITY_EVENTS.join(', ')})`);
   }
 
-  const passkeyOrigin = pageUrl('passkeyOrigin', options.passkeyOrigin ?? 'http://localhost');
-  passkeyOrigin();
+  const passkeyOrigin = options.passkeyOrigin === null ? null : pageUrl('passkeyOrigin', options.passkeyOrigin ?? 'http://localhost');
+  passkeyOrigin?.();
   const stepUpWindowMs = options.stepUpWindowMs ?? STEP_UP_WINDOW_MS;
   if (!Number.isInteger(stepUpWindowMs) || stepUpWindowMs < 1) throw new RangeError('stepUpWindowMs must be a positive integer');
 
@@ -210,6 +212,7 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     maxSessions,
     notices: securityNotices({ serviceName, resetUrl, now: () => clock.now(), enabled: options.securityNotices }),
     relyingParty() {
+      if (!passkeyOrigin) throw new PasskeysUnavailable();
       const url = passkeyOrigin();
       return { origin: url.origin, id: url.hostname, name: serviceName };
     },

@@ -32,6 +32,20 @@ export function secondFactorCases(current: CurrentStore): void {
     expect(await store.totp.countEnabled()).toBe(0);
   });
 
+  it('the newest factor, pending or on, is the one stored last (what the start opens to check SECRETS_KEY)', async () => {
+    const { store } = current;
+    expect(await store.totp.newest()).toBeNull();
+    const [ada, bob] = [await addUser(current.accounts), await addUser(current.accounts, 'bob@example.com')];
+    const later = at(2 * MINUTE);
+    await store.totp.putPending(bob.id, OTHER_SEALED, at(3 * MINUTE));
+    await store.totp.putPending(ada.id, SEALED, later);
+    expect(await store.totp.newest()).toMatchObject({ userId: bob.id, sealedSecret: OTHER_SEALED, enabled: false });
+    await store.totp.delete(bob.id);
+    await store.totp.enable(ada.id, SEALED, 100);
+    expect(await store.totp.newest()).toEqual({ userId: ada.id, sealedSecret: SEALED, enabled: true, lastUsedStep: 100, createdAt: later });
+    await store.totp.delete(ada.id);
+  });
+
   it('a time step is used once, and no step before the last used one (a replayed code fails)', async () => {
     const { store } = current;
     const ada = await addUser(current.accounts);
