@@ -42,9 +42,10 @@ export async function startInProcess(config: Config, overrides: ServerOverrides)
     return new Response(NULL_BODY.has(got.status) || sent.method === 'HEAD' ? null : got.bytes, { status: got.status, headers: got.headers });
   };
   const port = nextPort++;
-  const url = `http://127.0.0.1:${port}`;
+  // Named as a listening server names itself on loopback (ADR 48): http://localhost:<port>.
+  const url = `http://localhost:${port}`;
   configured.listeningAt(url);
-  const origins = [url, `http://localhost:${port}`];
+  const origins = [url, `http://127.0.0.1:${port}`];
   for (const origin of origins) servers.set(origin, answer);
   let closing: Promise<void> | undefined;
   return {
