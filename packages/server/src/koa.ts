@@ -1,9 +1,7 @@
 /**
  * `pnpm start`'s application: a Koa 3 app with an `@koa/router` router, which an operator extends the
- * Koa way in a file of their own (docs/decisions/0050-koa-server.md):
- *
- *   import bodyParser from 'koa-bodyparser';
- *   import { run } from '@sl-accounts/server';
+ * Koa way in a file of their own (docs/decisions/0050-koa-server.md; examples/koa/start.ts is one,
+ * with `bodyParser` from koa-bodyparser, which the operator's app installs, not this package):
  *
  *   await run(({ app, router }) => {
  *     app.use(bodyParser());
