@@ -175,9 +175,6 @@ export function emailTokenRepository({ tables, unit }: Where): EmailTokenReposit
         if (token.tokenDigest !== tokenDigest) continue;
         if (token.expiresAt.getTime() <= now.getTime()) return null;
         tables.put(unit, tables.emailTokens, userId, undefined);
-      tables.put(unit, tables.totp, userId, undefined);
-      tables.put(unit, tables.recoveryCodes, userId, undefined);
-      for (const [digest, challenge] of tables.loginChallenges) if (challenge.userId === userId) tables.put(unit, tables.loginChallenges, digest, undefined);
         return { ...token, userId };
       }
       return null;

@@ -124,6 +124,21 @@ export function secondFactorCases(current: CurrentStore): void {
     expect(taken.filter((c) => c !== null)).toHaveLength(1);
   });
 
+  it('taking an email link leaves the owner\'s second factor, recovery codes and login challenges as they were', async () => {
+    const { store } = current;
+    const ada = await addUser(current.accounts);
+    await store.totp.putPending(ada.id, SEALED, T0);
+    await store.totp.enable(ada.id, SEALED, 100);
+    await store.recoveryCodes.replace(ada.id, codes(0));
+    await store.loginChallenges.put(challenge(1, ada.id));
+    const link = { tokenDigest: digest(2001), purpose: 'verify' as const, email: 'ada@example.com', credentialGeneration: G0, createdAt: T0, expiresAt: at(5 * MINUTE) };
+    expect(await store.emailTokens.put(ada.id, link)).toBe(true);
+    expect(await store.emailTokens.take(digest(2001), at(MINUTE))).toEqual({ ...link, userId: ada.id });
+    expect(await store.totp.find(ada.id)).toMatchObject({ enabled: true, sealedSecret: SEALED });
+    expect(await store.recoveryCodes.count(ada.id)).toBe(10);
+    expect(await store.loginChallenges.take(digest(3001), at(MINUTE))).toEqual(challenge(1, ada.id));
+  });
+
   it('the sweep deletes expired challenges; a deleted account takes its factor, codes and challenges along', async () => {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
