@@ -8,7 +8,6 @@
 export { createAccounts, type Accounts, type AccountsPorts } from './accounts.ts';
 export { type AccountsOptions, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SERVICE_NAME } from './use-cases/context.ts';
 export { type RequestMeta, type SessionMeta, type RequestBody, type ParsedBody, type ReadBody } from './use-cases/request.ts';
-export { type SignedIn } from './use-cases/signup.ts';
 export { type IssuedSession, type ListedSession, SESSION_TTL_MS } from './use-cases/sessions.ts';
 export { type ListedPasskey, type RelyingParty, PASSKEY_CHALLENGE_TTL_MS, PASSKEY_ALGORITHMS, DEFAULT_PASSKEY_NAME } from './use-cases/passkeys.ts';
 export { type Health } from './use-cases/service.ts';
@@ -148,22 +147,26 @@ export type {
   StepUpRepository,
 } from './store.ts';
 
-// Second factors (docs/decisions/0043-login-challenge-and-statuses.md, 0044-step-up-and-secrets-at-rest.md).
+// The login flow (docs/decisions/0053-one-login-flow.md): its states, the second step, the one ending.
 export {
   LOGIN_CHALLENGE_TTL_MS,
   MAX_CHALLENGE_FAILURES,
-  factorMethods,
-  hasSecondFactor,
   startChallenge,
+  nextStep,
   finishLogin,
-  recordStepUp,
-  hasRecentStepUp,
-  requireStepUp,
+  endSignIn,
+  type SignedIn,
+  type LoginStates,
+  type LoginState,
+  type LoginStep,
+  type CheckedSignIn,
   type StartedChallenge,
   type SecondFactorNeeded,
   type VerifiedFactor,
   type FactorVerifier,
-} from './use-cases/second-factor.ts';
+} from './use-cases/login-flow.ts';
+// Second factors (docs/decisions/0043-login-challenge-and-statuses.md, 0044-step-up-and-secrets-at-rest.md).
+export { factorMethods, hasSecondFactor, recordStepUp, hasRecentStepUp, requireStepUp } from './use-cases/second-factor.ts';
 export { type FactorSource, STEP_UP_WINDOW_MS, type UseCaseContext } from './use-cases/context.ts';
 export { type LoginChallengeMeta } from './use-cases/login.ts';
 export { PROOF_NEEDS_FACTOR, RECOVERY_CODE_COUNT, type TotpEnrolment } from './use-cases/two-factor.ts';

@@ -24,7 +24,8 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers';
 import { InvalidCredentials, LoginChallengeInvalid, NotFound, Unauthenticated, ValidationError } from '../errors.ts';
 import { accountKey, countRequest, PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_OPTIONS_SESSION_POLICY, PASSKEY_SIGN_IN_TOTAL_LIMIT, PASSKEY_SIGN_IN_TOTAL_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
-import { finishLogin, hasSecondFactor, recordStepUp } from './second-factor.ts';
+import { hasSecondFactor, recordStepUp } from './second-factor.ts';
+import { endSignIn, finishLogin, type SignedIn } from './login-flow.ts';
 import { proveOwner, recoveryCodes } from './two-factor.ts';
 import type { LoginChallengeMeta } from './login.ts';
 import { parseRequest, PasskeyProofRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest } from '../schemas.ts';
@@ -34,10 +35,8 @@ import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 
 export type { RelyingParty } from './context.ts';
-import { checksDevices, endPresentedSessions, newDeviceNotice, startSignedIn } from './sign-in.ts';
 import { readBody, type RequestBody, type RequestMeta, type SessionMeta } from './request.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
-import type { SignedIn } from './signup.ts';
 
 /** How long a WebAuthn challenge can be answered: the ceremony's timeout. */
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60_000;
@@ -370,13 +369,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         const input = parseRequest(PasskeySignInRequest, await readBody(body));
         const verified = await verifyAssertion(input.response as unknown as AuthenticationResponseJSON, 'sign-in', null);
         if (!verified) throw badSignIn();
-        const { record } = verified;
-        const device = checksDevices(context) ? await context.devices.verify(meta.deviceProof, record.id) : null;
-        await endPresentedSessions(context, meta);
-        const signed = await startSignedIn(context, record, record.credentialGeneration, device, meta, badSignIn);
         // A passkey is a factor: the session may make the owner's changes for the step-up's window.
-        await recordStepUp(context, digestToken(signed.session.token), 'passkey');
-        return signed;
+        return endSignIn(context, { account: verified.record, generation: verified.record.credentialGeneration, factor: 'passkey', failure: badSignIn }, meta);
       }),
 
     passkeyLoginOptions: (meta) =>
@@ -395,15 +389,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         await context.limit('passkeySignIn', meta, tally);
         const input = parseRequest(PasskeySignInRequest, await readBody(body));
         const response = input.response as unknown as AuthenticationResponseJSON;
-        return finishLogin(
-          context,
-          meta.loginChallenge,
-          meta,
-          async (challenge) => ((await verifyAssertion(response, 'second-factor', challenge.userId)) ? { kind: 'passkey' } : null),
-          tally,
-          (record, m) => newDeviceNotice(context, record, m),
-          true,
-        );
+        return finishLogin(context, meta.loginChallenge, meta, async (challenge) => ((await verifyAssertion(response, 'second-factor', challenge.userId)) ? { kind: 'passkey' } : null), tally, true);
       }),
 
     passkeyStepUpOptions: (meta) =>

@@ -1,5 +1,4 @@
 import { NotFound, Unauthenticated } from '../errors.ts';
-import type { AccountMail } from '../ports.ts';
 import type { User } from '../store.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
@@ -38,20 +37,6 @@ export interface SessionUseCases {
    * presented one. Throws Unauthenticated, or NotFound when the id is not one of the user's.
    */
   endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }>;
-}
-
-/**
- * Stores a fresh session of the user under the credential generation the caller checked, and answers
- * its token; `null` when the user is no longer at that generation (or gone): then nothing is stored.
- * `notice` (a new device's sign-in) is queued with the session, or not at all.
- */
-export async function issueSession(context: UseCaseContext, userId: number, credentialGeneration: number, notice: AccountMail | null = null): Promise<IssuedSession | null> {
-  const { tokens, clock } = context.ports;
-  const token = tokens.generate();
-  const createdAt = clock.now();
-  const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-  if (!(await context.manager.startSession({ tokenDigest: digestToken(token), userId, credentialGeneration, createdAt, expiresAt }, context.maxSessions, notice))) return null;
-  return { token, expiresAt, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 
 /** A signed-in session: its user and its token's digest. */

@@ -1,20 +1,11 @@
-import type { IssuedDeviceProof } from '../device-proofs.ts';
-import { EmailTaken, InvalidCredentials } from '../errors.ts';
-import { FIRST_CREDENTIAL_GENERATION, type User } from '../store.ts';
+import { EmailTaken } from '../errors.ts';
+import { FIRST_CREDENTIAL_GENERATION } from '../store.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
 import { parseRequest, SignupRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { verificationLink } from './email.ts';
-import { issueSession, type IssuedSession } from './sessions.ts';
-
-/** What signup and login answer: the user, the session and the device proof. */
-export interface SignedIn {
-  readonly user: User;
-  readonly session: IssuedSession;
-  /** Proof that this client signed in to this account; give it to the client with the session. */
-  readonly device: IssuedDeviceProof;
-}
+import { endSignIn, type SignedIn } from './login-flow.ts';
 
 export interface SignupUseCases {
   /**
@@ -43,11 +34,11 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
           await ticket?.refund();
           throw new EmailTaken();
         }
-        // Under the new account's first generation, as a login's: only someone who knows the password
-        // (or reads its mailbox) can have moved it on, or deleted the account, since the insert.
-        const session = await issueSession(context, user.id, FIRST_CREDENTIAL_GENERATION);
-        if (!session) throw new InvalidCredentials();
-        return { user, session, device: await context.devices.issue(user.id) };
+        // Signed in as every sign-in ends (login-flow.ts), under the new account's first generation: only
+        // someone who knows the password (or reads its mailbox) can have moved it on, or deleted the
+        // account, since the insert. Its client made the account (no new-device notice), and a session
+        // it holds for another account is not this sign-in's to end.
+        return endSignIn(context, { account: user, generation: FIRST_CREDENTIAL_GENERATION, newDevice: false }, { ...meta, sessionToken: null });
       }),
   };
 }

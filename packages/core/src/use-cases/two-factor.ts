@@ -9,14 +9,14 @@ import { Secret } from 'otpauth';
 import { SecondFactorRequired, SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
 import { refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { ConfirmTotpRequest, DisableTotpRequest, parseRequest, RenewRecoveryCodesRequest, StartTotpRequest } from '../schemas.ts';
-import type { LoginChallenge, UserRecord } from '../store.ts';
+import type { UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { countAnswer, hasSecondFactor, recordStepUp, type FactorVerifier, type VerifiedFactor } from './second-factor.ts';
-import { confirmCode, matchingStep, secretContext, stepUp, totpOf, useTotpCode } from './totp-codes.ts';
+import { countAnswer, hasSecondFactor, recordStepUp } from './second-factor.ts';
+import { confirmCode, matchingStep, secretContext, stepUp, totpOf } from './totp-codes.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
 
 /** Recovery codes made at once. */
@@ -66,16 +66,11 @@ export function recoveryCodes(): { readonly codes: string[]; readonly digests: s
 }
 
 /**
- * The verifier of a login's second step with a TOTP `code` or a `recoveryCode` (one of them): a
- * recovery code is used up, with its notice saying how many are left, in one unit of work. `left`
- * hears how many recovery codes are left when one was used.
- */
-/**
  * Uses the account's recovery code `code`, with its notice saying how many are left, in one unit of
  * work: how many are left, or `null` when the account has no such code (of concurrent uses, one
- * gets it).
+ * gets it). A recovery code finishes a login whatever the account's factor (TOTP or a passkey).
  */
-async function useRecoveryCode(context: UseCaseContext, userId: number, code: string, meta: RequestMeta): Promise<number | null> {
+export async function useRecoveryCode(context: UseCaseContext, userId: number, code: string, meta: RequestMeta): Promise<number | null> {
   const record = await context.ports.store.users.findById(userId);
   if (!record) return null;
   // Whether a notice goes at all (and as whose mail) is decided now, outside the unit of work;
@@ -88,23 +83,6 @@ async function useRecoveryCode(context: UseCaseContext, userId: number, code: st
     return sample.kind === undefined ? mail : { ...mail, kind: sample.kind };
   };
   return context.manager.useRecoveryCode(userId, recoveryDigest(code), notice);
-}
-
-/**
- * The verifier of a login's second step with a TOTP `code` or a `recoveryCode` (one of them): a
- * recovery code is used up, with its notice saying how many are left, in one unit of work. `left`
- * hears how many recovery codes are left when one was used. A recovery code finishes a login
- * whatever the account's factor (TOTP or a passkey).
- */
-export function codeVerifier(context: UseCaseContext, input: { readonly code?: string | undefined; readonly recoveryCode?: string | undefined }, meta: RequestMeta, left: (remaining: number) => void): FactorVerifier {
-  return async (challenge: LoginChallenge): Promise<VerifiedFactor | null> => {
-    if (input.code !== undefined) return (await useTotpCode(context, challenge.userId, input.code)) ? { kind: 'totp' } : null;
-    if (input.recoveryCode === undefined) return null;
-    const remaining = await useRecoveryCode(context, challenge.userId, input.recoveryCode, meta);
-    if (remaining === null) return null;
-    left(remaining);
-    return { kind: 'recovery' };
-  };
 }
 
 /** The refusal of a proof that came without a factor while one is on. */
