@@ -87,11 +87,15 @@ export interface CheckedSignIn {
   readonly failure?: () => Error;
 }
 
+/** A way in's failure when the account's credentials moved, unless it names its own. */
+const invalidCredentials = () => new InvalidCredentials();
+
 /**
  * A first step that checked one factor (a password; an identity provider next): with a second factor
- * on, the presented sessions end (the 202 clears the cookie) and a challenge starts, never a session;
- * otherwise the sign-in ends. Checked after the credential, so the answer tells no stranger whether
- * an account has a factor.
+ * on (ADR 0043), the presented sessions end (the 202 clears the cookie) and a challenge starts, never
+ * a session; otherwise the sign-in ends. Checked after the credential, so the answer tells no
+ * stranger whether an account has a factor: one primary-key lookup per kind for an account without
+ * one, and the kinds listed only for an account with one.
  */
 export async function nextStep(context: UseCaseContext, checked: CheckedSignIn, meta: RequestMeta): Promise<LoginStep> {
   if (!(await hasSecondFactor(context, checked.account.id))) return endSignIn(context, checked, meta);
@@ -100,8 +104,6 @@ export async function nextStep(context: UseCaseContext, checked: CheckedSignIn, 
   if (!secondFactor) throw (checked.failure ?? invalidCredentials)();
   return { secondFactor };
 }
-
-const invalidCredentials = () => new InvalidCredentials();
 
 /** Ends every presented session, not only the first (one planted under a longer path would outlive the sign-in). */
 async function endPresentedSessions(context: UseCaseContext, meta: RequestMeta): Promise<void> {
