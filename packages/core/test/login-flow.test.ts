@@ -91,9 +91,12 @@ describe('the login flow', () => {
   });
 
   it('a sign-in beyond the cap ends the oldest session, whatever the way in', async () => {
-    const { accounts, live, provider } = setup({ maxSessionsPerUser: 2 });
+    const { clock, accounts, live, provider } = setup({ maxSessionsPerUser: 2 });
+    // A second apart: the oldest is the one issued first (the clock stands still otherwise).
     const signedUp = await accounts.signup(ADA, { clientIp: '192.0.2.1' });
+    clock.advance(1000);
     const login = signedInAtOnce(await accounts.login(ADA, { clientIp: '192.0.2.2' }));
+    clock.advance(1000);
     const third = signedInAtOnce(await provider(ADA.email, { clientIp: '192.0.2.3' }));
     expect([await live(signedUp.session.token), await live(login.session.token), await live(third.session.token)]).toEqual(['ended', ADA.email, ADA.email]);
   });
