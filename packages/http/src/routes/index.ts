@@ -1,7 +1,8 @@
 /**
  * The route table: the one list of the API's operations. Routing in every host, the OpenAPI paths,
  * and the operations of auth.md and the agent skills, with their fields, path parameters and
- * examples, are all derived from it: a route added here appears in every document with no other edit.
+ * examples, are all derived from it: a route declared in a resource file and listed here appears in
+ * every document with no other edit.
  *
  * Each route is declared in the file of its resource, named by the path: health.ts (`/api/health`),
  * account.ts (`/api/signup`, `/api/me`), login.ts (`/api/login/*`), sessions.ts (`/api/sessions`,
@@ -9,14 +10,14 @@
  * account), second-factor.ts (`/api/two-factor/*`) and passkeys.ts (`/api/passkeys/*`). The list
  * below gives their order, which every document and the MCP tools follow.
  */
+import { getHealth } from './health.ts';
+import { deleteAccount, getCurrentUser, signup, updateProfile } from './account.ts';
+import { login, loginSecondFactor, loginWithPasskey, passkeyLoginOptions } from './login.ts';
+import { endSession, listSessions, logout } from './sessions.ts';
+import { sendContactMessage } from './contact.ts';
 import { changePassword, confirmEmail, confirmPasswordReset, requestEmailChange, requestPasswordReset, resendEmailVerification } from './identity.ts';
 import { confirmTotp, disableTotp, renewRecoveryCodes, startTotp } from './second-factor.ts';
-import { deleteAccount, getCurrentUser, signup, updateProfile } from './account.ts';
-import { endSession, listSessions, logout } from './sessions.ts';
-import { getHealth } from './health.ts';
 import { listPasskeys, passkeyRegistrationOptions, passkeySignInOptions, passkeyStepUpOptions, registerPasskey, removePasskey, renamePasskey, signInWithPasskey, stepUpWithPasskey } from './passkeys.ts';
-import { login, loginSecondFactor, loginWithPasskey, passkeyLoginOptions } from './login.ts';
-import { sendContactMessage } from './contact.ts';
 import { SESSION_ENDED } from './responses.ts';
 import type { ApiRoute } from './route.ts';
 
