@@ -10,15 +10,15 @@ import { hostBodyError } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { HttpError, STATUS_BY_CODE, answerForThrown, errorResponse } from './errors.ts';
 import { refuseForeignRequest } from './cross-site.ts';
-import { JSON_TYPE, isStreamBody, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
+import { JSON_TYPE, headerValue, isStreamBody, requestPath, type HttpAnswer, type HttpRequest } from './http-types.ts';
 import { logRequest, requestIdOf, silentLogger, type Logger } from './logger.ts';
 import type { McpHandler } from './mcp-handler.ts';
-import { OperationRequest } from './operation-request.ts';
+import { OperationRequest, sessionTokenIn } from './operation-request.ts';
 import { pathTable, type PathEntry, type PathTable } from './path-table.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { DocumentRoute } from './document-route.ts';
 import { DEFAULT_BODY_TIMEOUT_MS, fetchHandler, type FetchHandler } from './fetch.ts';
-import { API_ROUTES, type ApiRoute } from './routes.ts';
+import { API_ROUTES, type ApiRoute } from './routes/index.ts';
 import { withRequestBase } from './request-base.ts';
 
 export { pathPattern } from './path-table.ts';
@@ -272,8 +272,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
     return finish(answerForThrown(error, logger, reqId), NOT_CACHED, reqId);
   };
 
-  const sessionTokenOf = (request: Pick<HttpRequest, 'headers'>) =>
-    new OperationRequest({ method: 'GET', url: '/', headers: request.headers, remoteAddress: undefined, body: null }, trustProxy).sessionToken();
+  const sessionTokenOf = (request: Pick<HttpRequest, 'headers'>) => sessionTokenIn(headerValue(request.headers, 'cookie'));
 
   const paths = [...root.entries.keys()];
   const handle = async (request: HttpRequest): Promise<HttpAnswer> => {

@@ -31,8 +31,7 @@ export class OperationRequest {
    * them in the order sent (at most MAX_SESSION_COOKIES), for the core to use the first live one.
    */
   sessionToken(): string | readonly string[] | null {
-    const cookie = headerValue(this.request.headers, 'cookie');
-    return cookie ? cookieValues(cookie, SESSION_COOKIE) : null;
+    return sessionTokenIn(headerValue(this.request.headers, 'cookie'));
   }
 
   /** The `sl_device` cookie's values (the device proofs of the accounts this browser signed in to), or `null`. */
@@ -114,4 +113,13 @@ export function cookieValues(cookie: string, name: string): string | string[] | 
     start = end + 1;
   }
   return more ?? first;
+}
+
+/**
+ * The `sl_session` cookie's value in a Cookie header, or `null` (no header, or no such cookie); when
+ * it holds several different ones, all of them in the order sent (at most MAX_SESSION_COOKIES), for
+ * the core to use the first live one. What an operation and a host's own routes read alike.
+ */
+export function sessionTokenIn(cookieHeader: string | undefined): string | readonly string[] | null {
+  return cookieHeader ? cookieValues(cookieHeader, SESSION_COOKIE) : null;
 }

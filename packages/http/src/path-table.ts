@@ -4,7 +4,7 @@
  * a host's router mounts it under (see `HttpRequest.mountPath`).
  */
 import type { DocumentRoute } from './document-route.ts';
-import { API_ROUTES, type ApiRoute } from './routes.ts';
+import { API_ROUTES, type ApiRoute } from './routes/index.ts';
 
 /** The path of the MCP endpoint below the base path. */
 export const MCP_PATH = '/mcp';
