@@ -70,20 +70,10 @@ export function userRepository(where: Where): UserRepository {
     },
 
     async delete(userId) {
-      const record = tables.users.get(userId);
-      if (!record) return false;
       const ended = tables.sessionsOf(userId);
-      for (const digest of ended) tables.removeSession(unit, digest);
+      // The user's row and, as the SQL stores' cascades, every row that references it (tables.ts).
+      if (!tables.remove(unit, tables.users, userId)) return false;
       revoke(where, ended);
-      tables.put(unit, tables.users, userId, undefined);
-      tables.put(unit, tables.idByEmail, record.email, undefined);
-      tables.put(unit, tables.emailTokens, userId, undefined);
-      tables.put(unit, tables.totp, userId, undefined);
-      tables.put(unit, tables.recoveryCodes, userId, undefined);
-      for (const [digest, challenge] of tables.loginChallenges) if (challenge.userId === userId) tables.put(unit, tables.loginChallenges, digest, undefined);
-      for (const [email, token] of tables.resetTokens) if (token.userId === userId) tables.put(unit, tables.resetTokens, email, undefined);
-      for (const [id, passkey] of tables.passkeys) if (passkey.userId === userId) tables.put(unit, tables.passkeys, id, undefined);
-      for (const [digest, challenge] of tables.passkeyChallenges) if (challenge.userId === userId) tables.put(unit, tables.passkeyChallenges, digest, undefined);
       return true;
     },
   };

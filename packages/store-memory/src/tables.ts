@@ -11,6 +11,25 @@ export interface StoredSession {
 /** Most reset tokens bound to no account kept: they open nothing, so the oldest may go. */
 const UNBOUND_RESET_CAPACITY = 1_000;
 
+/** A table's rows that reference a parent row, as a SQL foreign key does: `keysOf(parent key)` lists them. */
+interface Reference {
+  readonly parent: Map<unknown, unknown>;
+  readonly child: Map<unknown, unknown>;
+  readonly keysOf: (parentKey: unknown) => Iterable<unknown>;
+}
+
+/** The child row keyed by its parent's key (one per parent: `user_id primary key references users`). */
+const sameKey =
+  (child: Map<unknown, unknown>) =>
+  (parentKey: unknown): unknown[] =>
+    child.has(parentKey) ? [parentKey] : [];
+
+/** The child rows whose `name` field holds the parent's key (found by a scan: no index, as none is hot). */
+const field =
+  <K, V>(child: Map<K, V>, name: keyof V) =>
+  (parentKey: unknown): K[] =>
+    [...child].filter(([, row]) => row[name] === parentKey).map(([key]) => key);
+
 /**
  * Where a write happens: inside a unit of work, whose writes are undone if it fails and whose
  * effects outside the tables (revocations, mails, contact messages) wait for its commit; or outside
@@ -78,6 +97,23 @@ export class Tables {
   /** Each session's newest step-up, by token digest; removed with the session. */
   readonly stepUps = new Map<string, StepUp>();
 
+  /**
+   * Which rows belong to which: the SQL stores' foreign keys (`references … on delete cascade`),
+   * declared once. `remove` follows them: a row's deletion deletes every row that references it,
+   * and theirs in turn, as the SQL stores' cascades do.
+   */
+  readonly #references: readonly Reference[] = [
+    { parent: this.users, child: this.sessions, keysOf: (userId) => this.sessionsOf(userId as number) },
+    { parent: this.users, child: this.resetTokens, keysOf: field(this.resetTokens, 'userId') },
+    { parent: this.users, child: this.emailTokens, keysOf: sameKey(this.emailTokens) },
+    { parent: this.users, child: this.totp, keysOf: sameKey(this.totp) },
+    { parent: this.users, child: this.recoveryCodes, keysOf: sameKey(this.recoveryCodes) },
+    { parent: this.users, child: this.loginChallenges, keysOf: field(this.loginChallenges, 'userId') },
+    { parent: this.users, child: this.passkeys, keysOf: field(this.passkeys, 'userId') },
+    { parent: this.users, child: this.passkeyChallenges, keysOf: field(this.passkeyChallenges, 'userId') },
+    { parent: this.sessions, child: this.stepUps, keysOf: sameKey(this.stepUps) },
+  ];
+
   /** Sets (or with `undefined` deletes) `key` in `map`, recording the undo in `unit`. */
   put<K, V>(unit: Unit, map: Map<K, V>, key: K, value: V | undefined): void {
     const had = map.has(key);
@@ -102,19 +138,34 @@ export class Tables {
     unit.wrote(() => this.#unindex(session.userId, user, digest));
   }
 
-  /** Removes a session; returns what was stored. */
+  /**
+   * Deletes the row under `key` with every row that references it (see `#references`), keeping the
+   * indexes (`idByEmail`, `sessionsByUser`); returns what was stored.
+   */
+  remove<K, V>(unit: Unit, table: Map<K, V>, key: K): V | undefined {
+    const row = table.get(key);
+    if (row === undefined) return undefined;
+    for (const reference of this.#references) {
+      if (reference.parent === table) for (const child of reference.keysOf(key)) this.remove(unit, reference.child, child);
+    }
+    this.put(unit, table, key, undefined);
+    if (table === (this.users as Map<unknown, unknown>)) this.put(unit, this.idByEmail, (row as UserRecord).email, undefined);
+    if (table === (this.sessions as Map<unknown, unknown>)) this.#unindexSession(unit, key as string, row as StoredSession);
+    return row;
+  }
+
+  /** Removes a session (and what references it); returns what was stored. */
   removeSession(unit: Unit, digest: string): StoredSession | undefined {
-    const session = this.sessions.get(digest);
-    if (!session) return undefined;
-    this.put(unit, this.sessions, digest, undefined);
-    this.put(unit, this.stepUps, digest, undefined);
+    return this.remove(unit, this.sessions, digest);
+  }
+
+  #unindexSession(unit: Unit, digest: string, session: StoredSession): void {
     const user = this.sessionsByUser.get(session.userId)!;
     this.#unindex(session.userId, user, digest);
     unit.wrote(() => {
       user.add(digest);
       this.sessionsByUser.set(session.userId, user);
     });
-    return session;
   }
 
   /** The user's session digests. */

@@ -16,6 +16,45 @@ export interface Database {
   readonly email_tokens: EmailTokensTable;
   readonly passkeys: PasskeysTable;
   readonly passkey_challenges: PasskeyChallengesTable;
+  readonly totp_factors: TotpFactorsTable;
+  readonly recovery_codes: RecoveryCodesTable;
+  readonly login_challenges: LoginChallengesTable;
+  readonly step_ups: StepUpsTable;
+}
+
+/** An account's TOTP factor, pending or on (docs/decisions/0044). */
+export interface TotpFactorsTable {
+  user_id: number;
+  /** Sealed by the core (`v1.…`): the store never sees the secret. */
+  sealed_secret: string;
+  enabled: boolean;
+  /** The last time step a code was accepted for: bigint, which pg reads as a string. */
+  last_used_step: ColumnType<string | number | null, number | null, number | null>;
+  created_at: Date;
+}
+
+export interface RecoveryCodesTable {
+  user_id: number;
+  /** SHA-256 of the code, 64 hex digits. */
+  code_digest: string;
+}
+
+export interface LoginChallengesTable {
+  /** SHA-256 of the `sl_login` token, 64 hex digits. */
+  token_digest: string;
+  user_id: number;
+  credential_generation: number;
+  failures: number;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** A session's newest step-up; goes with the session. */
+export interface StepUpsTable {
+  session_digest: string;
+  /** Core's FactorKind. */
+  kind: 'totp' | 'recovery' | 'passkey';
+  verified_at: Date;
 }
 
 export interface PasskeysTable {

@@ -1,5 +1,4 @@
 import { PASSKEY_CHALLENGES_PER_ACCOUNT, type Passkey, type PasskeyChallengePurpose, type PasskeyChallengeRepository, type PasskeyRepository } from '@sl-accounts/core';
-import { sql } from 'kysely';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 
@@ -68,7 +67,10 @@ const recordUse = statement(3, (db, id: string, counter: number, usedAt: Date) =
     .set({ counter, last_used_at: usedAt })
     .where('id', '=', id)
     // Forward only; or 0 and 0, an authenticator that does not count.
-    .where(sql<boolean>`(counter < ${counter}::bigint or (counter = 0 and ${counter}::bigint = 0))`)
+    .where((eb) => {
+      const given = eb.cast<number>(eb.val(counter), 'bigint');
+      return eb.or([eb('counter', '<', given), eb.and([eb('counter', '=', eb.lit(0)), eb(given, '=', eb.lit(0))])]);
+    })
     .returning('id'),
 );
 

@@ -20,7 +20,7 @@ import { emailTokenRepository, resetTokenRepository } from './tokens.ts';
 import { passkeyChallengeRepository, passkeyRepository } from './passkeys.ts';
 import { unitOn, type Unit } from './unit.ts';
 import { userRepository } from './users.ts';
-import { DELETE_EXPIRED_CHALLENGES, loginChallengeRepository, recoveryCodeRepository, stepUpRepository, totpRepository } from './second-factors.ts';
+import { loginChallengeRepository, recoveryCodeRepository, stepUpRepository, totpRepository } from './second-factors.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
 export interface PostgresStore extends Store {
@@ -247,6 +247,7 @@ const counted = <Q extends Compilable<unknown>>(db: Kysely<Database>, deleted: (
   db.with('deleted', (q) => deleted(q) as never).selectFrom('deleted').select(sql<number>`count(*)::int`.as('n'));
 const deleteExpiredResets = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('password_resets').where('expires_at', '<=', now).returning('email')));
 const deleteExpiredEmailTokens = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('email_tokens').where('expires_at', '<=', now).returning('user_id')));
+const deleteExpiredLoginChallenges = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('login_challenges').where('expires_at', '<=', now).returning('token_digest')));
 const deleteExpiredChallenges = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('passkey_challenges').where('expires_at', '<=', now).returning('digest')));
 // Stand-ins (rows without a recipient) due by now: they were never to be sent.
 const deleteStandIns = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('mail_outbox').where('recipient', 'is', null).where('due_at', '<=', now).returning('id')));
@@ -278,7 +279,7 @@ function storeOn(db: Kysely<Database>, connections: Connections, revocations: Se
         deleteExpiredResets(rows, now),
         deleteExpiredEmailTokens(rows, now),
         deleteStandIns(rows, now),
-        rows(DELETE_EXPIRED_CHALLENGES, [now]) as Promise<{ n: number }[]>,
+        deleteExpiredLoginChallenges(rows, now),
         deleteExpiredChallenges(rows, now),
       ]);
       published?.publish(sessions.map((r) => r.token_digest));

@@ -1,6 +1,6 @@
 import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
-import type { MailKind } from '@sl-accounts/core';
+import type { FactorKind, MailKind, PasskeyChallengePurpose } from '@sl-accounts/core';
 
 /**
  * The tables as Kysely sees them (inside this package only). SQLite has no date or boolean type:
@@ -19,6 +19,13 @@ export interface Database {
   readonly rate_limit_windows: { key: string; count: number; reset_at: Time };
   readonly mail_outbox: { id: string; recipient: string | null; subject: string; body: string; reply_to: string | null; kind: MailKind; created_at: Time; due_at: Time; attempts: Generated<number>; last_error: string | null };
   readonly device_keys: { id: number; key: string; created_at: Time };
+  readonly totp_factors: { user_id: number; sealed_secret: string; enabled: number; last_used_step: number | null; created_at: Time };
+  readonly recovery_codes: { user_id: number; code_digest: string };
+  readonly login_challenges: { token_digest: string; user_id: number; credential_generation: number; failures: number; created_at: Time; expires_at: Time };
+  readonly step_ups: { session_digest: string; kind: FactorKind; verified_at: Time };
+  /** `transports` is a JSON array; `public_key` a blob. */
+  readonly passkeys: { id: string; user_id: number; name: string; public_key: Uint8Array; counter: number; transports: string; created_at: Time; last_used_at: ColumnType<number | null, Date | null, Date | null> };
+  readonly passkey_challenges: { digest: string; purpose: PasskeyChallengePurpose; user_id: number | null; created_at: Time; expires_at: Time };
 }
 
 /** The order claims take the kinds in (core's MAIL_KINDS), as the outbox's claim index has it. */

@@ -210,8 +210,8 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
           resetTokens: expiredResets.changes(r, now),
           emailTokens: expiredEmailTokens.changes(r, now),
           standIns: dueStandIns.changes(r, now),
-          loginChallenges: r.changes(DELETE_EXPIRED.loginChallenges, [now]),
-          passkeyChallenges: r.changes(DELETE_EXPIRED.passkeyChallenges, [now]),
+          loginChallenges: DELETE_EXPIRED.loginChallenges.changes(r, now),
+          passkeyChallenges: DELETE_EXPIRED.passkeyChallenges.changes(r, now),
         };
       }),
     ping: () =>
