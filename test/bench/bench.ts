@@ -121,7 +121,7 @@ function loginLoad(base: string, connections: number, seconds: number, offset: n
 }
 
 async function hashLimit(): Promise<number> {
-  const out = execFileSync(process.execPath, ['test/bench/hash-limit.ts'], {
+  const out = execFileSync(process.execPath, [...START_FLAGS, 'test/bench/hash-limit.ts'], {
     cwd: ROOT,
     env: { ...process.env, PBKDF2_ITERATIONS: String(ITERATIONS), SECONDS: String(SECONDS + LOGIN_EXTRA_SECONDS) },
   });
