@@ -30,6 +30,14 @@ const LOGIN_EXTRA_SECONDS = QUICK ? 1.5 : 2;
 /** The production cost; the quick mode's logins must finish inside its second of load on a busy machine. */
 const ITERATIONS = QUICK ? 20_000 : 600_000;
 const MAIN = 'packages/server/src/main.ts';
+/**
+ * The node flags of the floors (the Koa and node:http baselines): `pnpm start`'s own, so a ratio
+ * compares the servers' work and not two V8 configurations (`--liftoff-only` keeps V8's optimising
+ * WebAssembly tier out, `--max-semi-space-size=8` sizes the young generation, which sets how often
+ * a request's garbage is collected). Until 2026-12-06 the floors ran with node's defaults.
+ * `BENCH_FLOOR_FLAGS=none` runs them so again.
+ */
+const FLOOR_FLAGS: readonly string[] = process.env.BENCH_FLOOR_FLAGS === 'none' ? [] : START_FLAGS;
 /** `pnpm start`'s wiring under another host (`BENCH_HOST`: `fetch` for service.fetch on `@hono/node-server`, `koa`). */
 const HOST_SERVER = 'test/bench/host-server.ts';
 /**
@@ -121,7 +129,7 @@ function loginLoad(base: string, connections: number, seconds: number, offset: n
 }
 
 async function hashLimit(): Promise<number> {
-  const out = execFileSync(process.execPath, ['test/bench/hash-limit.ts'], {
+  const out = execFileSync(process.execPath, [...START_FLAGS, 'test/bench/hash-limit.ts'], {
     cwd: ROOT,
     env: { ...process.env, PBKDF2_ITERATIONS: String(ITERATIONS), SECONDS: String(SECONDS + LOGIN_EXTRA_SECONDS) },
   });
@@ -226,8 +234,9 @@ async function benchMe(pgUrl: string) {
     // The quick mode leaves out the two that only compare: PGlite (a new directory takes seconds) and service.fetch.
     const pglite = QUICK ? undefined : await spawn(MAIN, { STORE: 'pglite', DATA_DIR: dataDir, TRUST_PROXY: '1' }, '/api/health', [...START_FLAGS]);
     const fetchHost = QUICK ? undefined : await spawn(HOST_SERVER, { BENCH_HOST: 'fetch', DATABASE_URL: pgUrl, TRUST_PROXY: '1', SESSION_CACHE_SIZE: '0' }, '/api/health', [...START_FLAGS]);
-    const floor = await spawn('test/bench/floor-me-server.ts', { DATABASE_URL: pgUrl }, '/');
-    const koa = await spawn('test/bench/koa-floor-server.ts', { DATABASE_URL: pgUrl, MODE: 'router' });
+    // The floors run with pnpm start's node flags too (FLOOR_FLAGS): the same V8 tiers and young generation on both sides.
+    const floor = await spawn('test/bench/floor-me-server.ts', { DATABASE_URL: pgUrl }, '/', [...FLOOR_FLAGS]);
+    const koa = await spawn('test/bench/koa-floor-server.ts', { DATABASE_URL: pgUrl, MODE: 'router' }, '/api/health', [...FLOOR_FLAGS]);
     const pgToken = await signupAndSession(cached.url);
     type Key = 'cached' | 'pglite' | 'uncached' | 'fetch' | 'floor' | 'koa' | 'koaHealth';
     const targets: Partial<Record<Key, MeTarget>> = {
@@ -402,10 +411,10 @@ async function benchRevocation(pgUrl: string) {
 async function benchHealth() {
   log('/api/health (memory store) vs Koa 3 + @koa/router, and plain node:http');
   const svc = await spawnServer(MAIN, { STORE: 'memory' }, '/api/health', [...START_FLAGS]);
-  const floor = await spawnServer('test/bench/floor-health-server.ts', {});
-  const koaRouter = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'router' });
+  const floor = await spawnServer('test/bench/floor-health-server.ts', {}, '/api/health', [...FLOOR_FLAGS]);
+  const koaRouter = await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'router' }, '/api/health', [...FLOOR_FLAGS]);
   // The quick mode leaves out the servers that only compare.
-  const koa = QUICK ? undefined : await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'bare' });
+  const koa = QUICK ? undefined : await spawnServer('test/bench/koa-floor-server.ts', { MODE: 'bare' }, '/api/health', [...FLOOR_FLAGS]);
   const fetchHost = QUICK ? undefined : await spawnServer(HOST_SERVER, { BENCH_HOST: 'fetch', STORE: 'memory' }, '/api/health', [...START_FLAGS]);
   const nodeHost = QUICK ? undefined : await spawnServer(HOST_SERVER, { BENCH_HOST: 'node', STORE: 'memory' }, '/api/health', [...START_FLAGS]);
   try {
