@@ -7,6 +7,7 @@
  *
  * Without Chromium the browser tests are skipped, and say why; under CI=true they fail instead.
  */
+// @module-tag process
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

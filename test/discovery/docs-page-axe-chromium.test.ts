@@ -5,6 +5,7 @@
  * which the page's policy (scripts from its own origin only) does not govern, so the page is checked
  * with its real policy on.
  */
+// @module-tag process
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,6 +5,7 @@
  * Chromium loads the page there and Scalar renders the operations from the document under the
  * prefix, with no request failing. The page's content over HTTP is api-docs.test.ts's.
  */
+// @module-tag process
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

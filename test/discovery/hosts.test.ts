@@ -2,6 +2,7 @@
  * Documents written from the request's host: the host is checked, forwarded headers only when
  * trusted and valid, what reaches Markdown is inert, and shared caches are told what varies (issue 9).
  */
+// @module-tag socket
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMPRESS_FROM_BYTES, authMarkdown, openApiDocument } from '@sl-accounts/discovery';

@@ -5,6 +5,7 @@
  * asks for the password twice, announces the difference and the contract's own errors, sets it; the
  * browser then logs in with it, sending the device cookie the reset set for that login.
  */
+// @module-tag process
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RunningServer } from '@sl-accounts/server';

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { cachingAjv } from '../support/ajv.ts';
 import addFormats from 'ajv-formats';
 import { z } from 'zod';
 import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest, parseRequest } from '@sl-accounts/core';
@@ -57,7 +57,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
 
     it('gives every parameter of every operation an example that its schema accepts and that fills the path', () => {
       type Parameter = { name: string; in: string; required?: boolean; description?: string; schema: Record<string, unknown>; example?: unknown; examples?: Record<string, { value: unknown }> };
-      const ajv = new Ajv2020({ strict: false });
+      const ajv = cachingAjv({ strict: false });
       let parameters = 0;
       type PathItem = Record<string, { parameters?: Parameter[] } | Parameter[] | undefined>;
       for (const [path, item] of Object.entries(doc.paths as unknown as Record<string, PathItem>)) {
@@ -119,7 +119,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
     it('the health schema requires every field both answers carry, service and time included', () => {
       const health = (doc.components.schemas as Record<string, { required: string[] }>).Health!;
       expect([...health.required].sort()).toEqual(['ok', 'service', 'status', 'time']);
-      const ajv = new Ajv2020({ strict: false });
+      const ajv = cachingAjv({ strict: false });
       addFormats.default(ajv);
       ajv.addSchema(doc, 'doc');
       expect(ajv.validate({ $ref: 'doc#/components/schemas/Health' }, { ok: false, status: 'unavailable' })).toBe(false);
@@ -331,7 +331,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
     });
 
     it('describes the trimming: a validator of the published schemas accepts and refuses what the server does', () => {
-      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      const ajv = cachingAjv({ strict: false, allErrors: true });
       addFormats.default(ajv);
       ajv.addSchema(doc, 'doc');
       const email = (value: string) => ({ name: 'Ann', email: value, password: 'correct horse', message: 'Hello there, operators.' });
@@ -393,7 +393,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
     });
 
     it('gives every request body and every response an example that is valid against its schema', () => {
-      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      const ajv = cachingAjv({ strict: false, allErrors: true });
       addFormats.default(ajv);
       ajv.addSchema(doc, 'doc');
       let examples = 0;
@@ -477,7 +477,7 @@ describe('GET /api/health against its schema', () => {
 
   it('answers 200 and 503 with every field the schema requires, service and time included', async () => {
     const doc = openApiDocument('http://accounts.test', 'sl-accounts');
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const ajv = cachingAjv({ strict: false, allErrors: true });
     addFormats.default(ajv);
     ajv.addSchema(doc, 'doc');
     const up = await health(compose());

@@ -8,6 +8,7 @@
  * twice, another account's challenge, a registration's challenge at a sign-in, a removed passkey, a
  * counter that went backwards, no user verification.
  */
+// @module-tag process
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { RunningServer } from '@sl-accounts/server';

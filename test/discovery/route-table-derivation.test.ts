@@ -4,6 +4,7 @@
  * with their body schema, example and path parameters, and in auth.md and the skills with their
  * fields, under the mount path, as every route of the table does.
  */
+// @module-tag process
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';

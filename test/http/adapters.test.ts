@@ -7,6 +7,7 @@
  * encapsulation, app.mount, Express 4) holds. The examples (examples/<host>) run the whole suites
  * with the service's own `basePath`; this file is about the framework's prefix.
  */
+// @module-tag socket
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';

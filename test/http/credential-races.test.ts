@@ -10,6 +10,7 @@
  * so the 401s that left no count are exactly the logins refused for a stale credential. Each login
  * that stored a session, and the change, queued exactly one security notice; the stale ones none.
  */
+// @module-tag real-cost
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';

@@ -3,6 +3,7 @@
  * the memory store: the app's own routes beside it, the session guard, bodies the app's own parser
  * read first, and every link and document under the base path.
  */
+// @module-tag socket
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DOMAIN_ERRORS,

@@ -12,6 +12,7 @@
  * generator that gives the same sequence (so session tokens, device proofs and their key agree);
  * the proxy waits for each server's background work (`accounts.settled()`) before the next request.
  */
+// @module-tag socket
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';

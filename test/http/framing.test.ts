@@ -5,6 +5,7 @@
  * `Transfer-Encoding` on an HTTP/1.0 request. Each is sent with a second request pipelined behind it,
  * which must never be answered.
  */
+// @module-tag socket
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';

@@ -8,6 +8,7 @@
  * servers on one database taking turns (the bound is counted in the shared limiter). Then the
  * change of address that another account's links used to block (memory: the rule is the core's).
  */
+// @module-tag socket
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { INBOX_LIMIT } from '@sl-accounts/core';

@@ -3,6 +3,7 @@
  * off after their timeouts, one address cannot hold more than its share of connections, and the
  * server never holds more than its total cap, so another client is still answered.
  */
+// @module-tag socket
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -3,6 +3,7 @@
  * the server's one line per request must not carry them whole. Run as `pnpm start` runs, so the
  * server's own logger writes the lines.
  */
+// @module-tag process
 import { describe, expect, it } from 'vitest';
 import { poll } from '../support/poll.ts';
 import { spawnServer } from '../support/server-process.ts';

@@ -3,6 +3,7 @@
  * process, on every store; with SMTP down they are still accepted, kept, counted in the metrics and
  * delivered once it is back. Without SMTP_URL the mail is written to the log.
  */
+// @module-tag socket
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
 import { freshIp, request } from '../support/client.ts';

@@ -3,6 +3,7 @@
  * numbers that move when requests, 429s and failed logins happen, on either host. Store failures
  * and the pool are in test/postgres/metrics.test.ts, where a database can fail.
  */
+// @module-tag socket
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom } from '../support/client.ts';

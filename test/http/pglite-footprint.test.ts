@@ -6,6 +6,7 @@
  * first start, 300-520 MB idle. And what the sizing must not cost: what it acknowledged survives a
  * SIGKILL (PGlite writes through on every statement; nothing here changed that).
  */
+// @module-tag process
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

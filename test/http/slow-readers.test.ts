@@ -4,6 +4,7 @@
  * response is the docs bundle (4.35 MB), asked for three times on one connection so that it cannot
  * all fit in the kernel's buffers, by a raw socket that never reads.
  */
+// @module-tag socket
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';

@@ -4,6 +4,7 @@
  * test/support/module-loads.ts, reports each load), and the compiled modules go to Node's compile
  * cache as soon as the server listens.
  */
+// @module-tag process
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

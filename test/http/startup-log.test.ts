@@ -3,6 +3,7 @@
  * (a directory, or a database's host and name, never a password) and the docs; readable lines on a
  * terminal or with LOG_FORMAT=pretty, JSON otherwise; and one line for a stop.
  */
+// @module-tag process
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -8,6 +8,7 @@
  * And the same just after 20 logins were sent, at the default PBKDF2 cost, so that some are still in
  * the listen backlog or unread when the signal comes (`STOP_ROUNDS=10` repeats each of those cases).
  */
+// @module-tag process
 import { once } from 'node:events';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @module-tag socket
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 // An internal of this package (createNodeServer keeps its responses in flight in it).

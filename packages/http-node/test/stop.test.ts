@@ -4,6 +4,7 @@
  * begins with requests in the listen backlog, or unread on accepted connections, as it does when
  * SIGTERM comes while the event loop is busy, whatever the speed of the machine.
  */
+// @module-tag socket
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

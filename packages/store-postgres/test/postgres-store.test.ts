@@ -3,6 +3,7 @@
  * migrations, and how connection failures surface. The contract suite covers the port behaviour.
  * TEST_STORES picks which of PGlite and a real PostgreSQL server these run on (see `@sl-accounts/store-contract`).
  */
+// @module-tag database
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';

@@ -2,6 +2,7 @@
  * The store contract on embedded PGlite and on a real PostgreSQL server, each case on a fresh,
  * migrated database of its own. Which of them run is TEST_STORES' choice (see `@sl-accounts/store-contract`).
  */
+// @module-tag database
 import type { ContactMessage } from '@sl-accounts/core';
 import { testStore, testStoreContract, type OpenStore } from '@sl-accounts/store-contract';
 import {

@@ -3,6 +3,7 @@
  * does not answer means no server, with the reason, rather than an error that fails every test file
  * (and the memory and PGlite cases in them); a lookup a global setup made is taken as it is.
  */
+// @module-tag database
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 afterEach(() => {
