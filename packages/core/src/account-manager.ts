@@ -12,7 +12,7 @@
  */
 import { EmailTaken } from './errors.ts';
 import type { AccountMail, OutgoingMail } from './ports.ts';
-import type { ContactMessage, EmailTokenPurpose, NewEmailToken, NewSession, NewUser, Passkey, Repositories, Store, User, UserRecord } from './store.ts';
+import { NO_PASSWORD, type ContactMessage, type EmailTokenPurpose, type Identity, type NewEmailToken, type NewSession, type NewUser, type Passkey, type Repositories, type Store, type User, type UserRecord } from './store.ts';
 
 /** A token of a link and the mails that go with it, written in one unit of work. */
 export interface EmailLink {
@@ -161,6 +161,26 @@ export interface AccountManager {
    * left for them to stand in for), as when TOTP is turned off.
    */
   removePasskey(userId: number, id: string, generation: number, keep: string | null, notice?: AccountMail | null, lastFactor?: boolean): Promise<readonly string[] | 'missing' | null>;
+  /**
+   * Makes an account through an identity provider: the user (verified when the provider asserts its
+   * address), its identity, and the verification link when it is not, in one unit of work. `'email'`
+   * when the address is an account's, `'identity'` when the identity is (a concurrent first sign-in
+   * of the same person won): then nothing is written.
+   */
+  signUpWithIdentity(user: NewUser & { readonly emailVerified: boolean }, identity: Omit<Identity, 'userId'>, verification?: EmailLink): Promise<User | 'email' | 'identity'>;
+  /**
+   * Links an identity to the account while it is at `generation`: moves the generation on (a new way
+   * in is a change of credential), stores the identity, queues the notice and ends every session
+   * but `keep`; the ended digests, `'taken'` when the identity is any account's or the account has
+   * one at its provider (nothing is written), `null` when the generation moved.
+   */
+  linkIdentity(identity: Identity, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'taken' | null>;
+  /**
+   * Unlinks the account's identity at `provider` while it is at `generation`, unless the account
+   * would be left no way in (no password, no passkey, no other identity): `'last'`; `'missing'` when
+   * it has none there; `null` when the generation moved; else the ended digests (all but `keep`).
+   */
+  unlinkIdentity(userId: number, provider: string, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'missing' | 'last' | null>;
 }
 
 /** Thrown inside a unit of work to undo what it wrote, and caught at its end: `reason` is the answer. */
@@ -457,6 +477,66 @@ export function createAccountManager(store: ManagedStore): AccountManager {
         );
       } catch (error) {
         if (error instanceof Undo) return error.reason as 'missing';
+        throw error;
+      }
+    },
+
+    async signUpWithIdentity(user, identity, verification) {
+      try {
+        return await store.transaction(async (tx) => {
+          const inserted = await tx.users.insert(user);
+          if (!inserted) throw new Undo('email' as const);
+          const record = user.emailVerified ? ((await tx.users.update(inserted.id, { emailVerified: true })) ?? inserted) : inserted;
+          // The unique index on issuer and subject decides between two first sign-ins of one person.
+          if (!(await tx.identities.insert({ ...identity, userId: record.id }, record.credentialGeneration))) throw new Undo('identity' as const);
+          if (verification) {
+            await tx.emailTokens.put(record.id, verification.token);
+            for (const mail of verification.mails) await tx.outbox.add({ ...mail, queuedAt: verification.token.createdAt });
+          }
+          return toUser(record);
+        });
+      } catch (error) {
+        if (error instanceof Undo) return error.reason as 'email' | 'identity';
+        throw error;
+      }
+    },
+
+    async linkIdentity(identity, generation, keep, notice) {
+      try {
+        return await ending(
+          async (tx) => {
+            const user = await tx.users.update(identity.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+            if (!user) return null;
+            if (!(await tx.identities.insert(identity, generation + 1))) throw new Undo('taken' as const);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            return tx.sessions.deleteByUser(identity.userId, { except: keep });
+          },
+          (ended) => ended ?? [],
+        );
+      } catch (error) {
+        if (error instanceof Undo) return error.reason as 'taken';
+        throw error;
+      }
+    },
+
+    async unlinkIdentity(userId, provider, generation, keep, notice) {
+      try {
+        return await ending(
+          async (tx) => {
+            // The generation first: it locks the row, so of two unlinks (or an unlink and a passkey's
+            // removal) the second sees what the first left, and never both take the last two ways in.
+            const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+            if (!user) return null;
+            if (!(await tx.identities.delete(userId, provider))) throw new Undo('missing' as const);
+            const waysLeft = user.passwordHash !== NO_PASSWORD || (await tx.passkeys.listByUser(userId)).length > 0 || (await tx.identities.listByUser(userId)).length > 0;
+            if (!waysLeft) throw new Undo('last' as const);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            return tx.sessions.deleteByUser(userId, { except: keep });
+          },
+          (ended) => ended ?? [],
+        );
+      } catch (error) {
+        if (error instanceof Undo) return error.reason as 'missing' | 'last';
         throw error;
       }
     },

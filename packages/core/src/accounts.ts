@@ -13,6 +13,7 @@ import { passwordUseCases, type PasswordUseCases } from './use-cases/password.ts
 import { serviceUseCases, type ServiceUseCases } from './use-cases/service.ts';
 import { sessionUseCases, type SessionUseCases } from './use-cases/sessions.ts';
 import { signupUseCases, type SignupUseCases } from './use-cases/signup.ts';
+import { signInProviderUseCases, type SignInProviderUseCases } from './use-cases/sign-in-providers.ts';
 import { twoFactorUseCases, type TwoFactorUseCases } from './use-cases/two-factor.ts';
 import { Pbkdf2PasswordHasher } from './password-hasher.ts';
 import type { ManagedStore } from './account-manager.ts';
@@ -36,7 +37,8 @@ export interface Accounts
     AccountDeletionUseCases,
     EmailUseCases,
     PasskeyUseCases,
-    TwoFactorUseCases {}
+    TwoFactorUseCases,
+    SignInProviderUseCases {}
 
 /**
  * What `createAccounts` needs: the store (or a store with a session cache in front, `cacheSessions`),
@@ -71,5 +73,6 @@ export function createAccounts(ports: AccountsPorts, options: AccountsOptions = 
     ...emailUseCases(context),
     ...passkeyUseCases(context),
     ...twoFactorUseCases(context),
+    ...signInProviderUseCases(context),
   };
 }

@@ -157,6 +157,57 @@ export class StoreUnavailable extends Error {
   }
 }
 
+/** No identity provider is configured under this id. */
+export class UnknownProvider extends Error {
+  readonly code = 'unknown_provider' as const;
+  constructor() {
+    super('No identity provider is configured under this id');
+    this.name = 'UnknownProvider';
+  }
+}
+
+/** The identity provider did not answer in time, or answered what no client can use (its discovery, its token endpoint). */
+export class ProviderUnavailable extends Error {
+  readonly code = 'provider_unavailable' as const;
+  constructor(options?: { cause?: unknown }) {
+    super('The identity provider is unavailable; try again later', options);
+    this.name = 'ProviderUnavailable';
+  }
+}
+
+/**
+ * Why a sign-in or a link through an identity provider ended without one (the callback's
+ * `error=<reason>`; docs/api.md lists them):
+ * - `sign_in_state_invalid`: no `sl_oauth` cookie, another browser's, a `state` that is not its own, or one used or expired;
+ * - `provider_refused`: the provider answered with an error (the person said no, or the provider refused the client);
+ * - `identity_invalid`: the provider's answer failed its checks (the ID token's signature, issuer, audience, expiry or nonce; a code replayed);
+ * - `email_missing`: the provider gives no address, and an account needs one;
+ * - `account_exists`: an account holds the provider's address: sign in to it another way and link from there;
+ * - `identity_taken`: the identity is another account's (a link);
+ * - `already_linked`: the account has an identity at this provider already (a link).
+ */
+export type SignInFailure = 'sign_in_state_invalid' | 'provider_refused' | 'identity_invalid' | 'email_missing' | 'account_exists' | 'identity_taken' | 'already_linked';
+
+/** A sign-in or a link through an identity provider failed for `reason`; no session was started and nothing linked. */
+export class SignInRefused extends Error {
+  readonly code = 'sign_in_refused' as const;
+  readonly reason: SignInFailure;
+  constructor(reason: SignInFailure, options?: { cause?: unknown }) {
+    super(`The sign-in through the identity provider failed: ${reason}`, options);
+    this.name = 'SignInRefused';
+    this.reason = reason;
+  }
+}
+
+/** Unlinking would leave the account no way to sign in (no password, passkey or other identity). */
+export class LastSignInMethod extends Error {
+  readonly code = 'last_sign_in_method' as const;
+  constructor() {
+    super('This is the account’s last way to sign in: set a password or add a passkey first');
+    this.name = 'LastSignInMethod';
+  }
+}
+
 /**
  * Every domain error, once. `DomainError`, `isDomainError` and a transport's table by `code` (which
  * must name an answer for every one) are all derived from this list, so adding an error here is the one step.
@@ -177,6 +228,10 @@ export const DOMAIN_ERRORS = [
   TwoFactorState,
   SecondFactorUnavailable,
   PasskeysUnavailable,
+  UnknownProvider,
+  ProviderUnavailable,
+  SignInRefused,
+  LastSignInMethod,
 ] as const;
 
 /** Any domain error. */

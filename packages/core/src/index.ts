@@ -12,6 +12,16 @@ export { type IssuedSession, type ListedSession, SESSION_TTL_MS } from './use-ca
 export { type ListedPasskey, type RelyingParty, PASSKEY_CHALLENGE_TTL_MS, PASSKEY_ALGORITHMS, DEFAULT_PASSKEY_NAME } from './use-cases/passkeys.ts';
 export { type Health } from './use-cases/service.ts';
 export { RESET_TOKEN_TTL_MS } from './use-cases/password-reset.ts';
+export {
+  SIGN_IN_STATE_TTL_MS,
+  FRESH_SIGN_IN_MS,
+  type ListedProvider,
+  type ListedIdentity,
+  type StartedProviderSignIn,
+  type ProviderStartMeta,
+  type ProviderCallbackMeta,
+  type ProviderCallbackEnd,
+} from './use-cases/sign-in-providers.ts';
 export { EMAIL_TOKEN_TTL_MS } from './use-cases/email.ts';
 export {
   SECURITY_EVENTS,
@@ -48,6 +58,8 @@ export {
   PASSKEY_OPTIONS_SESSION_POLICY,
   PASSKEY_SIGN_IN_TOTAL_LIMIT,
   PASSKEY_SIGN_IN_TOTAL_POLICY,
+  PROVIDER_SIGN_IN_TOTAL_LIMIT,
+  PROVIDER_SIGN_IN_TOTAL_POLICY,
   SECOND_FACTOR_RECOVERY_POLICY,
 } from './rate-limits.ts';
 export { INBOX_LIMIT, INBOX_POLICY, inboxOf, slotBudget, type InboxBudget, type InboxTicket } from './inbox.ts';
@@ -70,6 +82,11 @@ export {
   TwoFactorState,
   SecondFactorUnavailable,
   PasskeysUnavailable,
+  UnknownProvider,
+  ProviderUnavailable,
+  SignInRefused,
+  type SignInFailure,
+  LastSignInMethod,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,
@@ -82,6 +99,8 @@ export {
 export {
   SignupRequest,
   LoginRequest,
+  ProviderSignInRequest,
+  IdentityLinkRequest,
   ContactRequest,
   ChangePasswordRequest,
   PasswordResetRequest,
@@ -105,7 +124,7 @@ export {
   parseRequest,
 } from './schemas.ts';
 // Published patterns spell white space out, for every regex dialect (the OpenAPI document's trimmed fields).
-export { ANY_CHARACTER, WHITE_SPACE, NOT_WHITE_SPACE } from './schemas.ts';
+export { ANY_CHARACTER, WHITE_SPACE, NOT_WHITE_SPACE, isLocalPath } from './schemas.ts';
 
 // The store port: what a store adapter implements (small repositories inside units of work).
 export type {
@@ -172,7 +191,20 @@ export { type LoginChallengeMeta } from './use-cases/login.ts';
 export { PROOF_NEEDS_FACTOR, RECOVERY_CODE_COUNT, type TotpEnrolment } from './use-cases/two-factor.ts';
 export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW, secretContext } from './use-cases/totp-codes.ts';
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
-export { FIRST_CREDENTIAL_GENERATION, PASSKEY_CHALLENGES_PER_ACCOUNT } from './store.ts';
+export { FIRST_CREDENTIAL_GENERATION, NO_PASSWORD, PASSKEY_CHALLENGES_PER_ACCOUNT, type Identity, type IdentityRepository } from './store.ts';
+export {
+  identityProvider,
+  freshChecks,
+  GITHUB_ENDPOINTS,
+  GITHUB_ISSUER,
+  PROVIDER_ID,
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+  type IdentityProvider,
+  type IdentityProviderOptions,
+  type ProviderIdentity,
+  type ProviderKind,
+  type CallbackChecks,
+} from './identity-providers.ts';
 
 // The other ports.
 export type {

@@ -3,7 +3,7 @@ import { RateLimited, type RateLimitStatus } from './errors.ts';
 import type { RateLimiter, RateLimitRule } from './ports.ts';
 
 /** The operations limited per client address. */
-export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm' | 'emailVerification' | 'emailVerificationConfirm' | 'passkeySignIn' | 'secondFactor';
+export type LimitedOperation = 'signup' | 'login' | 'contact' | 'passwordReset' | 'passwordResetConfirm' | 'emailVerification' | 'emailVerificationConfirm' | 'passkeySignIn' | 'secondFactor' | 'providerSignIn';
 
 /**
  * The limits per client IP: the spec's three, then the password reset's own. A reset request sends
@@ -27,6 +27,9 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
   // A login's second step (POST /api/login/second-factor): as a login; the codes themselves are
   // bounded per account or device by SECOND_FACTOR_LIMIT.
   secondFactor: { limit: 20, windowMs: 15 * 60_000 },
+  // A sign-in or link through an identity provider (POST /api/sign-in/<id>, POST /api/me/identities/<id>):
+  // each stores a state for 10 minutes; a person needs one or two, a login's bound is plenty.
+  providerSignIn: { limit: 20, windowMs: 15 * 60_000 },
 };
 
 /**
@@ -143,6 +146,18 @@ export const PASSKEY_SIGN_IN_TOTAL_LIMIT: RateLimitRule = { limit: 3_000, window
 
 /** The policy name of PASSKEY_SIGN_IN_TOTAL_LIMIT, and its one limiter key. */
 export const PASSKEY_SIGN_IN_TOTAL_POLICY = 'passkey-sign-in-total';
+
+/**
+ * Sign-ins through identity providers started by all clients together: at most 3,000 in 10 minutes
+ * (a state's life), beside the per-address `providerSignIn`. A state names no account, so a flood
+ * from many addresses is bounded here: at most two windows' worth, 6,000 states, live at once, and
+ * the sweep deletes them when they expire. Whoever floods it makes strangers' provider sign-ins wait
+ * (429) for the window's end, never the password login or a passkey.
+ */
+export const PROVIDER_SIGN_IN_TOTAL_LIMIT: RateLimitRule = { limit: 3_000, windowMs: 10 * 60_000 };
+
+/** The policy name of PROVIDER_SIGN_IN_TOTAL_LIMIT, and its one limiter key. */
+export const PROVIDER_SIGN_IN_TOTAL_POLICY = 'provider-sign-in-total';
 
 /** One counted request: the window's key, its rule, and the quota after counting. */
 export interface Counted {

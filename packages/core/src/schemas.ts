@@ -178,6 +178,55 @@ const recoveryCode = () => text({ min: 1, max: 64 }).meta({ description: 'One of
 /** The step-up code an owner's change may carry (see docs/decisions/0044-step-up-and-secrets-at-rest.md). */
 const stepUpCode = () => totpCode().optional().meta({ description: 'With two-factor authentication on: a current TOTP code, unless a factor was verified for this session in the last minutes.' });
 
+/**
+ * Whether `value` is a path on this origin to send a browser back to: it starts with one `/`, and
+ * neither it nor any decoding of it holds a backslash, a second leading slash or a control
+ * character, so no browser reads it as another host (`//evil.example`, `/\\evil.example`,
+ * `/%2F%2Fevil.example`).
+ */
+export function isLocalPath(value: string): boolean {
+  let current = value;
+  for (let round = 0; round < 4; round++) {
+    if (!current.startsWith('/') || current.startsWith('//') || current.includes('\\') || CONTROL.test(current)) return false;
+    const url = URL.parse(current, 'https://origin.invalid');
+    if (!url || url.origin !== 'https://origin.invalid') return false;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(current);
+    } catch {
+      return false;
+    }
+    if (decoded === current) return true;
+    current = decoded;
+  }
+  return false;
+}
+
+/** Where to send the browser when a sign-in through a provider ends: a path on this origin. */
+const returnTo = () =>
+  text({ min: 1, max: 2000 })
+    .check((ctx) => {
+      if (!isLocalPath(ctx.value)) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must be a path on this site, starting with a single /' });
+    })
+    .optional()
+    .meta({ description: 'A path on this site to send the browser back to when the sign-in ends (default the service’s root).', example: '/account' });
+
+/** The body starting a sign-in through an identity provider. */
+export const ProviderSignInRequest = z
+  .object({
+    returnTo: returnTo(),
+  })
+  .meta({ id: 'ProviderSignInRequest' });
+
+/** The body starting a link of an identity to the signed-in account: where to come back, and the proof. */
+export const IdentityLinkRequest = z
+  .object({
+    returnTo: returnTo(),
+    password: text({}).optional().meta({ description: 'The account’s password (for an account that has one).' }),
+    code: stepUpCode(),
+  })
+  .meta({ id: 'IdentityLinkRequest' });
+
 /** Signup's body. */
 export const SignupRequest = z
   .object({

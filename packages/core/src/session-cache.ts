@@ -211,6 +211,9 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
     get emailTokens() {
       return store.emailTokens;
     },
+    get identities() {
+      return store.identities;
+    },
     get totp() {
       return store.totp;
     },

@@ -53,6 +53,12 @@ export interface UserRecord extends User {
 /** The credential generation of every new account. */
 export const FIRST_CREDENTIAL_GENERATION = 0;
 
+/**
+ * The password hash of an account that has no password (one made by a sign-in through an identity
+ * provider): no PHC string, so it never verifies; a reset through the inbox sets one.
+ */
+export const NO_PASSWORD = '$none$';
+
 /** A user to insert. */
 export interface NewUser {
   readonly name: string;
@@ -104,7 +110,8 @@ export interface UserRepository {
   update(userId: number, changes: UserChanges, expected?: UserExpectation): Promise<UserRecord | null>;
   /**
    * Deletes the user with everything bound to it (its sessions and their step-ups, reset and e-mail
-   * tokens, second factors, recovery codes, login challenges, passkeys and WebAuthn challenges); whether
+   * tokens, second factors, recovery codes, login challenges, passkeys, WebAuthn challenges and
+   * identities at providers); whether
    * there was such a user. Sessions it deletes are told to the revocation feed.
    */
   delete(userId: number): Promise<boolean>;
@@ -446,6 +453,41 @@ export interface StepUpRepository {
   find(sessionDigest: string): Promise<StepUp | null>;
 }
 
+/**
+ * An account's identity at an identity provider (docs/decisions/0056-identity-linking.md): the
+ * provider's issuer and its subject for the person, unique together, so an identity belongs to at
+ * most one account; an account holds at most one identity per configured provider.
+ */
+export interface Identity {
+  /** The configured provider's id (`google`, `github`, an `AUTH_<ID>_*` id): the account's key for it. */
+  readonly provider: string;
+  /** The issuer identifier (OIDC `iss`; for GitHub, its fixed issuer URL). */
+  readonly issuer: string;
+  /** The provider's subject for the person (OIDC `sub`; GitHub's numeric user id). */
+  readonly subject: string;
+  readonly userId: number;
+  /** The address the provider gave when it was linked (shown to the owner), if any. */
+  readonly email: string | null;
+  readonly linkedAt: Date;
+}
+
+/** Identities at providers: unique by issuer and subject, one per account and provider, gone with the account. */
+export interface IdentityRepository {
+  /**
+   * Stores the identity only while its user exists at `credentialGeneration` (a compare-and-set, as
+   * `passkeys.insert`; inside a unit of work the user's row stays locked until it ends), no identity
+   * has its issuer and subject (of any account), and the account has none of its provider: whether
+   * it stored it. Of two concurrent inserts of one identity, exactly one stores it.
+   */
+  insert(identity: Identity, credentialGeneration: number): Promise<boolean>;
+  /** The identity with this issuer and subject, whoever's it is. */
+  find(issuer: string, subject: string): Promise<Identity | null>;
+  /** The account's identities, oldest first (by `linkedAt`, then provider). */
+  listByUser(userId: number): Promise<readonly Identity[]>;
+  /** Deletes the account's identity at this provider; whether there was one. */
+  delete(userId: number, provider: string): Promise<boolean>;
+}
+
 /** What one unit of work, or the store outside any, offers: the repositories. */
 export interface Repositories {
   /** Users and their credentials. */
@@ -472,6 +514,8 @@ export interface Repositories {
   readonly loginChallenges: LoginChallengeRepository;
   /** Step-ups of sessions. */
   readonly stepUps: StepUpRepository;
+  /** Identities at identity providers, by issuer and subject. */
+  readonly identities: IdentityRepository;
 }
 
 /** What `Store.deleteExpired` deleted. */

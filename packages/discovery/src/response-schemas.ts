@@ -108,3 +108,25 @@ export const RecoveryCodes = z.object({
   ok: z.literal(true),
   recoveryCodes: z.array(z.string()).meta({ description: 'Single-use codes that stand in for the authenticator app’s code; shown this once.' }),
 });
+
+/** An identity provider people may sign in through. */
+export const SignInProvider = z.object({
+  id: z.string().meta({ description: 'The provider’s id: the path segment of `/api/sign-in/{provider}`.' }),
+  name: z.string().meta({ description: 'Its name, to show on a button.' }),
+});
+
+export const SignInProvidersResponse = z.object({ ok: z.literal(true), providers: z.array(SignInProvider) });
+
+export const AuthorizationUrlResponse = z.object({
+  ok: z.literal(true),
+  url: z.url().meta({ description: 'The provider’s authorization URL: send the browser there (a top-level navigation).' }),
+});
+
+export const Identity = z.object({
+  provider: z.string().meta({ description: 'The provider’s id.' }),
+  subject: z.string().meta({ description: 'The provider’s identifier of the person.' }),
+  email: z.string().nullable().meta({ description: 'The address the provider gave when it was linked, if any.' }),
+  linkedAt: z.iso.datetime(),
+});
+
+export const IdentitiesResponse = z.object({ ok: z.literal(true), identities: z.array(Identity) });

@@ -195,7 +195,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
 
   /** An operation's answer, complete: its headers are written once, in the order `finish` gives. */
   async function runOperation(found: PathEntry, route: ApiRoute, request: HttpRequest, reqId: string, params: Record<string, string>, base: string, mounted: boolean): Promise<HttpAnswer> {
-    const operationRequest = new OperationRequest(request, trustProxy, logger, params, base);
+    const operationRequest = new OperationRequest(request, trustProxy, logger, params, base, publicUrl);
     try {
       // Refused before anything is counted, read or set: a foreign page must neither spend its
       // visitors' limits nor act with their session.
@@ -208,6 +208,7 @@ export function createHttpApi(options: HttpApiOptions): HttpApi {
       const headers: Record<string, string | string[]> = { ...commonFor(found, result.status), 'x-request-id': reqId, 'content-type': JSON_TYPE };
       // The quota the request left, on every answer of a limited operation, errors included.
       if (result.limits) Object.assign(headers, rateLimitHeaders(result.limits));
+      if (result.headers) Object.assign(headers, result.headers);
       if (result.setCookie) headers['set-cookie'] = typeof result.setCookie === 'string' ? result.setCookie : [...result.setCookie];
       headers['content-length'] = String(Buffer.byteLength(body));
       return { status: result.status, headers, body };

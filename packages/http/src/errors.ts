@@ -78,6 +78,10 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   two_factor_state: 409,
   two_factor_unavailable: 503,
   passkeys_unavailable: 503,
+  unknown_provider: 404,
+  provider_unavailable: 503,
+  sign_in_refused: 400,
+  last_sign_in_method: 409,
 };
 
 /** A client error found by the transport (body rules, routing); its message is safe to show. */

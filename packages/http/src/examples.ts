@@ -10,6 +10,9 @@ import {
   DEFAULT_SERVICE_NAME,
   PROOF_NEEDS_FACTOR,
   EmailTaken,
+  UnknownProvider,
+  ProviderUnavailable,
+  LastSignInMethod,
   InvalidCredentials,
   NotFound,
   StoreUnavailable,
@@ -178,4 +181,8 @@ export const ERROR_EXAMPLES = {
   twoFactorOn: errorExample(new TwoFactorState('Two-factor authentication is on already: turn it off first')),
   twoFactorOff: errorExample(new TwoFactorState('Two-factor authentication is not on')),
   twoFactorUnavailable: errorExample(new SecondFactorUnavailable()),
+  unknownProvider: errorExample(new UnknownProvider()),
+  providerUnavailable: errorExample(new ProviderUnavailable()),
+  identityNotFound: errorExample(new NotFound('Identity')),
+  lastSignInMethod: errorExample(new LastSignInMethod()),
 } as const;

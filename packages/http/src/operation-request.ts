@@ -1,9 +1,11 @@
 import type { ReadBody, RequestMeta } from '@sl-accounts/core';
 import { readJsonBody } from './body.ts';
+import { requestOrigin } from './base-url.ts';
+import { HttpError } from './errors.ts';
 import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';
 import { silentLogger, type Logger } from './logger.ts';
-import { DEVICE_COOKIE, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE } from './session-cookie.ts';
+import { DEVICE_COOKIE, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE, SIGN_IN_STATE_COOKIE } from './session-cookie.ts';
 
 /**
  * The request as an operation reads it: its cookies, path segments, client and body reader, and the
@@ -18,8 +20,11 @@ export class OperationRequest {
   readonly #logger: Logger;
   readonly #params: Readonly<Record<string, string>>;
 
-  constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger, params: Readonly<Record<string, string>> = {}, base = '') {
+  readonly #publicUrl: string | undefined;
+
+  constructor(request: HttpRequest, trustProxy: number, logger: Logger = silentLogger, params: Readonly<Record<string, string>> = {}, base = '', publicUrl?: string) {
     this.request = request;
+    this.#publicUrl = publicUrl;
     this.base = base;
     this.#params = params;
     this.#trustProxy = trustProxy;
@@ -45,6 +50,29 @@ export class OperationRequest {
     const cookie = headerValue(this.request.headers, 'cookie');
     const values = cookie ? cookieValues(cookie, LOGIN_CHALLENGE_COOKIE) : null;
     return typeof values === 'string' ? values : (values?.[0] ?? null);
+  }
+
+  /**
+   * The service's origin as the browser reaches it: the configured public URL, else the request's
+   * own (forwarded headers only as far as `trustProxy` trusts them). Throws HttpError 400 `invalid_host`.
+   */
+  origin(): string {
+    const origin = this.#publicUrl ?? requestOrigin(this.request, this.#trustProxy).origin;
+    if (origin === null) throw new HttpError(400, 'The Host header is missing or not a valid host', 'invalid_host');
+    return origin;
+  }
+
+  /** The `sl_oauth` cookie's value (the first one sent), or `null`. */
+  signInState(): string | null {
+    const cookie = headerValue(this.request.headers, 'cookie');
+    const values = cookie ? cookieValues(cookie, SIGN_IN_STATE_COOKIE) : null;
+    return typeof values === 'string' ? values : (values?.[0] ?? null);
+  }
+
+  /** The request target's query string, with its `?` (or ''). */
+  query(): string {
+    const at = this.request.url.indexOf('?');
+    return at < 0 ? '' : this.request.url.slice(at);
   }
 
   /** A `{name}` segment of the route's path, as the request spelled it (percent-decoded). */

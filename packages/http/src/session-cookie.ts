@@ -47,3 +47,19 @@ export function loginChallengeCookie(token: string, maxAgeSeconds: number, base 
 export function clearedLoginChallengeCookie(base = ''): string {
   return `${LOGIN_CHALLENGE_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=${base}/api/login; HttpOnly; Secure; SameSite=Lax`;
 }
+
+/**
+ * The cookie of a sign-in through an identity provider (issue 42): binds the provider's callback to
+ * the browser that started it. Sent only to the sign-in's own paths; 10 minutes at most.
+ */
+export const SIGN_IN_STATE_COOKIE = 'sl_oauth';
+
+/** `sl_oauth=<token>; Max-Age=…; Path=<base>/api/sign-in; HttpOnly; Secure; SameSite=Lax`. */
+export function signInStateCookie(token: string, maxAgeSeconds: number, base = ''): string {
+  return `${SIGN_IN_STATE_COOKIE}=${token}; Max-Age=${maxAgeSeconds}; Path=${base}/api/sign-in; HttpOnly; Secure; SameSite=Lax`;
+}
+
+/** Drops the `sl_oauth` cookie (its state was used). */
+export function clearedSignInStateCookie(base = ''): string {
+  return `${SIGN_IN_STATE_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=${base}/api/sign-in; HttpOnly; Secure; SameSite=Lax`;
+}

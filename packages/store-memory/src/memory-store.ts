@@ -4,7 +4,7 @@ import { deleteWhere } from './delete-where.ts';
 import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
-import { emailTokenRepository, loginChallengeRepository, passkeyChallengeRepository, passkeyRepository, recoveryCodeRepository, resetTokenRepository, sessionRepository, stepUpRepository, totpRepository, userRepository, type Where } from './repositories.ts';
+import { emailTokenRepository, identityRepository, loginChallengeRepository, passkeyChallengeRepository, passkeyRepository, recoveryCodeRepository, resetTokenRepository, sessionRepository, stepUpRepository, totpRepository, userRepository, type Where } from './repositories.ts';
 import { Tables, Unit } from './tables.ts';
 
 /**
@@ -81,6 +81,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       recoveryCodes: recoveryCodeRepository(where),
       loginChallenges: loginChallengeRepository(where),
       stepUps: stepUpRepository(where),
+      identities: identityRepository(where),
     };
   };
   const autocommit = repositories(new Unit(false));
@@ -106,6 +107,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     recoveryCodes: outside(gate, 'recoveryCodes', autocommit.recoveryCodes),
     loginChallenges: outside(gate, 'loginChallenges', autocommit.loginChallenges),
     stepUps: outside(gate, 'stepUps', autocommit.stepUps),
+    identities: outside(gate, 'identities', autocommit.identities),
     contacts,
     outbox,
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys, guard),
@@ -139,6 +141,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
             recoveryCodes: live('recoveryCodes', tx.recoveryCodes),
             loginChallenges: live('loginChallenges', tx.loginChallenges),
             stepUps: live('stepUps', tx.stepUps),
+            identities: live('identities', tx.identities),
           });
           ended = true;
           unit.commit();

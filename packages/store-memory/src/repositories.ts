@@ -4,6 +4,8 @@ import {
   FIRST_CREDENTIAL_GENERATION,
   PASSKEY_CHALLENGES_PER_ACCOUNT,
   type EmailTokenRepository,
+  type Identity,
+  type IdentityRepository,
   type LoginChallengeRepository,
   type RecoveryCodeRepository,
   type StepUpRepository,
@@ -19,7 +21,7 @@ import {
   type UserRepository,
 } from '@sl-accounts/core';
 import { toUser } from '@sl-accounts/core';
-import type { Tables, Unit } from './tables.ts';
+import { identityKey, type Tables, type Unit } from './tables.ts';
 
 /** What the repositories of one unit of work (or of none) write to. */
 export interface Where {
@@ -217,6 +219,40 @@ export function passkeyRepository({ tables, unit }: Where): PasskeyRepository {
       if (!(passkey.counter < counter || (passkey.counter === 0 && counter === 0))) return false;
       tables.put(unit, tables.passkeys, id, { ...passkey, counter, lastUsedAt: usedAt });
       return true;
+    },
+  };
+}
+
+export function identityRepository({ tables, unit }: Where): IdentityRepository {
+  const sorted = (a: Identity, b: Identity) => a.linkedAt.getTime() - b.linkedAt.getTime() || (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0);
+  return {
+    async insert(identity, credentialGeneration) {
+      // The checks and the insert in one synchronous step, as the SQL statement's with its unique indexes.
+      if (tables.users.get(identity.userId)?.credentialGeneration !== credentialGeneration) return false;
+      const key = identityKey(identity.issuer, identity.subject);
+      if (tables.identities.has(key)) return false;
+      for (const held of tables.identities.values()) if (held.userId === identity.userId && held.provider === identity.provider) return false;
+      tables.put(unit, tables.identities, key, { ...identity });
+      return true;
+    },
+
+    async find(issuer, subject) {
+      const identity = tables.identities.get(identityKey(issuer, subject));
+      return identity ? { ...identity } : null;
+    },
+
+    async listByUser(userId) {
+      return [...tables.identities.values()].filter((i) => i.userId === userId).sort(sorted).map((i) => ({ ...i }));
+    },
+
+    async delete(userId, provider) {
+      for (const [key, held] of tables.identities) {
+        if (held.userId === userId && held.provider === provider) {
+          tables.put(unit, tables.identities, key, undefined);
+          return true;
+        }
+      }
+      return false;
     },
   };
 }

@@ -1,4 +1,7 @@
-import type { LoginChallenge, NewEmailToken, Passkey, PasskeyChallenge, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
+import type { Identity, LoginChallenge, NewEmailToken, Passkey, PasskeyChallenge, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
+
+/** The memory store's key of an identity: issuer and subject, unique together (JSON keeps them apart). */
+export const identityKey = (issuer: string, subject: string): string => JSON.stringify([issuer, subject]);
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -96,6 +99,8 @@ export class Tables {
   readonly loginChallenges = new Map<string, LoginChallenge>();
   /** Each session's newest step-up, by token digest; removed with the session. */
   readonly stepUps = new Map<string, StepUp>();
+  /** Identities at providers, by `identityKey(issuer, subject)`. */
+  readonly identities = new Map<string, Identity>();
 
   /**
    * Which rows belong to which: the SQL stores' foreign keys (`references … on delete cascade`),
@@ -112,6 +117,7 @@ export class Tables {
     { parent: this.users, child: this.passkeys, keysOf: field(this.passkeys, 'userId') },
     { parent: this.users, child: this.passkeyChallenges, keysOf: field(this.passkeyChallenges, 'userId') },
     { parent: this.sessions, child: this.stepUps, keysOf: sameKey(this.stepUps) },
+    { parent: this.users, child: this.identities, keysOf: field(this.identities, 'userId') },
   ];
 
   /** Sets (or with `undefined` deletes) `key` in `map`, recording the undo in `unit`. */

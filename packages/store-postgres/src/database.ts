@@ -20,6 +20,17 @@ export interface Database {
   readonly recovery_codes: RecoveryCodesTable;
   readonly login_challenges: LoginChallengesTable;
   readonly step_ups: StepUpsTable;
+  readonly identities: IdentitiesTable;
+}
+
+/** An account's identity at an identity provider (issue 42). */
+export interface IdentitiesTable {
+  issuer: string;
+  subject: string;
+  provider: string;
+  user_id: number;
+  email: string | null;
+  linked_at: Date;
 }
 
 /** An account's TOTP factor, pending or on (docs/decisions/0044). */

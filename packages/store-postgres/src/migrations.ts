@@ -309,6 +309,23 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('passkey_challenges_user_id_idx').on('passkey_challenges').column('user_id').execute();
     },
   },
+  '0015_identities': {
+    // Identities at identity providers (issue 42; docs/decisions/0056-identity-linking.md): unique by
+    // issuer and subject, so an identity belongs to at most one account; one per account and provider.
+    async up(db) {
+      await db.schema
+        .createTable('identities')
+        .addColumn('issuer', 'text', (c) => c.notNull().check(sql`length(issuer) <= 2000`))
+        .addColumn('subject', 'text', (c) => c.notNull().check(sql`length(subject) <= 255`))
+        .addColumn('provider', 'text', (c) => c.notNull().check(sql`provider ~ '^[a-z][a-z0-9]{0,31}$'`))
+        .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('email', 'text')
+        .addColumn('linked_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('identities_pkey', ['issuer', 'subject'])
+        .execute();
+      await db.schema.createIndex('identities_user_id_provider_key').on('identities').columns(['user_id', 'provider']).unique().execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

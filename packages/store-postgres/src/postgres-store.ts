@@ -18,6 +18,7 @@ import { DEFAULT_DB_TIMEOUT_MS } from './settings.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
 import { emailTokenRepository, resetTokenRepository } from './tokens.ts';
 import { passkeyChallengeRepository, passkeyRepository } from './passkeys.ts';
+import { identityRepository } from './identities.ts';
 import { unitOn, type Unit } from './unit.ts';
 import { userRepository } from './users.ts';
 import { loginChallengeRepository, recoveryCodeRepository, stepUpRepository, totpRepository } from './second-factors.ts';
@@ -238,6 +239,7 @@ function repositories(unit: Unit): Repositories {
     recoveryCodes: recoveryCodeRepository(unit),
     loginChallenges: loginChallengeRepository(unit),
     stepUps: stepUpRepository(unit),
+    identities: identityRepository(unit),
   };
 }
 

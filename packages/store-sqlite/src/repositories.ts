@@ -4,6 +4,7 @@ import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, t
 import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 import { secondFactorRepositories } from './second-factors.ts';
+import { identityRepository } from './identities.ts';
 
 const date = (ms: number) => new Date(ms);
 
@@ -172,6 +173,7 @@ export function repositories(unit: Unit): Repositories {
       add: (m) => step((run) => void addContact.changes(run, m.name, m.email, m.message, m.clientIp, m.userAgent, m.receivedAt)),
     },
     ...secondFactorRepositories(unit),
+    identities: identityRepository(unit),
     outbox: {
       add: (mail) => step((run) => void addMail.changes(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt)),
     },

@@ -26,6 +26,7 @@ export interface Database {
   /** `transports` is a JSON array; `public_key` a blob. */
   readonly passkeys: { id: string; user_id: number; name: string; public_key: Uint8Array; counter: number; transports: string; created_at: Time; last_used_at: ColumnType<number | null, Date | null, Date | null> };
   readonly passkey_challenges: { digest: string; purpose: PasskeyChallengePurpose; user_id: number | null; created_at: Time; expires_at: Time };
+  readonly identities: { issuer: string; subject: string; provider: string; user_id: number; email: string | null; linked_at: Time };
 }
 
 /** The order claims take the kinds in (core's MAIL_KINDS), as the outbox's claim index has it. */
@@ -44,6 +45,8 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   // per session; each goes with its account (or session).
   '0002_second_factor': { up: (db) => run(db, SECOND_FACTOR) },
   '0003_passkeys': { up: (db) => run(db, PASSKEYS) },
+  // Identities at providers (issue 42), as store-postgres's 0015_identities.
+  '0005_identities': { up: (db) => run(db, IDENTITIES) },
 };
 
 /** Runs each statement of `text` (separated by `;` at a line's end) through Kysely, in order. */
@@ -110,6 +113,14 @@ create table passkey_challenges (digest text primary key ${HEX64('digest')},
   user_id integer references users (id) on delete cascade, created_at integer not null, expires_at integer not null);
 create index passkey_challenges_expires_at_idx on passkey_challenges (expires_at);
 create index passkey_challenges_user_id_idx on passkey_challenges (user_id);
+`;
+
+// Unique by issuer and subject (one account per identity), one per account and provider.
+const IDENTITIES = `
+create table identities (issuer text not null check (length(issuer) <= 2000), subject text not null check (length(subject) <= 255),
+  provider text not null check (length(provider) <= 32), user_id integer not null references users (id) on delete cascade,
+  email text, linked_at integer not null, primary key (issuer, subject));
+create unique index identities_user_id_provider_key on identities (user_id, provider);
 `;
 
 /**

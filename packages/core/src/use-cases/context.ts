@@ -5,6 +5,7 @@ import { createAccountManager, type AccountManager, type ManagedStore } from '..
 import { INBOX_LIMIT, inboxBudget, slotBudget, type InboxBudget } from '../inbox.ts';
 import type { RateLimitRule } from '../ports.ts';
 import type { SecretBox } from '../secrets.ts';
+import { DEFAULT_PROVIDER_TIMEOUT_MS, identityProvider, type IdentityProvider, type IdentityProviderOptions } from '../identity-providers.ts';
 import type { FactorKind, Ports } from '../store.ts';
 import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
@@ -100,6 +101,13 @@ export interface AccountsOptions {
    * recovery codes are built in; an account with any factor on logs in through a challenge.
    */
   readonly factorSources?: readonly FactorSource[];
+  /**
+   * Identity providers people may sign in through (OpenID Connect, GitHub): their options (built
+   * here with `identityProvider`) or providers built already. Ids must be distinct. Default: none.
+   */
+  readonly identityProviders?: readonly (IdentityProviderOptions | IdentityProvider)[];
+  /** How long one request to an identity provider may take; default DEFAULT_PROVIDER_TIMEOUT_MS. */
+  readonly providerTimeoutMs?: number;
 }
 
 /** A kind of second factor an account may have on (see `AccountsOptions.factorSources`). */
@@ -150,6 +158,8 @@ export interface UseCaseContext {
   readonly stepUpWindowMs: number;
   /** Every kind of second factor an account may have on: TOTP, recovery codes, then `AccountsOptions.factorSources`. */
   readonly factorSources: readonly FactorSource[];
+  /** The identity providers, by id, in configuration order. */
+  readonly identityProviders: ReadonlyMap<string, IdentityProvider>;
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
@@ -191,7 +201,14 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit && { ...options.accountLoginLimit, guesses: true };
 
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+  const identityProviders = new Map<string, IdentityProvider>();
+  for (const option of options.identityProviders ?? []) {
+    const provider = 'finish' in option ? option : identityProvider(option, options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS);
+    if (identityProviders.has(provider.id)) throw new RangeError(`identityProviders: the id ${provider.id} is configured twice`);
+    identityProviders.set(provider.id, provider);
+  }
   return {
+    identityProviders,
     ports,
     manager: createAccountManager(ports.store),
     devices: createDeviceProofs(ports.store.deviceKeys, tokens, clock),

@@ -37,6 +37,10 @@ export const SECURITY_EVENTS = [
   'recovery-code-used',
   /** New recovery codes replaced the old ones. */
   'recovery-codes-renewed',
+  /** An identity at a provider (Google, GitHub, …) was linked: it signs in to the account from now on. */
+  'identity-linked',
+  /** An identity at a provider was unlinked from the account. */
+  'identity-unlinked',
 ] as const;
 
 /** An event that has a security notice (see `SECURITY_EVENTS`). */
@@ -61,6 +65,8 @@ export interface NoticeDetails {
   readonly toNewAddress?: boolean;
   /** The passkey's name (`passkey-added`, `passkey-removed`). */
   readonly passkeyName?: string;
+  /** The provider's display name (`identity-linked`, `identity-unlinked`). */
+  readonly providerName?: string;
   /** For `recovery-code-used`: how many recovery codes are left. */
   readonly remaining?: number;
 }
@@ -113,6 +119,13 @@ function describe(event: SecurityEvent, serviceName: string, details: NoticeDeta
         subject: 'A recovery code was used',
         what: `Someone signed in to your ${serviceName} account with one of its recovery codes instead of the authenticator app's code. ${details.remaining ?? 0} recovery code(s) are left; each works once.`,
       };
+    case 'identity-linked':
+      return {
+        subject: 'A sign-in was linked to your account',
+        what: `Your ${serviceName} account can now be signed in to through ${details.providerName ?? 'an identity provider'}. Every other session of the account was signed out.`,
+      };
+    case 'identity-unlinked':
+      return { subject: 'A sign-in was unlinked from your account', what: `${details.providerName ?? 'An identity provider'} no longer signs in to your ${serviceName} account. Every other session of the account was signed out.` };
     case 'recovery-codes-renewed':
       return { subject: 'New recovery codes', what: `New recovery codes were made for your ${serviceName} account; the old ones no longer work.` };
     case 'new-device-sign-in':

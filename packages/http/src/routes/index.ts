@@ -7,7 +7,8 @@
  * Each route is declared in the file of its resource, named by the path: health.ts (`/api/health`),
  * account.ts (`/api/signup`, `/api/me`), login.ts (`/api/login/*`), sessions.ts (`/api/sessions`,
  * `/api/logout`), contact.ts, identity.ts (`/api/password*`, `/api/email*`: what identifies the
- * account), second-factor.ts (`/api/two-factor/*`) and passkeys.ts (`/api/passkeys/*`). The list
+ * account), second-factor.ts (`/api/two-factor/*`), passkeys.ts (`/api/passkeys/*`) and sign-in-providers.ts
+ * (`/api/sign-in/*`, `/api/me/identities*`). The list
  * below gives their order, which every document and the MCP tools follow.
  */
 import { getHealth } from './health.ts';
@@ -18,6 +19,7 @@ import { sendContactMessage } from './contact.ts';
 import { changePassword, confirmEmail, confirmPasswordReset, requestEmailChange, requestPasswordReset, resendEmailVerification } from './identity.ts';
 import { confirmTotp, disableTotp, renewRecoveryCodes, startTotp } from './second-factor.ts';
 import { listPasskeys, passkeyRegistrationOptions, passkeySignInOptions, passkeyStepUpOptions, registerPasskey, removePasskey, renamePasskey, signInWithPasskey, stepUpWithPasskey } from './passkeys.ts';
+import { finishProviderSignIn, listIdentities, listSignInProviders, startIdentityLink, startProviderSignIn, unlinkIdentity } from './sign-in-providers.ts';
 import { SESSION_ENDED } from './responses.ts';
 import type { ApiRoute } from './route.ts';
 
@@ -66,4 +68,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   loginWithPasskey,
   passkeyStepUpOptions,
   stepUpWithPasskey,
+  listSignInProviders,
+  startProviderSignIn,
+  finishProviderSignIn,
+  listIdentities,
+  startIdentityLink,
+  unlinkIdentity,
 ].map(withDerivedResponses);

@@ -8,7 +8,7 @@ import type { ErrorCode } from '../errors.ts';
 import type { OperationRequest } from '../operation-request.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
-export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse' | 'PasskeyRegistrationOptionsResponse';
+export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse' | 'PasskeyRegistrationOptionsResponse' | 'SignInProvidersResponse' | 'AuthorizationUrlResponse' | 'IdentitiesResponse';
 
 /** One documented response of a route. */
 export interface DocumentedResponse {
@@ -34,6 +34,8 @@ export interface OperationResult {
   readonly status: number;
   readonly body: unknown;
   readonly setCookie?: string | readonly string[];
+  /** Further headers (a redirect's `Location`). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The quota a limited operation's request left (the `RateLimit` headers). */
   readonly limits?: readonly RateLimitStatus[];
 }

@@ -1,0 +1,177 @@
+/**
+ * Signing in through an identity provider (`/api/sign-in/*`) and the account's linked identities
+ * (`/api/me/identities*`): issue 42, docs/decisions/0055-identity-provider-client.md and 0056-identity-linking.md.
+ * The `sl_oauth` cookie binds a provider's callback to the browser that started the sign-in.
+ */
+import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, type ProviderCallbackEnd } from '@sl-accounts/core';
+import { ERROR_EXAMPLES } from '../examples.ts';
+import type { OperationRequest } from '../operation-request.ts';
+import { clearedSessionCookie, clearedSignInStateCookie, deviceCookie, DEVICE_COOKIE_PATHS, loginChallengeCookie, sessionCookie, SIGN_IN_STATE_COOKIE, signInStateCookie } from '../session-cookie.ts';
+import { okAnswer, PASSWORD_AND_CODE_REFUSED } from './responses.ts';
+import type { ApiRoute, DocumentedResponse, OperationResult } from './route.ts';
+
+const PROVIDER_PARAMETER = { provider: { description: 'The provider’s id, as `GET /api/sign-in/providers` lists it.', example: 'google' } };
+
+/** What the starts and the callback need of the request: where the callback is, and the mount's root. */
+function startMeta(request: OperationRequest, provider: string) {
+  return { ...request.meta(), redirectUri: `${request.origin()}${request.base}/api/sign-in/${provider}/callback`, defaultReturnTo: `${request.base}/` };
+}
+
+/** The 200 of a start: the provider's URL, and the `sl_oauth` cookie. */
+const STARTED: DocumentedResponse = {
+  description: `The provider’s authorization URL: send the browser there. The \`${SIGN_IN_STATE_COOKIE}\` cookie (${SIGN_IN_STATE_TTL_MS / 60_000} minutes, once) binds the callback to this browser.`,
+  body: 'AuthorizationUrlResponse',
+  example: { ok: true, url: 'https://accounts.example.com/authorize?client_id=…&code_challenge_method=S256&state=…&nonce=…' },
+  headers: {
+    'Set-Cookie': {
+      description: `\`${signInStateCookie('<token>', SIGN_IN_STATE_TTL_MS / 1000)}\` (under a prefix, its \`Path\` is that mount's).`,
+      required: true,
+      schema: { type: 'string', pattern: `^${SIGN_IN_STATE_COOKIE}=[^;]+;` },
+    },
+  },
+};
+
+const UNKNOWN_PROVIDER: DocumentedResponse = { description: 'No provider is configured under this id.', body: 'ErrorResponse', example: ERROR_EXAMPLES.unknownProvider, codes: ['unknown_provider'] };
+const PROVIDER_UNAVAILABLE: DocumentedResponse = { description: 'The provider did not answer (its discovery document) in time: try again later.', body: 'ErrorResponse', example: ERROR_EXAMPLES.providerUnavailable, codes: ['provider_unavailable'] };
+
+/** The started sign-in's answer. */
+function startedAnswer(result: { readonly url: string; readonly stateToken: string; readonly maxAgeSeconds: number; readonly limits?: OperationResult['limits'] }, base: string): OperationResult {
+  return { ...okAnswer(200, { url: result.url }, result.limits), setCookie: signInStateCookie(result.stateToken, result.maxAgeSeconds, base) };
+}
+
+/** `returnTo` with `name=value` added to its query (the fragment stays last). */
+function withParameter(returnTo: string, name: string, value: string): string {
+  const url = new URL(returnTo, 'https://origin.invalid');
+  url.searchParams.set(name, value);
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** The callback's 303: where to, and the cookies of what happened. */
+function callbackAnswer(end: ProviderCallbackEnd, base: string): OperationResult {
+  const cleared = clearedSignInStateCookie(base);
+  const redirect = (location: string, cookies: readonly string[]): OperationResult => ({ status: 303, body: { ok: true }, headers: { location }, setCookie: [...cookies, cleared] });
+  if ('failure' in end) return redirect(withParameter(end.returnTo, 'error', end.failure), []);
+  if ('linked' in end) return redirect(withParameter(end.returnTo, 'linked', end.linked), []);
+  const { step } = end;
+  if ('secondFactor' in step) {
+    const { token, maxAgeSeconds, methods } = step.secondFactor;
+    return redirect(withParameter(end.returnTo, 'second_factor', methods.join(',')), [loginChallengeCookie(token, maxAgeSeconds, base), clearedSessionCookie()]);
+  }
+  const devices = DEVICE_COOKIE_PATHS.map((path) => deviceCookie(step.device.proof, step.device.maxAgeSeconds, base, path));
+  return redirect(end.returnTo, [sessionCookie(step.session.token, step.session.maxAgeSeconds), ...devices]);
+}
+
+export const listSignInProviders: ApiRoute = {
+  method: 'GET',
+  path: '/api/sign-in/providers',
+  operationId: 'listSignInProviders',
+  summary: 'List the identity providers',
+  description: 'The identity providers (OpenID Connect, GitHub) a person may sign in through, in the order they were configured: none unless the operator configured some.',
+  tag: 'accounts',
+  changesState: false,
+  auth: 'public',
+  responses: {
+    '200': { description: 'The providers.', body: 'SignInProvidersResponse', example: { ok: true, providers: [{ id: 'google', name: 'Google' }] } },
+  },
+  run: async (accounts) => okAnswer(200, { providers: accounts.signInProviders() }),
+};
+
+export const startProviderSignIn: ApiRoute = {
+  method: 'POST',
+  path: '/api/sign-in/{provider}',
+  operationId: 'startProviderSignIn',
+  summary: 'Start a sign-in through an identity provider',
+  description: `Answers the provider’s authorization URL (PKCE S256, \`state\`, and for OpenID Connect a \`nonce\`) and sets the \`${SIGN_IN_STATE_COOKIE}\` cookie; send the browser to the URL. The provider sends it back to \`GET /api/sign-in/{provider}/callback\`, which ends at \`returnTo\` (a path on this site; default the service’s root).`,
+  tag: 'accounts',
+  changesState: true,
+  auth: 'public',
+  limited: 'providerSignIn',
+  alsoLimited: [PROVIDER_SIGN_IN_TOTAL_POLICY],
+  pathParameters: PROVIDER_PARAMETER,
+  requestBody: ProviderSignInRequest,
+  requestExample: { returnTo: '/account' },
+  responses: { '200': STARTED, '404': UNKNOWN_PROVIDER, '503': PROVIDER_UNAVAILABLE },
+  run: async (accounts, request) => {
+    const provider = request.param('provider');
+    return startedAnswer(await accounts.startProviderSignIn(provider, request.bodyReader(), startMeta(request, provider)), request.base);
+  },
+};
+
+export const finishProviderSignIn: ApiRoute = {
+  method: 'GET',
+  path: '/api/sign-in/{provider}/callback',
+  operationId: 'finishProviderSignIn',
+  summary: 'The identity provider’s callback',
+  description: `Where the provider sends the browser back (the redirect URI to register with it). Checks the \`${SIGN_IN_STATE_COOKIE}\` cookie and the provider’s answer, and answers 303 to \`returnTo\`: signed in (\`sl_session\` set); or, when the account has a second factor, with the \`sl_login\` challenge a password login sets and \`second_factor=<methods>\` in the query (finish at \`POST /api/login/second-factor\` or \`/api/login/passkey\`); or, for a link, with \`linked=<provider>\`; or with \`error=<code>\` and no session (docs/api.md lists the codes). A GET, as a redirect from the provider is: it is not refused as cross-site, since the cookie and the single-use \`state\` bind it to the browser that started it.`,
+  tag: 'accounts',
+  changesState: false,
+  auth: 'public',
+  pathParameters: PROVIDER_PARAMETER,
+  responses: {
+    '303': { description: 'To `returnTo`, with the outcome in its query and cookies (the body is `{ "ok": true }` whatever the outcome: read the `Location`).', body: 'Ok', example: { ok: true }, cookie: 'set' },
+    '404': UNKNOWN_PROVIDER,
+  },
+  run: async (accounts, request) => {
+    const provider = request.param('provider');
+    const end = await accounts.finishProviderSignIn(provider, { ...request.meta(), stateToken: request.signInState(), query: request.query(), defaultReturnTo: `${request.base}/` });
+    return callbackAnswer(end, request.base);
+  },
+};
+
+export const listIdentities: ApiRoute = {
+  method: 'GET',
+  path: '/api/me/identities',
+  operationId: 'listIdentities',
+  summary: 'List the account’s linked identities',
+  description: 'The identities at providers that sign in to this account: provider, the provider’s subject, the address it gave, and when it was linked.',
+  tag: 'accounts',
+  changesState: false,
+  auth: 'session',
+  responses: {
+    '200': { description: 'The identities.', body: 'IdentitiesResponse', example: { ok: true, identities: [{ provider: 'google', subject: '1098765', email: 'ada@example.com', linkedAt: '2026-12-06T12:00:00.000Z' }] } },
+  },
+  run: async (accounts, request) => okAnswer(200, { identities: await accounts.listIdentities(request.meta()) }),
+};
+
+export const startIdentityLink: ApiRoute = {
+  method: 'POST',
+  path: '/api/me/identities/{provider}',
+  operationId: 'startIdentityLink',
+  summary: 'Start linking an identity provider',
+  description: `Starts a sign-in at the provider whose identity is then linked to this account (never to another: an identity is at most one account’s). Proof in the body, as every new way to sign in asks: the \`password\` (and with a second factor on, a \`code\` or a recent step-up); for an account without a password, a current factor or a sign-in of the last 10 minutes. Answers as \`POST /api/sign-in/{provider}\` does; the callback ends with \`linked=<provider>\` and a notice mailed to the owner.`,
+  tag: 'accounts',
+  changesState: true,
+  auth: 'session',
+  limited: 'providerSignIn',
+  alsoLimited: [PROVIDER_SIGN_IN_TOTAL_POLICY],
+  pathParameters: PROVIDER_PARAMETER,
+  requestBody: IdentityLinkRequest,
+  requestExample: { password: 'correct horse battery staple', returnTo: '/account' },
+  responses: { '200': STARTED, '403': PASSWORD_AND_CODE_REFUSED, '404': UNKNOWN_PROVIDER, '503': PROVIDER_UNAVAILABLE },
+  run: async (accounts, request) => {
+    const provider = request.param('provider');
+    return startedAnswer(await accounts.startIdentityLink(provider, request.bodyReader(), startMeta(request, provider)), request.base);
+  },
+};
+
+export const unlinkIdentity: ApiRoute = {
+  method: 'DELETE',
+  path: '/api/me/identities/{provider}',
+  operationId: 'unlinkIdentity',
+  summary: 'Unlink an identity provider',
+  description: 'Unlinks the account’s identity at the provider; a notice is mailed, and every other session ends. Refused when it is the account’s last way to sign in (no password, passkey or other identity): set a password through the reset mail first. With a second factor on, a recent step-up is needed.',
+  tag: 'accounts',
+  changesState: true,
+  auth: 'session',
+  pathParameters: PROVIDER_PARAMETER,
+  responses: {
+    '200': { description: 'Unlinked.', body: 'Ok', example: { ok: true } },
+    '403': { description: 'A second factor is on and no step-up is recent.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired, codes: ['second_factor_required'] },
+    '404': { description: 'No provider under this id, or no identity of it is linked.', body: 'ErrorResponse', example: ERROR_EXAMPLES.identityNotFound, codes: ['not_found', 'unknown_provider'] },
+    '409': { description: 'The identity is the account’s last way to sign in.', body: 'ErrorResponse', example: ERROR_EXAMPLES.lastSignInMethod, codes: ['last_sign_in_method'] },
+  },
+  run: async (accounts, request) => {
+    await accounts.unlinkIdentity(request.param('provider'), request.meta());
+    return okAnswer(200);
+  },
+};
