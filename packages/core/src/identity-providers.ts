@@ -98,7 +98,8 @@ function classify(error: unknown): Error {
   if (error instanceof oidc.ResponseBodyError) return error.status >= 500 ? new ProviderUnavailable({ cause: error }) : new SignInRefused('identity_invalid', { cause: error });
   if (error instanceof oidc.ClientError) {
     // An answer with a status no client expects (a 5xx, a proxy's page) is the provider being down.
-    if (error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || error.code === 'OAUTH_RESPONSE_IS_NOT_JSON') return new ProviderUnavailable({ cause: error });
+    // So is one that never came (the bounded wait ran out), or a request refused on the way.
+    if (error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || error.code === 'OAUTH_RESPONSE_IS_NOT_JSON' || error.code === 'OAUTH_TIMEOUT' || error.cause instanceof TypeError) return new ProviderUnavailable({ cause: error });
     return new SignInRefused('identity_invalid', { cause: error });
   }
   // A refused connection, a timeout, a reset: the provider did not answer.

@@ -1,0 +1,329 @@
+/**
+ * Signing in through an identity provider (issue 42), against a real OpenID Provider: `oidc-provider`
+ * started in this process on loopback (test/support/oidc-provider.ts), its own login and consent
+ * forms filled in by a cookie jar that follows its redirects. The service is called in-process
+ * (`request`), as a host would hand it requests, on the memory store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStore } from '@sl-accounts/store-memory';
+import { createService, type Service } from '@sl-accounts/service';
+import { request, testHasher, type TestAnswer } from '@sl-accounts/http/testing';
+import { browse, startTestProvider, type TestProvider } from '../support/oidc-provider.ts';
+
+const CALLBACK = 'http://localhost/api/sign-in/test/callback';
+const MOUNTED_CALLBACK = 'http://localhost/accounts/api/sign-in/test/callback';
+
+let provider: TestProvider;
+
+beforeAll(async () => {
+  provider = await startTestProvider([CALLBACK, MOUNTED_CALLBACK], {
+    alice: { email: 'alice@example.com', email_verified: true, name: 'Alice Liddell' },
+    bob: { email: 'bob@example.com', email_verified: false, name: 'Bob' },
+    carol: { email: 'carol@example.com', email_verified: true, name: 'Carol' },
+    dave: { email: 'dave@example.com', email_verified: true, name: 'Dave' },
+    erin: { email: 'erin@example.com', email_verified: true, name: 'Erin' },
+    nomail: { name: 'No Mail' },
+    victim: { email: 'victim@example.com', email_verified: true, name: 'Victim' },
+    linker: { email: 'someone-else@example.com', email_verified: true, name: 'Linker' },
+  });
+});
+afterAll(() => provider.close());
+
+async function serviceWith(options: { basePath?: string; providerTimeoutMs?: number; issuer?: string } = {}): Promise<Service> {
+  return createService({
+    store: createMemoryStore(),
+    hasher: testHasher,
+    mcp: false,
+    ...(options.basePath ? { basePath: options.basePath } : {}),
+    accounts: {
+      ...(options.providerTimeoutMs ? { providerTimeoutMs: options.providerTimeoutMs } : {}),
+      identityProviders: [{ id: 'test', name: 'Test Provider', issuer: options.issuer ?? provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
+    },
+  });
+}
+
+/** Starts a sign-in; the answer, and its `sl_oauth` cookie. */
+async function start(service: Service, body: object = {}, base = '', cookie?: Record<string, string>) {
+  const started = await request<{ ok: boolean; url: string }>(service.api, `POST ${base}/api/sign-in/test`, { json: body, ...(cookie ? { cookie } : {}) });
+  return { started, state: started.cookies.sl_oauth ?? '' };
+}
+
+/** The callback's request for a URL the provider sent the browser to. */
+function callback(service: Service, url: URL, state: string | null): Promise<TestAnswer> {
+  return request(service.api, `GET ${url.pathname}${url.search}`, state === null ? {} : { cookie: { sl_oauth: state } });
+}
+
+/** A whole sign-in as `login`: start, the provider's forms, the callback. */
+async function signIn(service: Service, login: string, body: object = {}) {
+  const { started, state } = await start(service, body);
+  expect(started.status).toBe(200);
+  const back = await browse(started.json.url, login);
+  return { back, state, answer: await callback(service, back, state) };
+}
+
+const errorOf = (answer: TestAnswer) => new URL(answer.headers.get('location') ?? '', 'http://localhost').searchParams.get('error');
+
+describe('sign-in through an OpenID Provider (oidc-provider on loopback)', () => {
+  it('lists the configured providers', async () => {
+    const service = await serviceWith();
+    const listed = await request(service.api, 'GET /api/sign-in/providers');
+    expect(listed.status).toBe(200);
+    expect(listed.json).toEqual({ ok: true, providers: [{ id: 'test', name: 'Test Provider' }] });
+    await service.close();
+  });
+
+  it('starts with PKCE S256, state and nonce, and an sl_oauth cookie of at most 10 minutes under the mount', async () => {
+    const service = await serviceWith();
+    const { started } = await start(service, { returnTo: '/account' });
+    expect(started.status).toBe(200);
+    const url = new URL(started.json.url);
+    expect(url.origin).toBe(provider.issuer);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url.searchParams.get('state')).toBeTruthy();
+    expect(url.searchParams.get('nonce')).toBeTruthy();
+    expect(url.searchParams.get('redirect_uri')).toBe(CALLBACK);
+    const cookie = started.headers.getSetCookie().find((c) => c.startsWith('sl_oauth='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\/api\/sign-in/);
+    expect(Number(/Max-Age=(\d+)/.exec(cookie)?.[1])).toBeLessThanOrEqual(600);
+    await service.close();
+  });
+
+  it('a first sign-in makes the account (verified as the provider asserts) and lands signed in at returnTo', async () => {
+    const service = await serviceWith();
+    const { answer } = await signIn(service, 'alice', { returnTo: '/welcome?x=1' });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/welcome?x=1');
+    expect(answer.cookies.sl_session).toBeTruthy();
+    const me = await request<{ user: { email: string; name: string; emailVerified: boolean } }>(service.api, 'GET /api/me', { cookie: answer.cookies });
+    expect(me.status).toBe(200);
+    expect(me.json.user).toMatchObject({ email: 'alice@example.com', name: 'Alice Liddell', emailVerified: true });
+    const identities = await request<{ identities: { provider: string; subject: string; email: string }[] }>(service.api, 'GET /api/me/identities', { cookie: answer.cookies });
+    expect(identities.json.identities).toEqual([expect.objectContaining({ provider: 'test', subject: 'alice', email: 'alice@example.com' })]);
+    // A second sign-in of the same identity signs in to the same account.
+    const again = await signIn(service, 'alice');
+    expect(again.answer.status).toBe(303);
+    expect(again.answer.headers.get('location')).toBe('/');
+    const meAgain = await request<{ user: { id: number } }>(service.api, 'GET /api/me', { cookie: again.answer.cookies });
+    expect(meAgain.json.user.id).toBe((me.json.user as unknown as { id: number }).id);
+    await service.close();
+  });
+
+  it('an address the provider does not assert stays unverified', async () => {
+    const service = await serviceWith();
+    const { answer } = await signIn(service, 'bob');
+    const me = await request<{ user: { emailVerified: boolean } }>(service.api, 'GET /api/me', { cookie: answer.cookies });
+    expect(me.json.user.emailVerified).toBe(false);
+    await service.close();
+  });
+
+  it('under a mount: the redirect URI, the cookie path and the default returnTo follow it', async () => {
+    const service = await serviceWith({ basePath: '/accounts' });
+    const { started, state } = await start(service, {}, '/accounts');
+    expect(new URL(started.json.url).searchParams.get('redirect_uri')).toBe(MOUNTED_CALLBACK);
+    expect(started.headers.getSetCookie().find((c) => c.startsWith('sl_oauth='))).toMatch(/Path=\/accounts\/api\/sign-in/);
+    const back = await browse(started.json.url, 'carol');
+    const answer = await callback(service, back, state);
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/accounts/');
+    expect((await request(service.api, 'GET /accounts/api/me', { cookie: answer.cookies })).status).toBe(200);
+    await service.close();
+  });
+
+  it('a provider that gives no address is refused with email_missing', async () => {
+    const service = await serviceWith();
+    const { answer } = await signIn(service, 'nomail');
+    expect(answer.status).toBe(303);
+    expect(errorOf(answer)).toBe('email_missing');
+    expect(answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+});
+
+describe('accounts and linking (ADR 0056)', () => {
+  it('never signs in or links by a matching address: a password account at the address is left alone (account_exists)', async () => {
+    const service = await serviceWith();
+    const signup = await request(service.api, 'POST /api/signup', { json: { name: 'Real Victim', email: 'victim@example.com', password: 'correct horse battery' } });
+    expect(signup.status).toBe(201);
+    const { answer } = await signIn(service, 'victim');
+    expect(answer.status).toBe(303);
+    expect(errorOf(answer)).toBe('account_exists');
+    expect(answer.cookies.sl_session).toBeFalsy();
+    const identities = await request<{ identities: unknown[] }>(service.api, 'GET /api/me/identities', { cookie: signup.cookies });
+    expect(identities.json.identities).toEqual([]);
+    await service.close();
+  });
+
+  it('the other direction: an account made through a provider keeps its address, and a signup with it is refused', async () => {
+    const service = await serviceWith();
+    const { answer } = await signIn(service, 'dave');
+    expect(answer.cookies.sl_session).toBeTruthy();
+    const signup = await request(service.api, 'POST /api/signup', { json: { name: 'Squatter', email: 'dave@example.com', password: 'correct horse battery' } });
+    expect(signup.status).toBe(409);
+    await service.close();
+  });
+
+  it('an account made through a provider has no password: no password logs in to it', async () => {
+    const service = await serviceWith();
+    await signIn(service, 'erin');
+    for (const password of ['', '$none$', '!', 'correct horse battery']) {
+      const login = await request(service.api, 'POST /api/login', { json: { email: 'erin@example.com', password } });
+      expect([400, 401]).toContain(login.status);
+    }
+    await service.close();
+  });
+
+  it('unlinking the last way in is refused with 409 last_sign_in_method', async () => {
+    const service = await serviceWith();
+    const { answer } = await signIn(service, 'carol');
+    const unlink = await request<{ code: string }>(service.api, 'DELETE /api/me/identities/test', { cookie: answer.cookies, headers: { origin: 'http://localhost' } });
+    expect(unlink.status).toBe(409);
+    expect(unlink.json.code).toBe('last_sign_in_method');
+    await service.close();
+  });
+
+  it('linking asks for proof in the request: without the password it is refused, with it the identity links and a notice is mailed', async () => {
+    const service = await serviceWith();
+    const signup = await request(service.api, 'POST /api/signup', { json: { name: 'Owner', email: 'owner@example.com', password: 'correct horse battery' } });
+    const cookie = signup.cookies;
+    const refused = await request<{ code: string }>(service.api, 'POST /api/me/identities/test', { json: {}, cookie });
+    expect(refused.status).toBe(403);
+    expect(refused.json.code).toBe('wrong_password');
+    const wrong = await request(service.api, 'POST /api/me/identities/test', { json: { password: 'wrong password!' }, cookie });
+    expect(wrong.status).toBe(403);
+    const started = await request<{ url: string }>(service.api, 'POST /api/me/identities/test', { json: { password: 'correct horse battery', returnTo: '/settings' }, cookie });
+    expect(started.status).toBe(200);
+    // The provider's address is someone else's: a link needs none to match.
+    const back = await browse(started.json.url, 'linker');
+    const answer = await callback(service, back, started.cookies.sl_oauth ?? '');
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/settings?linked=test');
+    const identities = await request<{ identities: { subject: string }[] }>(service.api, 'GET /api/me/identities', { cookie });
+    expect(identities.json.identities.map((i) => i.subject)).toEqual(['linker']);
+    // The identity now signs in to the owner's account.
+    const { answer: signedIn } = await signIn(service, 'linker');
+    const me = await request<{ user: { email: string } }>(service.api, 'GET /api/me', { cookie: signedIn.cookies });
+    expect(me.json.user.email).toBe('owner@example.com');
+    // With a password left, unlinking goes through.
+    const unlink = await request(service.api, 'DELETE /api/me/identities/test', { cookie });
+    expect(unlink.status).toBe(200);
+    await service.close();
+  });
+
+  it('an identity another account holds is not linked (identity_taken)', async () => {
+    const service = await serviceWith();
+    await signIn(service, 'alice');
+    const signup = await request(service.api, 'POST /api/signup', { json: { name: 'Other', email: 'other@example.com', password: 'correct horse battery' } });
+    const started = await request<{ url: string }>(service.api, 'POST /api/me/identities/test', { json: { password: 'correct horse battery' }, cookie: signup.cookies });
+    const back = await browse(started.json.url, 'alice');
+    const answer = await callback(service, back, started.cookies.sl_oauth ?? '');
+    expect(errorOf(answer)).toBe('identity_taken');
+    await service.close();
+  });
+});
+
+describe('abuse (issue 42)', () => {
+  it('a callback without the sl_oauth cookie fails with sign_in_state_invalid, and no session', async () => {
+    const service = await serviceWith();
+    const { started } = await start(service);
+    const back = await browse(started.json.url, 'alice');
+    const answer = await callback(service, back, null);
+    expect(answer.status).toBe(303);
+    expect(errorOf(answer)).toBe('sign_in_state_invalid');
+    expect(answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
+  it('a callback with another browser’s cookie fails', async () => {
+    const service = await serviceWith();
+    const mine = await start(service);
+    const theirs = await start(service);
+    const back = await browse(mine.started.json.url, 'alice');
+    const answer = await callback(service, back, theirs.state);
+    expect(errorOf(answer)).toBe('sign_in_state_invalid');
+    expect(answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
+  it('a missing or wrong state fails', async () => {
+    const service = await serviceWith();
+    for (const change of [(u: URL) => u.searchParams.delete('state'), (u: URL) => u.searchParams.set('state', 'not-the-state')]) {
+      const { started, state } = await start(service);
+      const back = await browse(started.json.url, 'alice');
+      change(back);
+      const answer = await callback(service, back, state);
+      expect(errorOf(answer)).toBe('sign_in_state_invalid');
+      expect(answer.cookies.sl_session).toBeFalsy();
+    }
+    await service.close();
+  });
+
+  it('a reused state (the same callback twice) fails the second time', async () => {
+    const service = await serviceWith();
+    const { back, state, answer } = await signIn(service, 'alice');
+    expect(answer.cookies.sl_session).toBeTruthy();
+    const replay = await callback(service, back, state);
+    expect(errorOf(replay)).toBe('sign_in_state_invalid');
+    expect(replay.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
+  it('a code replayed under a fresh state is refused by the provider (identity_invalid)', async () => {
+    const service = await serviceWith();
+    const first = await signIn(service, 'alice');
+    expect(first.answer.cookies.sl_session).toBeTruthy();
+    const { started, state } = await start(service);
+    const fresh = new URL(started.json.url).searchParams.get('state')!;
+    const replayed = new URL(first.back);
+    replayed.searchParams.set('state', fresh);
+    const answer = await callback(service, replayed, state);
+    expect(errorOf(answer)).toBe('identity_invalid');
+    expect(answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
+  it('a returnTo that leaves the origin is refused at the start (400)', async () => {
+    const service = await serviceWith();
+    for (const returnTo of ['//evil.example', '/\\evil.example', 'https://evil.example', '/%2F%2Fevil.example', '%2F%2Fevil.example', '/%5Cevil.example', '/%252F%252Fevil.example', 'javascript:alert(1)', '/\tevil', ' /x']) {
+      const { started } = await start(service, { returnTo });
+      expect(started.status, returnTo).toBe(400);
+      expect(started.cookies.sl_oauth).toBeUndefined();
+    }
+    await service.close();
+  });
+
+  it('a provider that is down answers 503 provider_unavailable at once', async () => {
+    const service = await serviceWith({ issuer: 'http://127.0.0.1:1' });
+    const { started } = await start(service);
+    expect(started.status).toBe(503);
+    expect((started.json as unknown as { code: string }).code).toBe('provider_unavailable');
+    await service.close();
+  });
+
+  it('a provider that never answers is given up on after the bounded wait', async () => {
+    const { createServer } = await import('node:net');
+    // Accepts connections and never answers; its sockets are destroyed at the end (close waits for them).
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    const service = await serviceWith({ issuer: `http://127.0.0.1:${port}`, providerTimeoutMs: 300 });
+    const { started } = await start(service);
+    expect(started.status).toBe(503);
+    expect((started.json as unknown as { code: string }).code).toBe('provider_unavailable');
+    await service.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it('a flood of starts from one address is limited (429)', async () => {
+    const service = await serviceWith();
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await start(service)).started.status);
+    expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    await service.close();
+  });
+});
