@@ -115,7 +115,8 @@ const claim = (value: unknown): string | null => (typeof value === 'string' && v
 /** Builds a provider; discovery happens at its first use (and again after a failed one). Throws RangeError for bad options. */
 export function identityProvider(options: IdentityProviderOptions, timeoutMs = DEFAULT_PROVIDER_TIMEOUT_MS): IdentityProvider {
   const { id, clientId, clientSecret } = options;
-  if (!PROVIDER_ID.test(id)) throw new RangeError(`identity provider id ${JSON.stringify(id)} must be lower-case letters and digits`);
+  // `providers` is the list's own path segment (`GET /api/sign-in/providers`).
+  if (!PROVIDER_ID.test(id) || id === 'providers') throw new RangeError(`identity provider id ${JSON.stringify(id)} must be lower-case letters and digits (and not "providers")`);
   if (!clientId || !clientSecret) throw new RangeError(`identity provider ${id}: clientId and clientSecret are required`);
   const kind = options.kind ?? 'oidc';
   if (kind === 'oidc' && !URL.canParse(options.issuer ?? '')) throw new RangeError(`identity provider ${id}: issuer must be a URL`);

@@ -24,6 +24,7 @@ import {
   type SecurityEvent,
   type SecurityNoticeOptions,
   type RetrySchedule,
+  type IdentityProviderOptions,
 } from '@sl-accounts/core';
 import { normaliseBasePath } from '@sl-accounts/http';
 import type { HttpLimits } from '@sl-accounts/http-node';
@@ -104,6 +105,8 @@ export interface Config {
   readonly secretsKey: string | undefined;
   /** The issuer authenticator apps show; default the service name. */
   readonly totpIssuer: string | undefined;
+  /** The identity providers of the `AUTH_<ID>_*` variables, in the order of their ids. */
+  readonly identityProviders: readonly IdentityProviderOptions[];
   /** NODE_ENV=production: no development stand-ins (a missing SECRETS_KEY refuses to start while a factor is on). */
   readonly production: boolean;
 }
@@ -242,7 +245,7 @@ const Env = z
     if (env.MAIL_LEASE_MS <= 3 * env.SMTP_TIMEOUT_MS) ctx.addIssue({ code: 'custom', path: ['MAIL_LEASE_MS'], message: 'must exceed three times SMTP_TIMEOUT_MS' });
     if (env.MAIL_RETRY_BASE_MS > env.MAIL_RETRY_MAX_MS) ctx.addIssue({ code: 'custom', path: ['MAIL_RETRY_BASE_MS'], message: 'must not exceed MAIL_RETRY_MAX_MS' });
   })
-  .transform((env): Config => {
+  .transform((env): Omit<Config, 'identityProviders'> => {
     const kind = env.STORE ?? (env.DATABASE_URL ? 'postgres' : embeddedStoreOf(env.DATA_DIR));
     const store: StoreConfig =
       kind === 'postgres'
@@ -297,12 +300,72 @@ const Env = z
     };
   });
 
+/** The issuers of the OpenID Connect presets (Auth.js's names); GitHub speaks OAuth 2.0 and has none. */
+const PRESET_ISSUERS: Readonly<Record<string, (tenant: string | undefined) => string>> = {
+  GOOGLE: () => 'https://accounts.google.com',
+  GITLAB: () => 'https://gitlab.com',
+  MICROSOFT: (tenant) => `https://login.microsoftonline.com/${tenant}/v2.0`,
+};
+const PRESET_NAMES: Readonly<Record<string, string>> = { GOOGLE: 'Google', GITLAB: 'GitLab', MICROSOFT: 'Microsoft', GITHUB: 'GitHub' };
+
+/**
+ * The identity providers the `AUTH_<ID>_*` variables configure (issue 42): a generic OpenID Connect
+ * provider is on with `AUTH_<ID>_ISSUER`, `_ID` and `_SECRET` (`_NAME` optional); the presets
+ * (Google, Microsoft with `AUTH_MICROSOFT_TENANT`, GitLab, GitHub) need only the id and the secret.
+ * Problems are answered as the configuration's other issues (variable: message).
+ */
+export function identityProvidersOf(env: Readonly<Record<string, string | undefined>>, production: boolean): { readonly providers: IdentityProviderOptions[]; readonly problems: string[] } {
+  const ids = new Set<string>();
+  for (const name of Object.keys(env)) {
+    const match = /^AUTH_([A-Z0-9]+)_(ISSUER|ID|SECRET|NAME|TENANT)$/.exec(name);
+    if (match && env[name]) ids.add(match[1]!);
+  }
+  const providers: IdentityProviderOptions[] = [];
+  const problems: string[] = [];
+  for (const ID of [...ids].sort()) {
+    const get = (suffix: string) => env[`AUTH_${ID}_${suffix}`] || undefined;
+    const [clientId, clientSecret, issuerSet, name] = [get('ID'), get('SECRET'), get('ISSUER'), get('NAME')];
+    if (!/^[A-Z][A-Z0-9]{0,31}$/.test(ID) || ID === 'PROVIDERS') {
+      problems.push(`AUTH_${ID}_*: a provider's id is letters and digits, starting with a letter (and not PROVIDERS)`);
+      continue;
+    }
+    if (!clientId || !clientSecret) {
+      problems.push(`AUTH_${ID}_${clientId ? 'SECRET' : 'ID'}: required with the other AUTH_${ID}_* variables`);
+      continue;
+    }
+    const common = { id: ID.toLowerCase(), clientId, clientSecret, ...(name || PRESET_NAMES[ID] ? { name: name ?? PRESET_NAMES[ID]! } : {}), ...(production ? {} : { allowHttp: true }) };
+    if (ID === 'GITHUB' && !issuerSet) {
+      providers.push({ ...common, kind: 'github' });
+      continue;
+    }
+    if (ID === 'MICROSOFT' && !issuerSet && !get('TENANT')) {
+      problems.push('AUTH_MICROSOFT_TENANT: required (the directory tenant id: the multi-tenant issuers name no one issuer to check ID tokens against)');
+      continue;
+    }
+    const issuer = issuerSet ?? PRESET_ISSUERS[ID]?.(get('TENANT'));
+    if (!issuer || !URL.canParse(issuer)) {
+      problems.push(`AUTH_${ID}_ISSUER: ${issuer ? 'must be a URL' : 'required for a provider that is not a preset (google, microsoft, gitlab, github)'}`);
+      continue;
+    }
+    if (production && new URL(issuer).protocol !== 'https:') {
+      problems.push(`AUTH_${ID}_ISSUER: must be https in production`);
+      continue;
+    }
+    providers.push({ ...common, issuer });
+  }
+  return { providers, problems };
+}
+
 /** Parses the environment; throws an Error whose message names every bad variable, on one line. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
   const result = Env.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${problems}`);
+  const production = env.NODE_ENV === 'production';
+  const { providers, problems } = identityProvidersOf(env, production);
+  // The redirect URI is PUBLIC_URL's: a request's Host would let a client name where codes go.
+  if (production && providers.length > 0 && !env.PUBLIC_URL) problems.push(`AUTH_${providers[0]!.id.toUpperCase()}_ID: an identity provider needs PUBLIC_URL in production (its redirect URI is <PUBLIC_URL><BASE_PATH>/api/sign-in/${providers[0]!.id}/callback)`);
+  if (!result.success || problems.length > 0) {
+    const issues = (result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).concat(problems);
+    throw new Error(`Invalid configuration: ${issues.join('; ')}`);
   }
-  return result.data;
+  return { ...result.data, identityProviders: providers };
 }

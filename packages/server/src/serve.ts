@@ -121,6 +121,7 @@ export async function configureService(config: Config, overrides: ServerOverride
       ...(config.totpIssuer === undefined ? {} : { totpIssuer: config.totpIssuer }),
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
+      identityProviders: config.identityProviders,
     },
     logger,
     basePath: config.basePath,

@@ -12,6 +12,7 @@ import {
   systemClock,
   type Accounts,
   type AccountsOptions,
+  type IdentityProviderOptions,
   type Clock,
   type Mailer,
   type PasswordHasher,
@@ -46,6 +47,12 @@ export interface ServiceOptions {
   readonly tokens?: TokenGenerator;
   /** The use cases' options: limits, reset link, the operator's address for contact mail, session cap. */
   readonly accounts?: AccountsOptions;
+  /**
+   * Identity providers people may sign in through (issue 42): OpenID Connect issuers and GitHub, as
+   * `accounts.identityProviders` takes them (and added to those). Their redirect URI is
+   * `<publicUrl><basePath>/api/sign-in/<id>/callback` (or under the host's mount).
+   */
+  readonly identityProviders?: readonly IdentityProviderOptions[];
   /** Where the service logs (pino's logger fits); default nowhere. */
   readonly logger?: Logger;
   /** The path the service is mounted under (e.g. `/accounts`); default the root. */
@@ -188,7 +195,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       ...(options.hasher ? { hasher: options.hasher } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
     },
-    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets },
+    { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets, identityProviders: [...(options.accounts?.identityProviders ?? []), ...(options.identityProviders ?? [])] },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
   const serviceName = options.accounts?.serviceName;
