@@ -15,6 +15,7 @@ import { emailCases } from './cases/email.ts';
 import { noticeCases } from './cases/notices.ts';
 import { outboxCases } from './cases/outbox.ts';
 import { passkeyCases } from './cases/passkeys.ts';
+import { identityCases } from './cases/identities.ts';
 import { deviceKeyCases } from './cases/device-keys.ts';
 import { rateLimiterCases } from './cases/rate-limiter.ts';
 import { roundTripCases } from './cases/round-trip.ts';
@@ -89,6 +90,7 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('security notices queued with their change', () => noticeCases(current));
     describe('device keys', () => deviceKeyCases(current));
     describe('passkeys and WebAuthn challenges', () => passkeyCases(current));
+    describe('identities at identity providers', () => identityCases(current));
     describe('every string comes back exactly as given', () => roundTripCases(current));
     describe('units of work and the members the rules build on', () => unitOfWorkCases(current));
     describe('second factors: TOTP, recovery codes, login challenges, step-ups', () => secondFactorCases(current));
