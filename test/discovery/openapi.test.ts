@@ -147,6 +147,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // And the passkeys'.
       added.push('/api/passkeys', '/api/passkeys/{id}', '/api/passkeys/registration-options', '/api/passkeys/sign-in-options', '/api/passkeys/sign-in');
       added.push('/api/passkeys/step-up-options', '/api/passkeys/step-up', '/api/login/passkey-options', '/api/login/passkey');
+      // And issue 42's (identity providers).
+      added.push('/api/sign-in/providers', '/api/sign-in/{provider}', '/api/sign-in/{provider}/callback', '/api/me/identities', '/api/me/identities/{provider}');
       expect(Object.keys(doc.paths).sort()).toEqual([...Object.keys(expected), ...added].sort());
       for (const [path, [method, body]] of Object.entries(expected)) {
         const op = operation(path, method);
@@ -209,6 +211,12 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         ['/api/passkeys/step-up', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403']],
         ['/api/login/passkey-options', 'post', undefined, ['200', '401', '403', '429']],
         ['/api/login/passkey', 'post', 'PasskeySignInRequest', ['200', '400', '401', '403', '429']],
+        ['/api/sign-in/providers', 'get', undefined, ['200']],
+        ['/api/sign-in/{provider}', 'post', 'ProviderSignInRequest', ['200', '400', '403', '404', '429', '503']],
+        ['/api/sign-in/{provider}/callback', 'get', undefined, ['303', '404']],
+        ['/api/me/identities', 'get', undefined, ['200', '401']],
+        ['/api/me/identities/{provider}', 'post', 'IdentityLinkRequest', ['200', '400', '401', '403', '404', '429', '503']],
+        ['/api/me/identities/{provider}', 'delete', undefined, ['200', '401', '403', '404', '409']],
       ] as const;
       for (const [path, method, body, statuses] of expected) {
         const op = operation(path, method);
@@ -287,6 +295,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       expect(schemas.ChangePasswordRequest!.properties.newPassword).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(schemas.PasswordResetConfirmRequest!.properties.newPassword).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(Object.keys(schemas).sort()).toEqual([
+        'AuthorizationUrlResponse',
         'ChangePasswordRequest',
         'ConfirmTotpRequest',
         'ContactRequest',
@@ -296,6 +305,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'EmailVerificationConfirmRequest',
         'ErrorResponse',
         'Health',
+        'IdentitiesResponse',
+        'Identity',
+        'IdentityLinkRequest',
         'LoginRequest',
         'Ok',
         'Passkey',
@@ -309,6 +321,7 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'PasskeysResponse',
         'PasswordResetConfirmRequest',
         'PasswordResetRequest',
+        'ProviderSignInRequest',
         'PublicKeyCredentialCreationOptionsJSON',
         'PublicKeyCredentialRequestOptionsJSON',
         'RecoveryCodes',
@@ -318,6 +331,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
         'SecondFactorLoginResponse',
         'Session',
         'SessionsResponse',
+        'SignInProvider',
+        'SignInProvidersResponse',
         'SignupRequest',
         'StartTotpRequest',
         'TotpEnrolment',
@@ -421,8 +436,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // responses and 5 request bodies; its passkeys' eleven operations: 85 responses and request
       // bodies; issue 39: 8 for the proof on two of them (its body, and the answers it adds, the
       // registration options' 429 among them) and 1 for the step-up options' 429. So the loop above
-      // cannot pass by checking nothing.
-      expect(examples).toBe(184 + 85 + 8 + 1);
+      // cannot pass by checking nothing. Issue 42's six operations (identity providers): 40 responses
+      // and request bodies.
+      expect(examples).toBe(184 + 85 + 8 + 1 + 40);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });

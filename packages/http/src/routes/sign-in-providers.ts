@@ -21,7 +21,7 @@ function startMeta(request: OperationRequest, provider: string) {
 const STARTED: DocumentedResponse = {
   description: `The provider’s authorization URL: send the browser there. The \`${SIGN_IN_STATE_COOKIE}\` cookie (${SIGN_IN_STATE_TTL_MS / 60_000} minutes, once) binds the callback to this browser.`,
   body: 'AuthorizationUrlResponse',
-  example: { ok: true, url: 'https://accounts.example.com/authorize?client_id=…&code_challenge_method=S256&state=…&nonce=…' },
+  example: { ok: true, url: 'https://idp.example.com/authorize?client_id=sl-accounts&response_type=code&code_challenge_method=S256&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&state=af0ifjsldkj&nonce=n-0S6_WzA2Mj' },
   headers: {
     'Set-Cookie': {
       description: `\`${signInStateCookie('<token>', SIGN_IN_STATE_TTL_MS / 1000)}\` (under a prefix, its \`Path\` is that mount's).`,
