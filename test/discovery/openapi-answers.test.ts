@@ -31,11 +31,13 @@ it('every answer matches the OpenAPI document: status, headers and body', () => 
   expect(problems).toEqual([]);
 });
 
-it('every operation answered, and every one but the two that need a mailed token answered a success', () => {
+it('every operation answered, and every one but the two that need a mailed token answered a success (the provider’s callback: its success is a 303)', () => {
   const answered = new Set(observed.map((answer) => routeOf(answer)?.operationId));
   const succeeded = new Set(observed.filter(({ response }) => response.status < 300).map((answer) => routeOf(answer)?.operationId));
   expect(API_ROUTES.filter((route) => !answered.has(route.operationId)).map((route) => route.operationId)).toEqual([]);
-  expect(API_ROUTES.filter((route) => !succeeded.has(route.operationId)).map((route) => route.operationId).sort()).toEqual(['confirmEmail', 'confirmPasswordReset']);
+  expect(API_ROUTES.filter((route) => !succeeded.has(route.operationId)).map((route) => route.operationId).sort()).toEqual(['confirmEmail', 'confirmPasswordReset', 'finishProviderSignIn']);
+  // The callback's success is the 303 to returnTo with `linked=` (the provider journey's).
+  expect(observed.some(({ url, response }) => url.pathname === '/api/sign-in/google/callback' && response.status === 303 && response.headers.get('location') === '/?linked=google')).toBe(true);
 });
 
 it('the passkey login’s 200 names both policies that counted it in RateLimit-Policy', () => {

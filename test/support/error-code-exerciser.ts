@@ -7,7 +7,7 @@
  * table, or a body field another change adds (a password, a code), is exercised with no edit here.
  */
 import { URI, type TOTP } from 'otpauth';
-import { STEP_UP_WINDOW_MS, secretBox } from '@sl-accounts/core';
+import { STEP_UP_WINDOW_MS, secretBox, type IdentityProvider } from '@sl-accounts/core';
 import { ManualClock } from '@sl-accounts/core/testing';
 import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
 import { EXAMPLE_SIGNUP } from '@sl-accounts/http/examples';
@@ -72,6 +72,19 @@ export interface ExerciseTarget {
   readonly close: () => Promise<void>;
 }
 
+/**
+ * An identity provider under the routes' example id that answers in-process (no network): its
+ * authorization URL carries the state, and any callback with a code is one person. The whole flow
+ * against a real provider is test/http/sign-in-providers.test.ts's.
+ */
+const STUB_PROVIDER: IdentityProvider = {
+  id: 'google',
+  name: 'Google',
+  kind: 'oidc',
+  authorizationUrl: async (redirectUri, checks) => new URL(`https://idp.example/authorize?redirect_uri=${encodeURIComponent(redirectUri)}&state=${checks.state}`),
+  finish: async () => ({ issuer: 'https://idp.example', subject: 'stub-person', email: 'stub-person@example.com', emailVerified: true, name: 'Stub Person' }),
+};
+
 async function inProcess(): Promise<ExerciseTarget> {
   const clock = new ManualClock();
   const service: Service = await createService({
@@ -81,7 +94,7 @@ async function inProcess(): Promise<ExerciseTarget> {
     mailer: { send: async () => {} },
     linkBase: ORIGIN,
     publicUrl: ORIGIN,
-    accounts: { secrets: secretBox(Buffer.alloc(32, 7)) },
+    accounts: { secrets: secretBox(Buffer.alloc(32, 7)), identityProviders: [STUB_PROVIDER] },
   });
   return { fetch: (request, clientAddress) => service.fetch(request, { clientAddress }), clock, close: () => service.close() };
 }
@@ -176,6 +189,18 @@ export async function exerciseErrorCodes(
     const sessions = await call('GET', '/api/sessions', undefined, { cookie: session });
     await call('DELETE', `/api/sessions/${(sessions.body!.sessions as { id: string }[])[0]!.id}`, undefined, { cookie: session });
   }
+  /** A provider's link as a user goes through it: start with the password, the callback, the list, the unlink. */
+  async function providerJourney() {
+    const email = 'linking@example.com';
+    const signup = await call('POST', '/api/signup', { ...EXAMPLE_SIGNUP, email });
+    const session = signup.cookies.find((c) => c.startsWith('sl_session='))!;
+    const started = await call('POST', '/api/me/identities/google', { password: EXAMPLE_SIGNUP.password }, { cookie: session });
+    const state = new URL(started.body!.url as string).searchParams.get('state')!;
+    const oauth = started.cookies.find((c) => c.startsWith('sl_oauth='))!;
+    await call('GET', `/api/sign-in/google/callback?code=stub&state=${state}`, undefined, { cookie: oauth });
+    await call('GET', '/api/me/identities', undefined, { cookie: session });
+    await call('DELETE', '/api/me/identities/google', undefined, { cookie: session });
+  }
   const seen: SeenCode[] = [];
   const note = (route: ApiRoute, answer: { status: number; body: Record<string, unknown> | null }) => {
     if (answer.body?.ok === false && typeof answer.body.code === 'string') seen.push({ route, status: answer.status, code: answer.body.code });
@@ -213,6 +238,7 @@ export async function exerciseErrorCodes(
       skill: await text('/.well-known/agent-skills/account-api/SKILL.md'),
     };
     await passkeyJourney();
+    await providerJourney();
     return { seen, documents, observed };
   } finally {
     await close();

@@ -266,8 +266,9 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
 
     startProviderSignIn: (id, body, meta) =>
       withQuota(async (tally) => {
-        const provider = providerOf(id);
+        // Counted first, so every answer of a limited operation carries its quota.
         await context.limit('providerSignIn', meta, tally);
+        const provider = providerOf(id);
         const input = parseRequest(ProviderSignInRequest, await readBody(body));
         return start(provider, input.returnTo ?? meta.defaultReturnTo, meta, tally);
       }),
@@ -303,9 +304,9 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
 
     startIdentityLink: (id, body, meta) =>
       withQuota(async (tally) => {
+        await context.limit('providerSignIn', meta, tally);
         const session = await signedIn(context, meta);
         const provider = providerOf(id);
-        await context.limit('providerSignIn', meta, tally);
         const input = parseRequest(IdentityLinkRequest, await readBody(body));
         const record = await proveOwner(session, input, tally);
         return start(provider, input.returnTo ?? meta.defaultReturnTo, meta, tally, { userId: record.id, generation: record.credentialGeneration, session: session.digest });

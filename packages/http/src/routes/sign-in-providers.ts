@@ -3,7 +3,7 @@
  * (`/api/me/identities*`): issue 42, docs/decisions/0055-identity-provider-client.md and 0056-identity-linking.md.
  * The `sl_oauth` cookie binds a provider's callback to the browser that started the sign-in.
  */
-import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, type ProviderCallbackEnd } from '@sl-accounts/core';
+import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, type ProviderCallbackEnd } from '@sl-accounts/core';
 import { ERROR_EXAMPLES } from '../examples.ts';
 import type { OperationRequest } from '../operation-request.ts';
 import { clearedSessionCookie, clearedSignInStateCookie, deviceCookie, DEVICE_COOKIE_PATHS, loginChallengeCookie, sessionCookie, SIGN_IN_STATE_COOKIE, signInStateCookie } from '../session-cookie.ts';
@@ -102,13 +102,25 @@ export const finishProviderSignIn: ApiRoute = {
   path: '/api/sign-in/{provider}/callback',
   operationId: 'finishProviderSignIn',
   summary: 'The identity provider’s callback',
-  description: `Where the provider sends the browser back (the redirect URI to register with it). Checks the \`${SIGN_IN_STATE_COOKIE}\` cookie and the provider’s answer, and answers 303 to \`returnTo\`: signed in (\`sl_session\` set); or, when the account has a second factor, with the \`sl_login\` challenge a password login sets and \`second_factor=<methods>\` in the query (finish at \`POST /api/login/second-factor\` or \`/api/login/passkey\`); or, for a link, with \`linked=<provider>\`; or with \`error=<code>\` and no session (docs/api.md lists the codes). A GET, as a redirect from the provider is: it is not refused as cross-site, since the cookie and the single-use \`state\` bind it to the browser that started it.`,
+  description: `Where the provider sends the browser back (the redirect URI to register with it). Checks the \`${SIGN_IN_STATE_COOKIE}\` cookie and the provider’s answer, and answers 303 to \`returnTo\`: signed in (\`sl_session\` set); or, when the account has a second factor, with the \`sl_login\` challenge a password login sets and \`second_factor=<methods>\` in the query (finish at \`POST /api/login/second-factor\` or \`/api/login/passkey\`); or, for a link, with \`linked=<provider>\`; or with \`error=<code>\` and no session (the API contract lists the codes). A GET, as a redirect from the provider is: it is not refused as cross-site, since the cookie and the single-use \`state\` bind it to the browser that started it.`,
   tag: 'accounts',
   changesState: false,
   auth: 'public',
   pathParameters: PROVIDER_PARAMETER,
   responses: {
-    '303': { description: 'To `returnTo`, with the outcome in its query and cookies (the body is `{ "ok": true }` whatever the outcome: read the `Location`).', body: 'Ok', example: { ok: true }, cookie: 'set' },
+    '303': {
+      description: 'To `returnTo`, with the outcome in its query and cookies (the body is `{ "ok": true }` whatever the outcome: read the `Location`).',
+      body: 'Ok',
+      example: { ok: true },
+      headers: {
+        Location: { description: '`returnTo` (a path on this site), with `error=<code>`, `second_factor=<methods>` or `linked=<provider>` added when they apply.', required: true, schema: { type: 'string', pattern: '^/' } },
+        'Set-Cookie': {
+          description: `\`${SIGN_IN_STATE_COOKIE}\` cleared; signed in: \`sl_session\` and \`sl_device\`; at the second factor: \`sl_login\` (and \`sl_session\` cleared).`,
+          required: true,
+          schema: { type: 'string', pattern: `^(?:sl_session|sl_device|sl_login|${SIGN_IN_STATE_COOKIE})=[^;]*;` },
+        },
+      },
+    },
     '404': UNKNOWN_PROVIDER,
   },
   run: async (accounts, request) => {
@@ -143,7 +155,7 @@ export const startIdentityLink: ApiRoute = {
   changesState: true,
   auth: 'session',
   limited: 'providerSignIn',
-  alsoLimited: [PROVIDER_SIGN_IN_TOTAL_POLICY],
+  alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, PROVIDER_SIGN_IN_TOTAL_POLICY],
   pathParameters: PROVIDER_PARAMETER,
   requestBody: IdentityLinkRequest,
   requestExample: { password: 'correct horse battery staple', returnTo: '/account' },
