@@ -349,18 +349,19 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 const MIGRATION_LOCK_KEY = 0x736c_6d67;
 
 /**
- * Applies pending migrations and returns their names. Everything, the bookkeeping tables included,
+ * Applies pending migrations (up to `target`, a test's older schema, or all) and returns their names. Everything, the bookkeeping tables included,
  * runs in one transaction under a transaction-scoped advisory lock: processes that start at once
  * queue up, and each later one finds nothing left to do. No statement timeout applies.
  */
-export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
-  if (await isCurrent(db)) return [];
+export async function migrateToLatest(db: Kysely<Database>, target?: string): Promise<readonly string[]> {
+  if (target === undefined && (await isCurrent(db))) return [];
   return db.transaction().execute(async (trx) => {
     // A migration may run long, or wait here for another process's: the connections' statement
     // timeout is for requests, not for this.
     await sql`set local statement_timeout = 0`.execute(trx);
     await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
-    const { error, results = [] } = await new Migrator({ db: trx, provider }).migrateToLatest();
+    const migrator = new Migrator({ db: trx, provider });
+    const { error, results = [] } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target));
     if (error) throw error;
     return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
   });
