@@ -165,11 +165,12 @@ create unique index identities_user_id_provider_key on identities (user_id, prov
 `;
 
 /**
- * Applies pending migrations with Kysely's Migrator and returns their names. One process holds the
- * file (see `open`), so no other migrates at the same time.
+ * Applies pending migrations (up to `target`, a test's older schema, or all) with Kysely's Migrator
+ * and returns their names. One process holds the file (see `open`), so no other migrates at the same time.
  */
-export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
-  const { error, results = [] } = await new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } }).migrateToLatest();
+export async function migrateToLatest(db: Kysely<Database>, target?: string): Promise<readonly string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error, results = [] } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target));
   if (error) throw error;
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
