@@ -38,7 +38,8 @@ export default tseslint.config(
   },
   {
     // The core stays framework-free: zod, ipaddr.js, lru-cache (the session cache), the cryptography of the second factors
-    // (otpauth for TOTP, @simplewebauthn/server for passkeys: no hand-written TOTP, CBOR or COSE) and node built-ins only
+    // (otpauth for TOTP, @simplewebauthn/server for passkeys: no hand-written TOTP, CBOR or COSE), openid-client for identity
+    // providers (no hand-written token or signature validation, ADR 55) and node built-ins only
     // (no transport's: node:http and co).
     // Relative imports stay inside src (use-cases/ reaches one level up, never two).
     files: ['packages/core/src/**/*.ts'],
@@ -48,8 +49,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$|otpauth$|@simplewebauthn/server(/helpers)?$)',
-              message: 'packages/core depends on zod, ipaddr.js, lru-cache, otpauth, @simplewebauthn/server and node built-ins only.',
+              regex: '^(?!\\./|\\.\\./(?!\\.\\./)|node:|zod$|ipaddr\\.js$|lru-cache$|otpauth$|@simplewebauthn/server(/helpers)?$|openid-client$)',
+              message: 'packages/core depends on zod, ipaddr.js, lru-cache, otpauth, @simplewebauthn/server, openid-client and node built-ins only.',
             },
             { group: ['node:http', 'node:https', 'node:http2'], message: 'packages/core knows no HTTP.' },
           ],

@@ -4,6 +4,7 @@
  * forms filled in by a cookie jar that follows its redirects. The service is called in-process
  * (`request`), as a host would hand it requests, on the memory store.
  */
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService, type Service } from '@sl-accounts/service';
@@ -303,9 +304,8 @@ describe('abuse (issue 42)', () => {
   });
 
   it('a provider that never answers is given up on after the bounded wait', async () => {
-    const { createServer } = await import('node:net');
     // Accepts connections and never answers; its sockets are destroyed at the end (close waits for them).
-    const sockets: import('node:net').Socket[] = [];
+    const sockets: Socket[] = [];
     const silent = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
