@@ -4,7 +4,9 @@
  * forms filled in by a cookie jar that follows its redirects. The service is called in-process
  * (`request`), as a host would hand it requests, on the memory store.
  */
-import { createServer, type Socket } from 'node:net';
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService, type Service } from '@sl-accounts/service';
@@ -324,6 +326,95 @@ describe('abuse (issue 42)', () => {
     for (let i = 0; i < 21; i++) statuses.push((await start(service)).started.status);
     expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
     expect(statuses[20]).toBe(429);
+    await service.close();
+  });
+});
+
+/**
+ * GitHub's OAuth 2.0 endpoints cannot be reached from here: a small local server stands in for them,
+ * answering as GitHub's documentation says (the authorize redirect with `code` and `state`; the token
+ * endpoint's JSON for `Accept: application/json`, checking the client, the code and the PKCE verifier;
+ * `GET /user` and `GET /user/emails` with the bearer token). It is a stand-in, not GitHub.
+ */
+describe('sign-in through GitHub (OAuth 2.0), against a local stand-in for its endpoints', () => {
+  let standIn: Server;
+  let base = '';
+  const emails = { current: [{ email: 'octo@example.com', primary: true, verified: true, visibility: 'public' }, { email: 'other@example.com', primary: false, verified: true, visibility: null }] };
+  const issued = new Map<string, { challenge: string; redirectUri: string }>();
+
+  beforeAll(async () => {
+    standIn = createHttpServer(async (req, res) => {
+      const url = new URL(req.url ?? '/', base);
+      const json = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (url.pathname === '/login/oauth/authorize') {
+        const code = `code-${issued.size + 1}`;
+        issued.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', redirectUri: url.searchParams.get('redirect_uri') ?? '' });
+        const back = new URL(url.searchParams.get('redirect_uri')!);
+        back.searchParams.set('code', code);
+        back.searchParams.set('state', url.searchParams.get('state')!);
+        res.writeHead(302, { location: back.href });
+        return void res.end();
+      }
+      if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') {
+        let text = '';
+        for await (const chunk of req) text += String(chunk);
+        const form = new URLSearchParams(text);
+        const grant = issued.get(form.get('code') ?? '');
+        issued.delete(form.get('code') ?? '');
+        const verifier = createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url');
+        if (!grant || grant.challenge !== verifier || form.get('client_id') !== 'gh-client' || form.get('client_secret') !== 'gh-secret') return json(400, { error: 'bad_verification_code' });
+        return json(200, { access_token: 'gho_standin', token_type: 'bearer', scope: 'read:user,user:email' });
+      }
+      if (req.headers.authorization !== 'Bearer gho_standin') return json(401, { message: 'Requires authentication' });
+      if (url.pathname === '/user') return json(200, { id: 4242, login: 'octocat', name: 'The Octocat' });
+      if (url.pathname === '/user/emails') return json(200, emails.current);
+      json(404, { message: 'Not Found' });
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => standIn.close(() => resolve())));
+
+  const github = () =>
+    createService({
+      store: createMemoryStore(),
+      hasher: testHasher,
+      mcp: false,
+      identityProviders: [{ id: 'github', kind: 'github', clientId: 'gh-client', clientSecret: 'gh-secret', allowHttp: true, github: { authorizationEndpoint: `${base}/login/oauth/authorize`, tokenEndpoint: `${base}/login/oauth/access_token`, apiUrl: base } }],
+    });
+
+  async function viaGitHub(service: Service) {
+    const started = await request<{ url: string }>(service.api, 'POST /api/sign-in/github', { json: {} });
+    expect(started.status).toBe(200);
+    const url = new URL(started.json.url);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('nonce')).toBeNull();
+    const authorize = await fetch(url, { redirect: 'manual' });
+    const back = new URL(authorize.headers.get('location')!);
+    return request(service.api, `GET ${back.pathname}${back.search}`, { cookie: { sl_oauth: started.cookies.sl_oauth ?? '' } });
+  }
+
+  it('makes the account from the user and its verified primary address, and signs in', async () => {
+    const service = await github();
+    const answer = await viaGitHub(service);
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/');
+    const me = await request<{ user: { email: string; name: string; emailVerified: boolean } }>(service.api, 'GET /api/me', { cookie: answer.cookies });
+    expect(me.json.user).toMatchObject({ email: 'octo@example.com', name: 'The Octocat', emailVerified: true });
+    const identities = await request<{ identities: { provider: string; subject: string }[] }>(service.api, 'GET /api/me/identities', { cookie: answer.cookies });
+    expect(identities.json.identities).toEqual([expect.objectContaining({ provider: 'github', subject: '4242' })]);
+    await service.close();
+  });
+
+  it('a primary address GitHub has not verified stays unverified', async () => {
+    emails.current = [{ email: 'octo@example.com', primary: true, verified: false, visibility: 'public' }];
+    const service = await github();
+    const answer = await viaGitHub(service);
+    const me = await request<{ user: { emailVerified: boolean } }>(service.api, 'GET /api/me', { cookie: answer.cookies });
+    expect(me.json.user.emailVerified).toBe(false);
     await service.close();
   });
 });

@@ -14,8 +14,9 @@ import * as login from '../src/routes/login.ts';
 import * as passkeys from '../src/routes/passkeys.ts';
 import * as secondFactor from '../src/routes/second-factor.ts';
 import * as sessions from '../src/routes/sessions.ts';
+import * as signInProviders from '../src/routes/sign-in-providers.ts';
 
-const RESOURCES = { account, contact, health, identity, login, passkeys, secondFactor, sessions };
+const RESOURCES = { account, contact, health, identity, login, passkeys, secondFactor, sessions, signInProviders };
 /** Every route as its resource file declares it, by the name it is exported under. */
 const declared: [name: string, route: ApiRoute][] = Object.values(RESOURCES).flatMap((module) => Object.entries(module as Record<string, ApiRoute>));
 const declarationOf = (route: ApiRoute) => declared.find(([, d]) => d.operationId === route.operationId)![1];

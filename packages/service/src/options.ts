@@ -59,6 +59,7 @@ const ServiceOptionsSchema = z.strictObject({
   observeAccounts: z.custom((value) => typeof value === 'function', 'must be a function').optional(),
   migrate: z.boolean().optional(),
   bodyTimeoutMs: z.int().min(0).max(MAX_BODY_TIMEOUT_MS).optional(),
+  identityProviders: z.array(z.looseObject({ id: z.string(), clientId: z.string().min(1), clientSecret: z.string().min(1) }), 'must be a list of identity providers ({ id, issuer, clientId, clientSecret } or { id, kind: "github", clientId, clientSecret })').optional(),
 });
 
 /** Every option `createService` takes, by name (docs/embedding.md's table is held to it). */
