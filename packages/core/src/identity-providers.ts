@@ -129,7 +129,9 @@ export function identityProvider(options: IdentityProviderOptions, timeoutMs = D
     configuration ??= (async () => {
       let config: oidc.Configuration;
       if (kind === 'oidc') {
-        config = await oidc.discovery(new URL(options.issuer!), clientId, clientSecret, undefined, { timeout: timeoutSeconds, execute });
+        // Non-repudiation checks: the ID token's signature is verified against the issuer's keys even
+        // though it came straight from the token endpoint (which OIDC lets a client skip over TLS).
+        config = await oidc.discovery(new URL(options.issuer!), clientId, clientSecret, undefined, { timeout: timeoutSeconds, execute: [...execute, oidc.enableNonRepudiationChecks] });
       } else {
         // GitHub publishes no metadata: its endpoints are given by hand, as its documentation states them.
         config = new oidc.Configuration({ issuer: GITHUB_ISSUER, authorization_endpoint: github.authorizationEndpoint, token_endpoint: github.tokenEndpoint }, clientId, clientSecret);
