@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { URI, type TOTP } from 'otpauth';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService, type Service } from '@sl-accounts/service';
 import { request, testHasher, type TestAnswer } from '@sl-accounts/http/testing';
@@ -215,6 +216,28 @@ describe('accounts and linking (ADR 0056)', () => {
     await service.close();
   });
 
+  it('an account with a second factor still needs it: the callback sets the sl_login challenge and second_factor, and a code finishes', async () => {
+    const service = await serviceWith();
+    const password = 'correct horse battery';
+    const signup = await request(service.api, 'POST /api/signup', { json: { name: 'Guarded', email: 'guarded@example.com', password } });
+    const cookie = signup.cookies;
+    const enrol = await request<{ otpauthUri: string }>(service.api, 'POST /api/two-factor/totp', { json: { password }, cookie });
+    const app = URI.parse(enrol.json.otpauthUri) as TOTP;
+    expect((await request(service.api, 'POST /api/two-factor/totp/confirm', { json: { code: app.generate() }, cookie })).status).toBe(200);
+    const started = await request<{ url: string }>(service.api, 'POST /api/me/identities/test', { json: { password }, cookie });
+    expect(started.status).toBe(200);
+    const linked = await callback(service, await browse(started.json.url, 'erin'), started.cookies.sl_oauth ?? '');
+    expect(linked.headers.get('location')).toBe('/?linked=test');
+    const { answer } = await signIn(service, 'erin');
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/?second_factor=totp%2Crecovery');
+    expect(answer.cookies.sl_session).toBeFalsy();
+    expect(answer.cookies.sl_login).toBeTruthy();
+    const finished = await request<{ user: { email: string } }>(service.api, 'POST /api/login/second-factor', { json: { recoveryCode: 'not-a-code' }, cookie: { sl_login: answer.cookies.sl_login! } });
+    expect(finished.status).toBe(401);
+    await service.close();
+  });
+
   it('an identity another account holds is not linked (identity_taken)', async () => {
     const service = await serviceWith();
     await signIn(service, 'alice');
@@ -319,6 +342,19 @@ describe('abuse (issue 42)', () => {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
+
+  it('a flood of starts from many addresses is bounded in all (the states kept): past the total, 429', async () => {
+    const service = await serviceWith();
+    let refused: TestAnswer | undefined;
+    for (let i = 0; i < 3_001 && !refused; i++) {
+      const started = await request(service.api, 'POST /api/sign-in/test', { json: {}, ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` });
+      if (started.status !== 200) refused = started;
+      else expect(i).toBeLessThan(3_000);
+    }
+    expect(refused?.status).toBe(429);
+    expect(refused?.headers.get('ratelimit-policy')).toContain('"provider-sign-in-total";q=3000');
+    await service.close();
+  }, 120_000);
 
   it('a flood of starts from one address is limited (429)', async () => {
     const service = await serviceWith();
