@@ -21,8 +21,8 @@ let server: Server;
 let issuer = '';
 let fault: Fault = 'none';
 const nonces = new Map<string, string>();
-let signingKey: CryptoKey;
-let foreignKey: CryptoKey;
+let signingKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+let foreignKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 let jwk: JWK;
 
 beforeAll(async () => {
