@@ -169,6 +169,33 @@ describe('accounts and linking (ADR 0056)', () => {
     await service.close();
   });
 
+  it('a reset through the inbox of an unverified provider account unlinks its identities (the inbox owner takes it)', async () => {
+    const mails: { to: string; text: string }[] = [];
+    const service = await createService({
+      store: createMemoryStore(),
+      hasher: testHasher,
+      mcp: false,
+      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
+      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
+    });
+    // bob's provider does not vouch for bob@example.com: the account is made, unverified.
+    const first = await signIn(service, 'bob');
+    expect(first.answer.cookies.sl_session).toBeTruthy();
+    // The inbox's owner resets the password through the mailed link.
+    expect((await request(service.api, 'POST /api/password-reset', { json: { email: 'bob@example.com' } })).status).toBe(202);
+    const token = /token=([A-Za-z0-9_-]+)/.exec(mails.filter((m) => m.to === 'bob@example.com').at(-1)?.text ?? '')?.[1];
+    expect(token).toBeTruthy();
+    expect((await request(service.api, 'POST /api/password-reset/confirm', { json: { token, newPassword: 'the inbox owner now' } })).status).toBe(200);
+    const login = await request(service.api, 'POST /api/login', { json: { email: 'bob@example.com', password: 'the inbox owner now' } });
+    expect(login.status).toBe(200);
+    expect((await request<{ identities: unknown[] }>(service.api, 'GET /api/me/identities', { cookie: login.cookies })).json.identities).toEqual([]);
+    // The provider's identity opens nothing now: its address is an account's (account_exists).
+    const again = await signIn(service, 'bob');
+    expect(errorOf(again.answer)).toBe('account_exists');
+    expect(again.answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
   it('an account made through a provider has no password: no password logs in to it', async () => {
     const service = await serviceWith();
     await signIn(service, 'erin');

@@ -337,9 +337,15 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           const token = await tx.oneTimeTokens.take('password-reset', tokenDigest, now);
           if (!token || token.userId === null || token.credentialGeneration === null) return null;
           const generation = token.credentialGeneration;
-          // A token asked for under an older generation is void (its use above is kept).
-          const user = await tx.users.update(token.userId, { passwordHash, credentialGeneration: generation + 1, emailVerified: true }, { credentialGeneration: generation });
+          // A token asked for under an older generation is void (its use above is kept). Whether the
+          // address was unverified is the compare of the first try, so the change is one step with it.
+          const changes = { passwordHash, credentialGeneration: generation + 1, emailVerified: true };
+          const unverified = await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: false });
+          const user = unverified ?? (await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: true }));
           if (!user) return null;
+          // The inbox's owner takes the account: identities linked while nobody had proven the address
+          // (a provider that does not verify addresses: a pre-account takeover) go (ADR 56, rule 4).
+          if (unverified) for (const identity of await tx.identities.listByUser(user.id)) await tx.identities.delete(user.id, identity.provider);
           if (notice) await tx.outbox.add(addressed(notice, user.email));
           return { userId: user.id, email: user.email, endedSessions: await tx.sessions.deleteByUser(user.id) };
         },

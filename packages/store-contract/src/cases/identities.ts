@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { NO_PASSWORD, type Identity } from '@sl-accounts/core';
 import type { CurrentStore } from '../current-store.ts';
-import { addUser, at, G0, MINUTE, T0 } from '../fixtures.ts';
+import { addUser, at, digest, G0, MINUTE, T0 } from '../fixtures.ts';
 
 const ISSUER = 'https://issuer.example';
 
@@ -99,5 +99,20 @@ export function identityCases(current: CurrentStore): void {
     const ada = await addUser(accounts);
     expect(await store.identities.insert(identity(ada.id, 1), G0)).toBe(true);
     expect(await accounts.unlinkIdentity(ada.id, 'test', G0, null)).toEqual([]);
+  });
+
+  it('a completed reset of an account whose address was unverified unlinks its identities; of a verified one, keeps them', async () => {
+    const { store, accounts } = current;
+    const reset = (n: number) => ({ tokenDigest: digest(7000 + n), createdAt: T0, expiresAt: at(30 * MINUTE) });
+    const mail = (to: string) => ({ to, subject: 'Reset', text: 'https://example.com/reset?token=x' });
+    const unverified = (await accounts.signUpWithIdentity(newUser('open@example.com', false), { provider: 'test', issuer: ISSUER, subject: 'open', email: 'open@example.com', linkedAt: T0 })) as { id: number };
+    const verified = (await accounts.signUpWithIdentity(newUser('sure@example.com', true), { provider: 'test', issuer: ISSUER, subject: 'sure', email: 'sure@example.com', linkedAt: T0 })) as { id: number };
+    expect(await accounts.requestReset('open@example.com', reset(1), mail('open@example.com'))).toBe(true);
+    expect(await accounts.requestReset('sure@example.com', reset(2), mail('sure@example.com'))).toBe(true);
+    expect((await accounts.completeReset(digest(7001), T0, NO_PASSWORD))?.userId).toBe(unverified.id);
+    expect((await accounts.completeReset(digest(7002), T0, NO_PASSWORD))?.userId).toBe(verified.id);
+    expect(await store.identities.listByUser(unverified.id)).toEqual([]);
+    expect((await store.identities.listByUser(verified.id)).map((i) => i.subject)).toEqual(['sure']);
+    expect((await store.users.findById(unverified.id))!.emailVerified).toBe(true);
   });
 }
