@@ -7,6 +7,7 @@
  * that is not the provider's. Each must end in `error=identity_invalid` with no session; the well-formed
  * one signs in, so the cases fail for their one fault alone.
  */
+// @module-tag socket
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -5,6 +5,7 @@
  * consent forms filled in by a cookie jar. The server has no PUBLIC_URL here, so the redirect URI is
  * the request's own origin: the requests name `Host: localhost`, the URI the provider has registered.
  */
+// @module-tag socket
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { browse, startTestProvider, type TestProvider } from '../support/oidc-provider.ts';

@@ -4,6 +4,7 @@
  * forms filled in by a cookie jar that follows its redirects. The service is called in-process
  * (`request`), as a host would hand it requests, on the memory store.
  */
+// @module-tag socket
 import { createHash } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
