@@ -243,7 +243,7 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
   }
 
   /** The proof a link asks for: the password (or for an account without one, a factor or a fresh sign-in), and a step-up with a factor on. */
-  async function proveOwner(session: SignedInSession, input: { readonly password?: string; readonly code?: string }, tally: Tally): Promise<UserRecord> {
+  async function proveOwner(session: SignedInSession, input: { readonly password?: string | undefined; readonly code?: string | undefined }, tally: Tally): Promise<UserRecord> {
     const record = await store.users.findById(session.user.id);
     if (!record) throw new SignInRefused('sign_in_state_invalid');
     if (record.passwordHash !== NO_PASSWORD) {
