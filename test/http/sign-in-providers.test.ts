@@ -116,6 +116,32 @@ describe('sign-in through an OpenID Provider (oidc-provider on loopback)', () =>
     await service.close();
   });
 
+  it('the callback leaves the device cookie at the sign-in’s path: the same browser’s next sign-in is no new device', async () => {
+    const mails: string[] = [];
+    const service = await createService({
+      store: createMemoryStore(),
+      hasher: testHasher,
+      mcp: false,
+      mailer: { send: async (mail) => void mails.push(mail.subject) },
+      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
+    });
+    const first = await signIn(service, 'carol');
+    const device = first.answer.headers.getSetCookie().filter((c) => c.startsWith('sl_device='));
+    expect(device.some((c) => c.includes('Path=/api/sign-in;'))).toBe(true);
+    const newDevice = () => mails.filter((subject) => /new sign-in/i.test(subject)).length;
+    const before = newDevice();
+    // Another sign-in from the same browser, which sends its device cookie to the callback.
+    const { started, state } = await start(service, {}, '', { sl_device: first.answer.cookies.sl_device! });
+    const back = await browse(started.json.url, 'carol');
+    const again = await request(service.api, `GET ${back.pathname}${back.search}`, { cookie: { sl_oauth: state, sl_device: first.answer.cookies.sl_device! } });
+    expect(again.cookies.sl_session).toBeTruthy();
+    expect(newDevice()).toBe(before);
+    // A browser without it is a new device: its owner is told.
+    await signIn(service, 'carol');
+    await expect.poll(newDevice).toBe(before + 1);
+    await service.close();
+  });
+
   it('an address the provider does not assert stays unverified', async () => {
     const service = await serviceWith();
     const { answer } = await signIn(service, 'bob');

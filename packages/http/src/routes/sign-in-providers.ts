@@ -57,7 +57,10 @@ function callbackAnswer(end: ProviderCallbackEnd, base: string): OperationResult
     const { token, maxAgeSeconds, methods } = step.secondFactor;
     return redirect(withParameter(end.returnTo, 'second_factor', methods.join(',')), [loginChallengeCookie(token, maxAgeSeconds, base), clearedSessionCookie()]);
   }
+  // The device cookie at the login's paths, and at this sign-in's own: the next provider sign-in of
+  // this browser presents it, so its owner is not told of a new device each time.
   const devices = DEVICE_COOKIE_PATHS.map((path) => deviceCookie(step.device.proof, step.device.maxAgeSeconds, base, path));
+  devices.push(deviceCookie(step.device.proof, step.device.maxAgeSeconds, base).replace(`Path=${base}/api/login;`, `Path=${base}/api/sign-in;`));
   return redirect(end.returnTo, [sessionCookie(step.session.token, step.session.maxAgeSeconds), ...devices]);
 }
 
