@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { URI, type TOTP } from 'otpauth';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService, type Service } from '@sl-accounts/service';
-import { request, testHasher, type TestAnswer } from '@sl-accounts/http/testing';
+import { ManualClock, request, testHasher, type TestAnswer } from '@sl-accounts/http/testing';
 import { browse, startTestProvider, type TestProvider } from '../support/oidc-provider.ts';
 
 const CALLBACK = 'http://localhost/api/sign-in/test/callback';
@@ -230,6 +230,25 @@ describe('accounts and linking (ADR 0056)', () => {
       const login = await request(service.api, 'POST /api/login', { json: { email: 'erin@example.com', password } });
       expect([400, 401]).toContain(login.status);
     }
+    await service.close();
+  });
+
+  it('without a password, a sign-in of the last 10 minutes stands for it (here: deleting the account); later, it does not', async () => {
+    const clock = new ManualClock();
+    const service = await createService({
+      store: createMemoryStore(),
+      hasher: testHasher,
+      clock,
+      mcp: false,
+      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
+    });
+    const old = (await signIn(service, 'erin')).answer.cookies;
+    clock.advance(11 * 60_000);
+    const stale = await request<{ code: string }>(service.api, 'DELETE /api/me', { json: { password: '' }, cookie: old });
+    expect(stale.status).toBe(403);
+    expect(stale.json.code).toBe('wrong_password');
+    const fresh = (await signIn(service, 'erin')).answer.cookies;
+    expect((await request(service.api, 'DELETE /api/me', { json: { password: '' }, cookie: fresh })).status).toBe(200);
     await service.close();
   });
 

@@ -25,16 +25,11 @@ import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
 import { stepUp } from './totp-codes.ts';
-import { hasSecondFactor } from './second-factor.ts';
 
 /** How long a started sign-in waits for its callback: 10 minutes (the `sl_oauth` cookie's life). */
 export const SIGN_IN_STATE_TTL_MS = 10 * 60_000;
 
-/**
- * How recent a session of an account without a password must be to link or unlink without a factor:
- * it was made by a sign-in through a provider (or a passkey) within these 10 minutes.
- */
-export const FRESH_SIGN_IN_MS = 10 * 60_000;
+export { FRESH_SIGN_IN_MS } from './password.ts';
 
 /** A provider as `GET /api/sign-in/providers` lists it. */
 export interface ListedProvider {
@@ -242,23 +237,19 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
     if (done === null) throw new SignInRefused('sign_in_state_invalid');
   }
 
-  /** The proof a link asks for: the password (or for an account without one, a factor or a fresh sign-in), and a step-up with a factor on. */
+  /**
+   * The proof a link asks for: the password (for an account without one, a sign-in of the last
+   * minutes or a factor verified lately: `confirmPassword`), and a step-up with a second factor on.
+   */
   async function proveOwner(session: SignedInSession, input: { readonly password?: string | undefined; readonly code?: string | undefined }, tally: Tally): Promise<UserRecord> {
-    const record = await store.users.findById(session.user.id);
-    if (!record) throw new SignInRefused('sign_in_state_invalid');
-    if (record.passwordHash !== NO_PASSWORD) {
-      const checked = await confirmPassword(context, session, input.password ?? '', tally);
+    // Without a password, a code in the request is the factor that stands for it: checked first.
+    if ((await store.users.findById(session.user.id))?.passwordHash === NO_PASSWORD) {
       await stepUp(context, session, input.code, tally);
-      return checked;
+      return confirmPassword(context, session, '', tally);
     }
-    if (await hasSecondFactor(context, record.id)) {
-      await stepUp(context, session, input.code, tally);
-      return record;
-    }
-    // No password and no factor: the session itself must be a sign-in of the last minutes.
-    const own = (await store.sessions.listByUser(record.id, clock.now())).find((s) => s.tokenDigest === session.digest);
-    if (!own || clock.now().getTime() - own.createdAt.getTime() > FRESH_SIGN_IN_MS) throw new SignInRefused('sign_in_state_invalid');
-    return record;
+    const checked = await confirmPassword(context, session, input.password ?? '', tally);
+    await stepUp(context, session, input.code, tally);
+    return checked;
   }
 
   return {
