@@ -70,6 +70,7 @@ export {
   TwoFactorState,
   SecondFactorUnavailable,
   PasskeysUnavailable,
+  AccountLocked,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,
@@ -173,6 +174,22 @@ export { PROOF_NEEDS_FACTOR, RECOVERY_CODE_COUNT, type TotpEnrolment } from './u
 export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW, secretContext } from './use-cases/totp-codes.ts';
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
 export { FIRST_CREDENTIAL_GENERATION, PASSKEY_CHALLENGES_PER_ACCOUNT } from './store.ts';
+export type { AccountDirectory } from './directory.ts';
+// The activity log (docs/decisions/0057-activity-log.md).
+export {
+  ACTIVITY_TYPES,
+  ACTIVITY_PAGE_SIZE,
+  DEFAULT_ACTIVITY_RETENTION_DAYS,
+  failureSummary,
+  isActivityType,
+  type ActivityType,
+  type ActivityDetail,
+  type ActivityEntry,
+  type NewActivity,
+  type ActivityEvent,
+  type ActivityQuery,
+  type ActivityRepository,
+} from './activity.ts';
 
 // The other ports.
 export type {

@@ -223,6 +223,12 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
     get stepUps() {
       return store.stepUps;
     },
+    get activity() {
+      return store.activity;
+    },
+    get directory() {
+      return store.directory;
+    },
     get contacts() {
       return store.contacts;
     },

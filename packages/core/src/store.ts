@@ -23,6 +23,8 @@
  *
  * The store contract (`@sl-accounts/store-contract`) is the acceptance test of an implementation.
  */
+import type { ActivityRepository } from './activity.ts';
+import type { AccountDirectory } from './directory.ts';
 import type { Clock, DeviceKeyStore, MailOutbox, OutboxRepository, PasswordHasher, RateLimiter, SessionRevocations, TokenGenerator } from './ports.ts';
 
 export interface User {
@@ -48,6 +50,11 @@ export interface UserRecord extends User {
    * (its address above all) is still so while the generation is.
    */
   readonly credentialGeneration: number;
+  /**
+   * Whether an operator locked the account (issue 43): it cannot sign in by any method. Absent when
+   * it is not locked (a store leaves the field out rather than writing `false`).
+   */
+  readonly locked?: boolean;
 }
 
 /** The credential generation of every new account. */
@@ -70,6 +77,8 @@ export interface UserChanges {
   readonly emailVerified?: boolean;
   readonly passwordHash?: string;
   readonly credentialGeneration?: number;
+  /** Locks (`true`) or unlocks (`false`) the account. */
+  readonly locked?: boolean;
 }
 
 /** What a conditional update expects the user's row still to hold (the compare of a compare-and-set). */
@@ -472,6 +481,8 @@ export interface Repositories {
   readonly loginChallenges: LoginChallengeRepository;
   /** Step-ups of sessions. */
   readonly stepUps: StepUpRepository;
+  /** The activity log (security events), newest first. */
+  readonly activity: ActivityRepository;
 }
 
 /** What `Store.deleteExpired` deleted. */
@@ -507,6 +518,8 @@ export interface Store extends Repositories {
   readonly deviceKeys: DeviceKeyStore;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */
   readonly revocations: SessionRevocations;
+  /** The operator's reads: accounts by the start of their address, contact messages by sender (issue 43). */
+  readonly directory: AccountDirectory;
   /**
    * Housekeeping: deletes the sessions, reset and e-mail tokens, login challenges and WebAuthn challenges that expired at or before `now`, and
    * the outbox's stand-ins due by then; answers how many of each. `now` is the caller's clock's.

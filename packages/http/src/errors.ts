@@ -78,6 +78,7 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   two_factor_state: 409,
   two_factor_unavailable: 503,
   passkeys_unavailable: 503,
+  account_locked: 403,
 };
 
 /** A client error found by the transport (body rules, routing); its message is safe to show. */

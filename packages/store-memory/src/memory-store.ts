@@ -1,4 +1,5 @@
 import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/core';
+import { ActivityLog, activityRepository, memoryDirectory } from './activity.ts';
 import { MemoryContactStore } from './contact-store.ts';
 import { deleteWhere } from './delete-where.ts';
 import { Gate } from './gate.ts';
@@ -54,6 +55,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const gate = new Gate();
   const guard = (what: string) => gate.check(what);
   const tables = new Tables();
+  const activityLog = new ActivityLog();
   const revocations = new InProcessRevocations();
   const outbox = new MemoryOutbox({ guard, ...(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity }) });
   const contacts = new MemoryContactStore({
@@ -81,6 +83,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       recoveryCodes: recoveryCodeRepository(where),
       loginChallenges: loginChallengeRepository(where),
       stepUps: stepUpRepository(where),
+      activity: activityRepository(activityLog, unit),
     };
   };
   const autocommit = repositories(new Unit(false));
@@ -106,11 +109,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     recoveryCodes: outside(gate, 'recoveryCodes', autocommit.recoveryCodes),
     loginChallenges: outside(gate, 'loginChallenges', autocommit.loginChallenges),
     stepUps: outside(gate, 'stepUps', autocommit.stepUps),
+    activity: outside(gate, 'activity', autocommit.activity),
     contacts,
     outbox,
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys, guard),
     deviceKeys,
     revocations,
+    directory: outside(gate, 'directory', memoryDirectory(tables, contacts)),
 
     transaction: (work) =>
       gate.unit(async () => {
@@ -139,6 +144,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
             recoveryCodes: live('recoveryCodes', tx.recoveryCodes),
             loginChallenges: live('loginChallenges', tx.loginChallenges),
             stepUps: live('stepUps', tx.stepUps),
+            activity: live('activity', tx.activity),
           });
           ended = true;
           unit.commit();

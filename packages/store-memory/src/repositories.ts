@@ -62,7 +62,9 @@ export function userRepository(where: Where): UserRepository {
       // The unique index's part: the check and the write are one synchronous step.
       const holder = changes.email === undefined ? undefined : tables.idByEmail.get(changes.email);
       if (holder !== undefined && holder !== userId) throw new EmailTaken();
-      const updated: UserRecord = { ...record, ...changes };
+      // Unlocked is the field left out, as the SQL stores read it.
+      const { locked, ...rest } = { ...record, ...changes };
+      const updated: UserRecord = locked ? { ...rest, locked } : rest;
       tables.setUser(unit, updated, record);
       // Every session of the user shows it: caches in front forget them.
       if (changes.name !== undefined || changes.email !== undefined || changes.emailVerified !== undefined) revoke(where, tables.sessionsOf(userId));

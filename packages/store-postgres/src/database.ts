@@ -20,6 +20,22 @@ export interface Database {
   readonly recovery_codes: RecoveryCodesTable;
   readonly login_challenges: LoginChallengesTable;
   readonly step_ups: StepUpsTable;
+  readonly activity: ActivityTable;
+}
+
+/** The activity log (issue 43): one row per event; `summary` keys a counted one (failed sign-ins per hour). */
+export interface ActivityTable {
+  /** bigint identity: pg reads it as a string. */
+  id: ColumnType<string | number, never, never>;
+  user_id: number | null;
+  type: string;
+  at: Date;
+  client_ip: string | null;
+  user_agent: string | null;
+  actor: string | null;
+  details: ColumnType<Record<string, string | number | boolean | null>, unknown, unknown>;
+  count: Generated<number>;
+  summary: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An account's TOTP factor, pending or on (docs/decisions/0044). */
@@ -122,6 +138,8 @@ export interface UsersTable {
   /** Moved on by every change of credential; 0 for a new account. */
   credential_generation: Generated<number>;
   created_at: Date;
+  /** Whether an operator locked the account (issue 43). */
+  locked: Generated<boolean>;
 }
 
 export interface SessionsTable {

@@ -20,6 +20,8 @@ import { emailTokenRepository, resetTokenRepository } from './tokens.ts';
 import { passkeyChallengeRepository, passkeyRepository } from './passkeys.ts';
 import { unitOn, type Unit } from './unit.ts';
 import { userRepository } from './users.ts';
+import { activityRepository } from './activity.ts';
+import { directoryOn } from './directory.ts';
 import { loginChallengeRepository, recoveryCodeRepository, stepUpRepository, totpRepository } from './second-factors.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
@@ -238,6 +240,7 @@ function repositories(unit: Unit): Repositories {
     recoveryCodes: recoveryCodeRepository(unit),
     loginChallenges: loginChallengeRepository(unit),
     stepUps: stepUpRepository(unit),
+    activity: activityRepository(unit),
   };
 }
 
@@ -272,6 +275,7 @@ function storeOn(db: Kysely<Database>, connections: Connections, revocations: Se
     rateLimiter: new PostgresRateLimiter(db, rows),
     deviceKeys: new PostgresDeviceKeyStore(db),
     revocations,
+    directory: directoryOn(unitOn(rows, false, published)),
     async deleteExpired(now) {
       // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
       const [sessions, resetTokens, emailTokens, standIns, challenges, passkeyChallenges] = await Promise.all([

@@ -4,12 +4,22 @@ import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, t
 import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 import { secondFactorRepositories } from './second-factors.ts';
+import { activityRepository } from './activity.ts';
 
 const date = (ms: number) => new Date(ms);
 
-const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation'] as const;
-type RecordRow = Pick<Selectable<Database['users']>, (typeof RECORD)[number]>;
-const toRecord = (row: RecordRow): UserRecord => ({ id: row.id, name: row.name, email: row.email, emailVerified: row.email_verified === 1, passwordHash: row.password_hash, credentialGeneration: row.credential_generation });
+export const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation', 'locked'] as const;
+export type RecordRow = Pick<Selectable<Database['users']>, (typeof RECORD)[number]>;
+export const toRecord = (row: RecordRow): UserRecord => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  emailVerified: row.email_verified === 1,
+  passwordHash: row.password_hash,
+  credentialGeneration: row.credential_generation,
+  // Left out when unlocked (UserRecord.locked).
+  ...(row.locked === 1 ? { locked: true } : {}),
+});
 
 // ON CONFLICT DO NOTHING without a target covers the unique index on lower(email): a taken address
 // yields no row (and no error), and the unit of work goes on.
@@ -22,7 +32,7 @@ const userById = compiled(1, (db, id: number) => db.selectFrom('users').select(R
 const deleteUser = compiled(1, (db, id: number) => db.deleteFrom('users').where('id', '=', id));
 const digestsOf = compiled(1, (db, userId: number) => db.selectFrom('sessions').select('token_digest').where('user_id', '=', userId));
 
-const COLUMNS = { name: 'name', email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', credentialGeneration: 'credential_generation' } as const;
+const COLUMNS = { name: 'name', email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', credentialGeneration: 'credential_generation', locked: 'locked' } as const;
 const FIELDS = Object.keys(COLUMNS) as (keyof typeof COLUMNS)[];
 const EXPECTED = ['credentialGeneration', 'email', 'emailVerified'] as const;
 /** Each shape of update (the fields it sets, those it expects), compiled when first used. */
@@ -172,6 +182,7 @@ export function repositories(unit: Unit): Repositories {
       add: (m) => step((run) => void addContact.changes(run, m.name, m.email, m.message, m.clientIp, m.userAgent, m.receivedAt)),
     },
     ...secondFactorRepositories(unit),
+    activity: activityRepository(unit),
     outbox: {
       add: (mail) => step((run) => void addMail.changes(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt)),
     },

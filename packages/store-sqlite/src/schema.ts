@@ -11,7 +11,7 @@ import type { FactorKind, MailKind, PasskeyChallengePurpose } from '@sl-accounts
 type Time = ColumnType<number, Date, Date>;
 
 export interface Database {
-  readonly users: { id: Generated<number>; name: string; email: string; password_hash: string; email_verified: Generated<number>; credential_generation: Generated<number>; created_at: Time };
+  readonly users: { id: Generated<number>; name: string; email: string; password_hash: string; email_verified: Generated<number>; credential_generation: Generated<number>; created_at: Time; locked: Generated<number> };
   readonly sessions: { token_digest: string; id: string; user_id: number; created_at: Time; expires_at: Time };
   readonly password_resets: { email: string; user_id: number | null; credential_generation: number | null; token_digest: string; created_at: Time; expires_at: Time };
   readonly email_tokens: { user_id: number; token_digest: string; purpose: 'verify' | 'change'; email: string; credential_generation: number; created_at: Time; expires_at: Time };
@@ -25,6 +25,8 @@ export interface Database {
   readonly step_ups: { session_digest: string; kind: FactorKind; verified_at: Time };
   /** `transports` is a JSON array; `public_key` a blob. */
   readonly passkeys: { id: string; user_id: number; name: string; public_key: Uint8Array; counter: number; transports: string; created_at: Time; last_used_at: ColumnType<number | null, Date | null, Date | null> };
+  /** The activity log (issue 43): `details` is a JSON object; `summary` the key of a counted event. */
+  readonly activity: { id: Generated<number>; user_id: number | null; type: string; at: Time; client_ip: string | null; user_agent: string | null; actor: string | null; details: string; count: Generated<number>; summary?: string | null };
   readonly passkey_challenges: { digest: string; purpose: PasskeyChallengePurpose; user_id: number | null; created_at: Time; expires_at: Time };
 }
 
@@ -44,6 +46,9 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   // per session; each goes with its account (or session).
   '0002_second_factor': { up: (db) => run(db, SECOND_FACTOR) },
   '0003_passkeys': { up: (db) => run(db, PASSKEYS) },
+  // The activity log and the account lock (issue 43), as store-postgres's 0016_activity. Numbered 6,
+  // leaving 0004 and 0005 to the single-use tokens and identities being added beside it.
+  '0006_activity': { up: (db) => run(db, ACTIVITY) },
 };
 
 /** Runs each statement of `text` (separated by `;` at a line's end) through Kysely, in order. */
@@ -110,6 +115,18 @@ create table passkey_challenges (digest text primary key ${HEX64('digest')},
   user_id integer references users (id) on delete cascade, created_at integer not null, expires_at integer not null);
 create index passkey_challenges_expires_at_idx on passkey_challenges (expires_at);
 create index passkey_challenges_user_id_idx on passkey_challenges (user_id);
+`;
+
+// Events stay when their account goes (no foreign key): the operator's record of a deletion. The
+// sweep deletes them after ACTIVITY_RETENTION_DAYS.
+const ACTIVITY = `
+alter table users add column locked integer not null default 0 check (locked in (0, 1));
+create table activity (id integer primary key autoincrement, user_id integer, type text not null, at integer not null,
+  client_ip text, user_agent text, actor text, details text not null, count integer not null default 1 check (count >= 1),
+  summary text unique);
+create index activity_user_id_idx on activity (user_id, id);
+create index activity_type_idx on activity (type, id);
+create index activity_at_idx on activity (at);
 `;
 
 /**

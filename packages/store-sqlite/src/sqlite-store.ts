@@ -1,3 +1,4 @@
+import { directoryOn } from './directory.ts';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
@@ -171,6 +172,7 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
     deleteExpired: (now) => step((r) => deleteEndedWindows.changes(r, now)),
   };
   const repos = repositories(outside);
+  const directory = directoryOn(outside);
 
   const store: SQLiteStore = {
     ...repos,
@@ -185,6 +187,7 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
         }),
     },
     revocations,
+    directory,
     transaction: (work) =>
       gate.alone(async () => {
         // IMMEDIATE takes the write lock now, not at the first write: with the file held by this

@@ -1,5 +1,7 @@
+import { activityEntry } from './activity-entries.ts';
 import { DEVICE_LOGIN_POLICY } from '../device-proofs.ts';
-import { InvalidCredentials } from '../errors.ts';
+import { failureSummary } from '../activity.ts';
+import { AccountLocked, InvalidCredentials } from '../errors.ts';
 import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { LoginRequest, parseRequest, SecondFactorLoginRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
@@ -59,8 +61,15 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
       await hasher.verifyDummy(input.password);
       throw new InvalidCredentials();
     }
-    if (!(await hasher.verify(input.password, record.passwordHash))) throw new InvalidCredentials();
+    if (!(await hasher.verify(input.password, record.passwordHash))) {
+      // Summarised: one row per account and hour, counted (a flood does not grow the log).
+      const event = activityEntry(context, 'sign-in-failed', meta);
+      await store.activity.count({ ...event, userId: record.id }, failureSummary(record.id, event.at));
+      throw new InvalidCredentials();
+    }
     if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
+    // Locked by an operator: the right password says so (403), a wrong one failed as any does above.
+    if (record.locked) throw new AccountLocked();
     const generation = record.credentialGeneration;
     // Only under the generation the check was made against: a password changed meanwhile stays.
     if (hasher.needsRehash(record.passwordHash)) await context.manager.replaceHash(record.id, generation, await hasher.hash(input.password));

@@ -1,3 +1,4 @@
+import { activityEntry } from './activity-entries.ts';
 import { Unauthenticated, WrongPassword } from '../errors.ts';
 import type { UserRecord } from '../store.ts';
 import { accountKey, countRequest, refundRequest, SESSION_PASSWORD_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
@@ -50,7 +51,7 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
         await stepUp(context, session, input.code, tally);
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice is queued with the change, or not at all (a change that lost its race sends none).
-        const ended = await context.manager.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record));
+        const ended = await context.manager.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record), activityEntry(context, 'password-changed', meta));
         if (ended === null) throw new Unauthenticated();
         return {};
       }),
