@@ -5,7 +5,7 @@
  */
 
 // The use cases.
-export { createAccounts, type Accounts, type AccountsPorts } from './accounts.ts';
+export { createAccounts, createAdmin, type Accounts, type AccountsPorts } from './accounts.ts';
 export { type AccountsOptions, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SERVICE_NAME } from './use-cases/context.ts';
 export { type RequestMeta, type SessionMeta, type RequestBody, type ParsedBody, type ReadBody } from './use-cases/request.ts';
 export { type IssuedSession, type ListedSession, SESSION_TTL_MS } from './use-cases/sessions.ts';
@@ -175,6 +175,8 @@ export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW, secretCo
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
 export { FIRST_CREDENTIAL_GENERATION, PASSKEY_CHALLENGES_PER_ACCOUNT } from './store.ts';
 export type { AccountDirectory } from './directory.ts';
+export { EXPORT_ACTIVITY_LIMIT, type ActivityUseCases, type ActivityView, type ActivityPage, type AccountExport, type AccountProfile } from './use-cases/activity.ts';
+export { ACCOUNT_PAGE_SIZE, MAX_REASON_LENGTH, parseAccountId, type AdminUseCases, type OperatorMeta, type AccountDetails, type AccountList } from './use-cases/admin.ts';
 // The activity log (docs/decisions/0057-activity-log.md).
 export {
   ACTIVITY_TYPES,

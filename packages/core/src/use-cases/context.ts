@@ -1,4 +1,5 @@
 import { PasskeysUnavailable } from '../errors.ts';
+import { DEFAULT_ACTIVITY_RETENTION_DAYS } from '../activity.ts';
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import { createAccountManager, type AccountManager, type ManagedStore } from '../account-manager.ts';
@@ -100,6 +101,8 @@ export interface AccountsOptions {
    * recovery codes are built in; an account with any factor on logs in through a challenge.
    */
   readonly factorSources?: readonly FactorSource[];
+  /** Days the activity log keeps an event (the sweep deletes older ones); default DEFAULT_ACTIVITY_RETENTION_DAYS (90). */
+  readonly activityRetentionDays?: number;
 }
 
 /** A kind of second factor an account may have on (see `AccountsOptions.factorSources`). */
@@ -150,6 +153,8 @@ export interface UseCaseContext {
   readonly stepUpWindowMs: number;
   /** Every kind of second factor an account may have on: TOTP, recovery codes, then `AccountsOptions.factorSources`. */
   readonly factorSources: readonly FactorSource[];
+  /** How long the activity log keeps an event, in milliseconds. */
+  readonly activityRetentionMs: number;
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
@@ -190,8 +195,12 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
   // A configured rule bounds guesses at a password as the default does: its windows are never evicted.
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit && { ...options.accountLoginLimit, guesses: true };
 
+  const retentionDays = options.activityRetentionDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
+  if (!Number.isInteger(retentionDays) || retentionDays < 1) throw new RangeError('activityRetentionDays must be a positive integer');
+
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   return {
+    activityRetentionMs: retentionDays * 24 * 60 * 60 * 1000,
     ports,
     manager: createAccountManager(ports.store),
     devices: createDeviceProofs(ports.store.deviceKeys, tokens, clock),

@@ -20,7 +20,7 @@ export interface ServiceUseCases {
    * Deletes expired sessions, reset tokens, e-mail tokens, the outbox's due stand-ins and ended
    * limiter windows; returns how many of each.
    */
-  sweep(): Promise<ExpiredCounts & { readonly rateLimitWindows: number }>;
+  sweep(): Promise<ExpiredCounts & { readonly rateLimitWindows: number; readonly activity: number }>;
 }
 
 export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
@@ -46,8 +46,13 @@ export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
 
     async sweep() {
       const now = clock.now();
-      const [expired, rateLimitWindows] = await Promise.all([store.deleteExpired(now), store.rateLimiter.deleteExpired(now)]);
-      return { ...expired, rateLimitWindows };
+      // Events past ACTIVITY_RETENTION_DAYS go with the rest of what expired.
+      const [expired, rateLimitWindows, activity] = await Promise.all([
+        store.deleteExpired(now),
+        store.rateLimiter.deleteExpired(now),
+        store.activity.deleteBefore(new Date(now.getTime() - context.activityRetentionMs)),
+      ]);
+      return { ...expired, rateLimitWindows, activity };
     },
   };
 }
