@@ -7,14 +7,14 @@
 import { z } from 'zod';
 import { ANY_CHARACTER, NOT_WHITE_SPACE, WHITE_SPACE } from '@sl-accounts/core';
 import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, PasskeyResponse, PasskeysResponse } from './response-schemas.ts';
+import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, PasskeyResponse, PasskeysResponse, ActivityEvent, ActivityResponse, AccountExportResponse } from './response-schemas.ts';
 import { describeBounds } from './wording.ts';
 import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
 
 /** A JSON Schema, as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
-const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse,
+const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, ActivityEvent, ActivityResponse, AccountExportResponse,
   // Under WebAuthn's own names, so a generated client's types read as the browser libraries' do.
   PublicKeyCredentialCreationOptionsJSON: PasskeyCreationOptions,
   PublicKeyCredentialRequestOptionsJSON: PasskeyRequestOptions,

@@ -311,11 +311,14 @@ function operationObject(route: ApiRoute) {
  * tool that calls every operation (Dredd, the docs' "Test Request") has a value to put in the path.
  */
 function pathParameters(route: ApiRoute) {
-  return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+  const inPath = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
     const parameter = route.pathParameters?.[name!];
     if (!parameter) throw new Error(`${route.operationId}: the route table gives {${name}} no description and example (pathParameters)`);
     return { name: name!, in: 'path', required: true, description: parameter.description, schema: { type: 'string', minLength: 1 }, example: parameter.example };
   });
+  // Optional query parameters (a page's `cursor`), after the path's.
+  const inQuery = Object.entries(route.queryParameters ?? {}).map(([name, parameter]) => ({ name, in: 'query', required: false, description: parameter.description, schema: { type: 'string', minLength: 1 }, example: parameter.example }));
+  return [...inPath, ...inQuery];
 }
 
 /** `paths`, from the route table. */

@@ -163,6 +163,7 @@ export const ERROR_EXAMPLES = {
   passkeyNotFound: errorExample(new NotFound('Passkey')),
   passkeyRefused: errorExample(new InvalidCredentials('The passkey was not accepted')),
   badRegistration: errorExample(new ValidationError([{ path: 'response', message: 'is not a valid answer to a passkey registration of this account (it may have expired: ask for new options)' }])),
+  badCursor: errorExample(new ValidationError([{ path: 'cursor', message: 'is not a cursor this API gave' }])),
   badResetToken: errorExample(new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }])),
   crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED, 'cross_site')),
   notJson: errorExample(new HttpError(400, 'Content-Type must be application/json', 'json_required')),
@@ -178,4 +179,36 @@ export const ERROR_EXAMPLES = {
   twoFactorOn: errorExample(new TwoFactorState('Two-factor authentication is on already: turn it off first')),
   twoFactorOff: errorExample(new TwoFactorState('Two-factor authentication is not on')),
   twoFactorUnavailable: errorExample(new SecondFactorUnavailable()),
+} as const;
+
+/** One event of `GET /api/me/activity`. */
+const EXAMPLE_EVENT = {
+  id: '42',
+  type: 'signed-in',
+  at: EXAMPLE_TIME,
+  count: 1,
+  clientIp: '203.0.113.7',
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',
+  actor: null,
+  details: { method: 'password', newDevice: false },
+} as const;
+/** `GET /api/me/activity`'s answer. */
+export const EXAMPLE_ACTIVITY = {
+  ok: true,
+  events: [EXAMPLE_EVENT, { id: '41', type: 'sign-in-failed', at: '2025-12-31T11:58:00.000Z', count: 3, clientIp: '198.51.100.23', userAgent: 'curl/8.5.0', actor: null, details: {} }],
+  nextCursor: null,
+} as const;
+/** `GET /api/me/export`'s answer. */
+export const EXAMPLE_EXPORT = {
+  ok: true,
+  export: {
+    exportedAt: EXAMPLE_TIME,
+    profile: { id: 1, name: 'Ada Lovelace', email: 'ada@example.com', emailVerified: true, locked: false },
+    sessions: [{ id: '4f9c2a4e-6d1b-4b5e-9a7c-2f1d8e3b6a90', createdAt: EXAMPLE_TIME, expiresAt: '2026-01-08T12:00:00.000Z' }],
+    secondFactors: { totp: { enabled: true, createdAt: '2025-12-01T09:00:00.000Z' }, recoveryCodesLeft: 9 },
+    passkeys: [{ id: 'AbC123_-xyz', name: 'Laptop', createdAt: '2025-12-02T10:00:00.000Z', lastUsedAt: EXAMPLE_TIME, transports: ['internal'] }],
+    identities: [],
+    activity: [EXAMPLE_EVENT],
+    contactMessages: [{ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello!', clientIp: '203.0.113.7', userAgent: null, receivedAt: '2025-12-20T15:00:00.000Z' }],
+  },
 } as const;

@@ -54,6 +54,13 @@ export class OperationRequest {
     return value;
   }
 
+  /** A query parameter's first value, or `null` when the request has none. */
+  query(name: string): string | null {
+    const url = this.request.url;
+    const at = url.indexOf('?');
+    return at < 0 ? null : new URLSearchParams(url.slice(at + 1)).get(name);
+  }
+
   clientIp(): string {
     return clientAddress(this.request, this.#trustProxy, this.#logger);
   }

@@ -18,6 +18,7 @@ import { sendContactMessage } from './contact.ts';
 import { changePassword, confirmEmail, confirmPasswordReset, requestEmailChange, requestPasswordReset, resendEmailVerification } from './identity.ts';
 import { confirmTotp, disableTotp, renewRecoveryCodes, startTotp } from './second-factor.ts';
 import { listPasskeys, passkeyRegistrationOptions, passkeySignInOptions, passkeyStepUpOptions, registerPasskey, removePasskey, renamePasskey, signInWithPasskey, stepUpWithPasskey } from './passkeys.ts';
+import { exportMyAccount, listMyActivity } from './activity.ts';
 import { SESSION_ENDED } from './responses.ts';
 import type { ApiRoute } from './route.ts';
 
@@ -66,4 +67,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   loginWithPasskey,
   passkeyStepUpOptions,
   stepUpWithPasskey,
+  listMyActivity,
+  exportMyAccount,
 ].map(withDerivedResponses);
