@@ -7,6 +7,7 @@ import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
 import { ERROR_EXAMPLES } from '@sl-accounts/http/examples';
 // Internals of this package: the resource files the table is assembled from.
 import * as account from '../src/routes/account.ts';
+import * as activity from '../src/routes/activity.ts';
 import * as contact from '../src/routes/contact.ts';
 import * as health from '../src/routes/health.ts';
 import * as identity from '../src/routes/identity.ts';
@@ -15,7 +16,7 @@ import * as passkeys from '../src/routes/passkeys.ts';
 import * as secondFactor from '../src/routes/second-factor.ts';
 import * as sessions from '../src/routes/sessions.ts';
 
-const RESOURCES = { account, contact, health, identity, login, passkeys, secondFactor, sessions };
+const RESOURCES = { account, activity, contact, health, identity, login, passkeys, secondFactor, sessions };
 /** Every route as its resource file declares it, by the name it is exported under. */
 const declared: [name: string, route: ApiRoute][] = Object.values(RESOURCES).flatMap((module) => Object.entries(module as Record<string, ApiRoute>));
 const declarationOf = (route: ApiRoute) => declared.find(([, d]) => d.operationId === route.operationId)![1];

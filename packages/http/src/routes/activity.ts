@@ -30,7 +30,7 @@ export const exportMyAccount: ApiRoute = {
   operationId: 'exportMyAccount',
   summary: 'Export everything stored about the account',
   description:
-    'One JSON document of everything the service stores about the signed-in person: the profile, live sessions (without tokens), second factors and passkeys (metadata only: never a secret or a code), identities, the activity log, and the contact messages sent from the account’s address. docs/api.md describes it field by field. With a second factor on, the session needs a step-up within the last 10 minutes (403 `second_factor_required` otherwise). The export is itself recorded (`account-exported`).',
+    'One JSON document of everything the service stores about the signed-in person: the profile, live sessions (without tokens), second factors and passkeys (metadata only: never a secret or a code), identities, the activity log, and the contact messages sent from the account’s address. With a second factor on, the session needs a step-up within the last 10 minutes (403 `second_factor_required` otherwise). The export is itself recorded (`account-exported`).',
   tag: 'accounts',
   changesState: false,
   auth: 'session',

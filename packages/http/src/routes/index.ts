@@ -7,7 +7,8 @@
  * Each route is declared in the file of its resource, named by the path: health.ts (`/api/health`),
  * account.ts (`/api/signup`, `/api/me`), login.ts (`/api/login/*`), sessions.ts (`/api/sessions`,
  * `/api/logout`), contact.ts, identity.ts (`/api/password*`, `/api/email*`: what identifies the
- * account), second-factor.ts (`/api/two-factor/*`) and passkeys.ts (`/api/passkeys/*`). The list
+ * account), second-factor.ts (`/api/two-factor/*`), passkeys.ts (`/api/passkeys/*`) and activity.ts (`/api/me/activity`,
+ * `/api/me/export`: the owner's record). The list
  * below gives their order, which every document and the MCP tools follow.
  */
 import { getHealth } from './health.ts';
