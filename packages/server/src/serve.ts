@@ -16,6 +16,7 @@ import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { configuredMail, mailSummary } from './mail.ts';
 import { openStore, storeSummary, type ConfiguredStore } from './open-store.ts';
+import { listenAdmin } from './admin.ts';
 import type { ServiceMetrics } from './metrics.ts';
 
 /** What a request listener serves: the composed service (its `api` answers every path, `/mcp` included). */
@@ -121,6 +122,7 @@ export async function configureService(config: Config, overrides: ServerOverride
       ...(config.totpIssuer === undefined ? {} : { totpIssuer: config.totpIssuer }),
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
+      ...(config.activityRetentionDays === undefined ? {} : { activityRetentionDays: config.activityRetentionDays }),
     },
     logger,
     basePath: config.basePath,
@@ -172,6 +174,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     metrics.observeRequests(server, served);
   }
   let metricsUrl: string | undefined;
+  let admin: Awaited<ReturnType<typeof listenAdmin>> | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -181,8 +184,10 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
       });
     });
     if (metrics && config.metrics) metricsUrl = await metrics.listen(config.metrics);
+    if (config.admin) admin = await listenAdmin(service.admin, config.admin, logger);
   } catch (error) {
     server.close();
+    await admin?.close();
     await configured.close();
     throw error;
   }
@@ -204,6 +209,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
       ...storeSummary(config.store),
       docs: `${url}${config.basePath}/docs/api`,
       ...(metricsUrl ? { metrics: metricsUrl } : {}),
+      ...(admin ? { admin: admin.url, operators: config.admin!.tokens.map((t) => t.name) } : {}),
       mail: mailSummary(config.mail),
       contactTo: config.mail.contactTo ?? null,
       maxConnections,
@@ -223,7 +229,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
       (closing ??= (async () => {
         // Keep-alive clients leave once their answer is written, instead of holding the stop up; the
         // service stops its mail worker meanwhile and closes the store once the requests are done.
-        await configured.close(node.close(DRAIN_MS));
+        await configured.close(Promise.all([node.close(DRAIN_MS), admin?.close()]));
       })()),
   };
 }

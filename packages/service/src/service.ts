@@ -8,6 +8,8 @@ import {
   DEFAULT_SERVICE_NAME,
   cacheSessions,
   createAccounts,
+  createAdmin,
+  type AdminUseCases,
   startHousekeeping,
   systemClock,
   type Accounts,
@@ -113,6 +115,8 @@ export interface ServiceOptions {
 export interface Service {
   /** The use cases, for a host's own routes or scripts. */
   readonly accounts: Accounts;
+  /** The operator's use cases (find, lock, unlock, end sessions, …): what the admin API and the CLI call. */
+  readonly admin: AdminUseCases;
   /** The HTTP contract: `api.handle(request)` answers every operation, document and `/mcp` request; mount it with a host adapter. */
   readonly api: HttpApi;
   /**
@@ -191,6 +195,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
+  // The operator's use cases (issue 43) over the same store and rules: the admin API and the CLI adapt them.
+  const admin = createAdmin(
+    { store: sessions?.store ?? store, clock, ...(options.hasher ? { hasher: options.hasher } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) },
+    { ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets },
+  );
   const serviceName = options.accounts?.serviceName;
   const docsPage = options.docsPage;
   // The card names the page (its `websiteUrl`) only when there is one.
@@ -235,6 +244,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let closing: Promise<void> | undefined;
   return {
     accounts,
+    admin,
     api,
     fetch: api.fetch,
     mcp,
