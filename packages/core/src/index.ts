@@ -146,6 +146,7 @@ export type {
   LoginChallengeRepository,
   StepUp,
   StepUpRepository,
+  AccountDirectory,
 } from './store.ts';
 
 // The login flow (docs/decisions/0053-one-login-flow.md): its states, the second step, the one ending.
@@ -174,7 +175,6 @@ export { PROOF_NEEDS_FACTOR, RECOVERY_CODE_COUNT, type TotpEnrolment } from './u
 export { TOTP_ALGORITHM, TOTP_DIGITS, TOTP_PERIOD_SECONDS, TOTP_WINDOW, secretContext } from './use-cases/totp-codes.ts';
 export { secretBox, developmentSecretBox, InvalidSecretsKey, type SecretBox } from './secrets.ts';
 export { FIRST_CREDENTIAL_GENERATION, PASSKEY_CHALLENGES_PER_ACCOUNT } from './store.ts';
-export type { AccountDirectory } from './directory.ts';
 export { EXPORT_ACTIVITY_LIMIT, type ActivityUseCases, type ActivityView, type ActivityPage, type AccountExport, type AccountProfile } from './use-cases/activity.ts';
 export { ACCOUNT_PAGE_SIZE, MAX_REASON_LENGTH, parseAccountId, type AdminUseCases, type OperatorMeta, type AccountDetails, type AccountList } from './use-cases/admin.ts';
 // The activity log (docs/decisions/0057-activity-log.md).
