@@ -97,5 +97,5 @@ export const DEFAULT_ACTIVITY_RETENTION_DAYS = 90;
 /** Events per page of a listing. */
 export const ACTIVITY_PAGE_SIZE = 50;
 
-/** The summary key of failed sign-ins of one account in the hour of `at`. */
-export const failureSummary = (userId: number, at: Date): string => `sign-in-failed:${userId}:${new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString()}`;
+/** The summary key of failed sign-ins of one account (`null`: at addresses that are nobody's) in the hour of `at`. */
+export const failureSummary = (userId: number | null, at: Date): string => `sign-in-failed:${userId ?? 'unknown'}:${new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString()}`;

@@ -52,6 +52,11 @@ describe('the activity log', () => {
     await expect(accounts.login({ email: ADA.email, password: 'wrong password!' }, META)).rejects.toBeInstanceOf(InvalidCredentials);
     const failed = await store.activity.list({ userId, type: 'sign-in-failed', limit: 10 });
     expect(failed.map((e) => e.count)).toEqual([1, 3]);
+    // An address that is nobody's costs the same statement: counted on the hour's one row of such failures.
+    await expect(accounts.login({ email: 'nobody@example.com', password: 'wrong password!' }, META)).rejects.toBeInstanceOf(InvalidCredentials);
+    await expect(accounts.login({ email: 'nobody2@example.com', password: 'wrong password!' }, META)).rejects.toBeInstanceOf(InvalidCredentials);
+    const all = await store.activity.list({ type: 'sign-in-failed', limit: 10 });
+    expect(all.map((e) => [e.userId, e.count])).toEqual([[null, 2], [userId, 1], [userId, 3]]);
   });
 
   it('pages with the cursor, and refuses a cursor it did not give', async () => {

@@ -38,6 +38,12 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
   /** Whether a login checks the presented device proofs: for its limit, or for the new-device notice. */
   const checksDevices = accountRule !== null || notices.enabled('new-device-sign-in');
 
+  /** A failed sign-in, summarised: one row per account (or, `null`, per no account) and hour, counted, so a flood does not grow the log. */
+  async function countFailure(userId: number | null, meta: RequestMeta): Promise<void> {
+    const event = activityEntry(context, 'sign-in-failed', meta);
+    await store.activity.count({ ...event, userId }, failureSummary(userId, event.at));
+  }
+
   /** Login's steps, inside `withQuota`. */
   async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<LoginStep> {
     await context.limit('login', meta, tally);
@@ -59,12 +65,13 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     }
     if (!record) {
       await hasher.verifyDummy(input.password);
+      // The same statement as a known account's failure (its time tells nothing of registration):
+      // counted on the hour's one row of failures at addresses that are nobody's.
+      await countFailure(null, meta);
       throw new InvalidCredentials();
     }
     if (!(await hasher.verify(input.password, record.passwordHash))) {
-      // Summarised: one row per account and hour, counted (a flood does not grow the log).
-      const event = activityEntry(context, 'sign-in-failed', meta);
-      await store.activity.count({ ...event, userId: record.id }, failureSummary(record.id, event.at));
+      await countFailure(record.id, meta);
       throw new InvalidCredentials();
     }
     if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
