@@ -100,7 +100,7 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
     const stores = Array.from({ length: 5 }, () => openTestStore(database));
     try {
       const applied = await Promise.all(stores.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_credential_generation', '0009_reset_same_work_and_mail_kind', '0010_email_verification', '0011_mail_kind_unverified', '0012_second_factor', '0013_passkeys']);
+      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_credential_generation', '0009_reset_same_work_and_mail_kind', '0010_email_verification', '0011_mail_kind_unverified', '0012_second_factor', '0013_passkeys', '0016_activity']);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
