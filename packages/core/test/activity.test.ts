@@ -44,6 +44,22 @@ describe('the activity log', () => {
     expect(JSON.stringify(page)).not.toContain(ADA.password);
   });
 
+  it("records the owner's own changes, each with its change: name, sessions ended, password, deletion", async () => {
+    const { accounts, store } = setup();
+    const { userId, token } = await signUp(accounts);
+    const other = signedInAtOnce(await accounts.login({ email: ADA.email, password: ADA.password }, META));
+    await accounts.updateProfile({ name: 'Ada L.' }, { ...META, sessionToken: token });
+    const listed = await accounts.listSessions({ sessionToken: token });
+    await accounts.endSession(listed.find((s) => !s.current)!.id, { ...META, sessionToken: token });
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: 'a new good password' }, { ...META, sessionToken: token });
+    await accounts.deleteAccount({ password: 'a new good password' }, { ...META, sessionToken: token });
+    void other;
+    const types = (await store.activity.list({ userId, limit: 20 })).map((e) => e.type);
+    expect(types).toEqual(['account-deleted', 'password-changed', 'sessions-ended', 'name-changed', 'signed-in', 'signed-in', 'account-created']);
+    const text = JSON.stringify(await store.activity.list({ userId, limit: 20 }));
+    for (const secret of [ADA.password, 'a new good password', token, other.session.token]) expect(text).not.toContain(secret);
+  });
+
   it('summarises failed sign-ins as one counted event per account and hour', async () => {
     const { accounts, clock, store } = setup();
     const { userId } = await signUp(accounts);
