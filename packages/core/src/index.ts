@@ -147,6 +147,7 @@ export type {
   StepUp,
   StepUpRepository,
   AccountDirectory,
+  PendingLinks,
 } from './store.ts';
 
 // The login flow (docs/decisions/0053-one-login-flow.md): its states, the second step, the one ending.

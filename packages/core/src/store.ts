@@ -497,6 +497,18 @@ export interface AccountDirectory {
   search(prefix: string, after: number | null, limit: number): Promise<readonly UserRecord[]>;
   /** The contact messages stored with this (normalised) address as the sender's, oldest first; at most `limit`. */
   contactsFrom(email: string, limit: number): Promise<readonly ContactMessage[]>;
+  /**
+   * The account's pending links, metadata only (never a token or its digest): its e-mail token
+   * (a verification or a change of address, with the address it was mailed to), and a reset token
+   * bound to it; expired ones included until the sweep.
+   */
+  pendingLinks(userId: number): Promise<PendingLinks>;
+}
+
+/** What `AccountDirectory.pendingLinks` answers. */
+export interface PendingLinks {
+  readonly emailLink: { readonly purpose: EmailTokenPurpose; readonly email: string; readonly createdAt: Date; readonly expiresAt: Date } | null;
+  readonly passwordReset: { readonly createdAt: Date; readonly expiresAt: Date } | null;
 }
 
 /** What `Store.deleteExpired` deleted. */

@@ -86,6 +86,10 @@ export const AccountExportResponse = z.object({
     sessions: z.array(ExportSession),
     secondFactors: z.object({ totp: z.object({ enabled: z.boolean(), createdAt: z.iso.datetime() }).nullable(), recoveryCodesLeft: z.number().int().min(0) }),
     passkeys: z.array(z.object({ id: z.string(), name: z.string(), createdAt: z.iso.datetime(), lastUsedAt: z.iso.datetime().nullable(), transports: z.array(z.string()) })),
+    pendingLinks: z.object({
+      emailLink: z.object({ purpose: z.enum(['verify', 'change']), email: z.string(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() }).nullable(),
+      passwordReset: z.object({ createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() }).nullable(),
+    }),
     identities: z.array(z.unknown()),
     activity: z.array(ActivityEvent),
     contactMessages: z.array(z.object({ name: z.string(), email: z.string(), message: z.string(), clientIp: z.string(), userAgent: z.string().nullable(), receivedAt: z.iso.datetime() })),

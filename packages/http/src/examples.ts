@@ -207,6 +207,7 @@ export const EXAMPLE_EXPORT = {
     sessions: [{ id: '4f9c2a4e-6d1b-4b5e-9a7c-2f1d8e3b6a90', createdAt: EXAMPLE_TIME, expiresAt: '2026-01-08T12:00:00.000Z' }],
     secondFactors: { totp: { enabled: true, createdAt: '2025-12-01T09:00:00.000Z' }, recoveryCodesLeft: 9 },
     passkeys: [{ id: 'AbC123_-xyz', name: 'Laptop', createdAt: '2025-12-02T10:00:00.000Z', lastUsedAt: EXAMPLE_TIME, transports: ['internal'] }],
+    pendingLinks: { emailLink: { purpose: 'change', email: 'ada@lovelace.example', createdAt: '2025-12-31T11:00:00.000Z', expiresAt: '2026-01-01T11:00:00.000Z' }, passwordReset: null },
     identities: [],
     activity: [EXAMPLE_EVENT],
     contactMessages: [{ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello!', clientIp: '203.0.113.7', userAgent: null, receivedAt: '2025-12-20T15:00:00.000Z' }],

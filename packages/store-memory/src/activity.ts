@@ -82,5 +82,13 @@ export function memoryDirectory(tables: Tables, contacts: MemoryContactStore): A
     async contactsFrom(email, limit) {
       return contacts.messages.filter((m) => m.email === email).slice(0, limit);
     },
+    async pendingLinks(userId) {
+      const link = tables.emailTokens.get(userId);
+      const reset = [...tables.resetTokens.values()].find((t) => t.userId === userId);
+      return {
+        emailLink: link ? { purpose: link.purpose, email: link.email, createdAt: link.createdAt, expiresAt: link.expiresAt } : null,
+        passwordReset: reset ? { createdAt: reset.createdAt, expiresAt: reset.expiresAt } : null,
+      };
+    },
   };
 }

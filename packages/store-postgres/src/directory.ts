@@ -13,6 +13,9 @@ const contactsFrom = statement(2, (db, email: string, limit: number) =>
   db.selectFrom('contact_messages').select(['name', 'email', 'message', 'client_ip', 'user_agent', 'received_at']).where('email', '=', email).orderBy('id').limit(limit),
 );
 
+const emailLinkOf = statement(1, (db, userId: number) => db.selectFrom('email_tokens').select(['purpose', 'email', 'created_at', 'expires_at']).where('user_id', '=', userId));
+const resetOf = statement(1, (db, userId: number) => db.selectFrom('password_resets').select(['created_at', 'expires_at']).where('user_id', '=', userId).limit(1));
+
 export function directoryOn(unit: Unit): AccountDirectory {
   const { run } = unit;
   return {
@@ -22,6 +25,13 @@ export function directoryOn(unit: Unit): AccountDirectory {
     async contactsFrom(email, limit) {
       const rows = await contactsFrom(run, email, limit);
       return rows.map((r) => ({ name: r.name, email: r.email, message: r.message, clientIp: r.client_ip, userAgent: r.user_agent, receivedAt: r.received_at }));
+    },
+    async pendingLinks(userId) {
+      const [[link], [reset]] = await Promise.all([emailLinkOf(run, userId), resetOf(run, userId)]);
+      return {
+        emailLink: link ? { purpose: link.purpose, email: link.email, createdAt: link.created_at, expiresAt: link.expires_at } : null,
+        passwordReset: reset ? { createdAt: reset.created_at, expiresAt: reset.expires_at } : null,
+      };
     },
   };
 }

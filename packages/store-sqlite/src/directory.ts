@@ -17,6 +17,9 @@ const contactsFrom = compiled(2, (db, email: string, limit: number) =>
   db.selectFrom('contact_messages').select(['name', 'email', 'message', 'client_ip', 'user_agent', 'received_at']).where('email', '=', email).orderBy('id').limit(limit),
 );
 
+const emailLinkOf = compiled(1, (db, userId: number) => db.selectFrom('email_tokens').select(['purpose', 'email', 'created_at', 'expires_at']).where('user_id', '=', userId));
+const resetOf = compiled(1, (db, userId: number) => db.selectFrom('password_resets').select(['created_at', 'expires_at']).where('user_id', '=', userId).limit(1));
+
 export function directoryOn(unit: Unit): AccountDirectory {
   const { step } = unit;
   return {
@@ -25,5 +28,14 @@ export function directoryOn(unit: Unit): AccountDirectory {
       step((run) =>
         contactsFrom.all(run, email, limit).map((r): ContactMessage => ({ name: r.name, email: r.email, message: r.message, clientIp: r.client_ip, userAgent: r.user_agent, receivedAt: new Date(r.received_at) })),
       ),
+    pendingLinks: (userId) =>
+      step((run) => {
+        const [link] = emailLinkOf.all(run, userId);
+        const [reset] = resetOf.all(run, userId);
+        return {
+          emailLink: link ? { purpose: link.purpose, email: link.email, createdAt: new Date(link.created_at), expiresAt: new Date(link.expires_at) } : null,
+          passwordReset: reset ? { createdAt: new Date(reset.created_at), expiresAt: new Date(reset.expires_at) } : null,
+        };
+      }),
   };
 }

@@ -56,6 +56,11 @@ export interface AccountExport {
     readonly recoveryCodesLeft: number;
   };
   readonly passkeys: readonly { readonly id: string; readonly name: string; readonly createdAt: string; readonly lastUsedAt: string | null; readonly transports: readonly string[] }[];
+  /** Links mailed and not yet used, metadata only (never a token): a verification or change of address, a password reset. */
+  readonly pendingLinks: {
+    readonly emailLink: { readonly purpose: 'verify' | 'change'; readonly email: string; readonly createdAt: string; readonly expiresAt: string } | null;
+    readonly passwordReset: { readonly createdAt: string; readonly expiresAt: string } | null;
+  };
   /** Sign-ins through identity providers (none until the identities repository is there). */
   readonly identities: readonly unknown[];
   /** The account's events, newest first (up to EXPORT_ACTIVITY_LIMIT). */
@@ -110,12 +115,13 @@ export async function exportAccount(context: UseCaseContext, userId: number, for
   const record = await store.users.findById(userId);
   if (!record) throw new NotFound('Account');
   const now = clock.now();
-  const [sessions, totp, recoveryCodesLeft, passkeys, contacts] = await Promise.all([
+  const [sessions, totp, recoveryCodesLeft, passkeys, contacts, links] = await Promise.all([
     store.sessions.listByUser(userId, now),
     store.totp.find(userId),
     store.recoveryCodes.count(userId),
     store.passkeys.listByUser(userId),
     store.directory.contactsFrom(record.email, EXPORT_ACTIVITY_LIMIT),
+    store.directory.pendingLinks(userId),
   ]);
   const events: ActivityEvent[] = [];
   let before: number | null = null;
@@ -132,6 +138,10 @@ export async function exportAccount(context: UseCaseContext, userId: number, for
     sessions: sessions.map((s) => ({ id: s.id, createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString() })),
     secondFactors: { totp: totp && { enabled: totp.enabled, createdAt: totp.createdAt.toISOString() }, recoveryCodesLeft },
     passkeys: passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null, transports: p.transports })),
+    pendingLinks: {
+      emailLink: links.emailLink && { purpose: links.emailLink.purpose, email: links.emailLink.email, createdAt: links.emailLink.createdAt.toISOString(), expiresAt: links.emailLink.expiresAt.toISOString() },
+      passwordReset: links.passwordReset && { createdAt: links.passwordReset.createdAt.toISOString(), expiresAt: links.passwordReset.expiresAt.toISOString() },
+    },
     identities: [],
     activity: events.map((e) => activityView(e, forOwner)),
     contactMessages: contacts.map((m) => ({ name: m.name, email: m.email, message: m.message, clientIp: m.clientIp, userAgent: m.userAgent, receivedAt: m.receivedAt.toISOString() })),

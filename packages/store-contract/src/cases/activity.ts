@@ -136,4 +136,15 @@ export function activityCases(current: CurrentStore): void {
     await store.contacts.add({ ...message, message: 'Again', receivedAt: at(1) });
     expect(await store.directory.contactsFrom('ada@example.com', 10)).toEqual([message, { ...message, message: 'Again', receivedAt: at(1) }]);
   });
+  it("the directory lists an account's pending links, metadata only, and none of another's", async () => {
+    const { store, accounts } = current;
+    const ada = await addUser(accounts, 'ada@example.com');
+    const grace = await addUser(accounts, 'grace@example.com');
+    expect(await store.directory.pendingLinks(ada.id)).toEqual({ emailLink: null, passwordReset: null });
+    const token = { tokenDigest: digest(7), purpose: 'change' as const, email: 'ada@new.example', credentialGeneration: G0, createdAt: T0, expiresAt: at(DAY) };
+    expect(await accounts.requestEmailLink(ada.id, { token, mails: [] })).toBe(true);
+    expect(await accounts.requestReset('ada@example.com', { tokenDigest: digest(8), createdAt: T0, expiresAt: at(HOUR) }, { to: 'ada@example.com', subject: 's', text: 't' })).toBe(true);
+    expect(await store.directory.pendingLinks(ada.id)).toEqual({ emailLink: { purpose: 'change', email: 'ada@new.example', createdAt: T0, expiresAt: at(DAY) }, passwordReset: { createdAt: T0, expiresAt: at(HOUR) } });
+    expect(await store.directory.pendingLinks(grace.id)).toEqual({ emailLink: null, passwordReset: null });
+  });
 }
