@@ -53,7 +53,7 @@ describe('ADMIN_TOKENS', () => {
   });
 });
 
-describe('the operator API', () => {
+describe('the operator API', { tags: ['socket'] }, () => {
   it('finds, locks (the session ends at once; the right password is 403), records the operator, unlocks', async () => {
     const { accounts, call } = await setup();
     const signed = signedInAtOnce(await accounts.signup({ name: 'Ada', email: 'ada@example.com', password: 'correct horse' }, { clientIp: '203.0.113.1' }));
