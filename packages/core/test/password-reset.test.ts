@@ -83,7 +83,7 @@ describe('password reset', () => {
     const store = createMemoryStore();
     const errors: unknown[] = [];
     // The token's write fails (the read before it succeeds).
-    const failing = { ...store, resetTokens: { ...store.resetTokens, put: () => Promise.reject(new Error('store down')) } };
+    const failing = { ...store, oneTimeTokens: { ...store.oneTimeTokens, put: () => Promise.reject(new Error('store down')) } };
     const accounts = createAccounts(
       { store: failing, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: new ManualClock(), tokens: randomTokens },
       { onBackgroundError: (e) => errors.push(e) },
