@@ -1,4 +1,4 @@
-import type { LoginChallenge, NewEmailToken, Passkey, PasskeyChallenge, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
+import type { LoginChallenge, NewEmailToken, Passkey, PasskeyChallenge, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/service/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {

@@ -1,4 +1,4 @@
-import { PASSKEY_CHALLENGES_PER_ACCOUNT, type Passkey, type PasskeyChallengePurpose, type PasskeyChallengeRepository, type PasskeyRepository } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type Passkey, type PasskeyChallengePurpose, type PasskeyChallengeRepository, type PasskeyRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 

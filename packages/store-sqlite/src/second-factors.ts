@@ -5,7 +5,7 @@
  * process holds the file).
  */
 import type { Selectable } from 'kysely';
-import { PASSKEY_CHALLENGES_PER_ACCOUNT, type FactorKind, type Passkey, type PasskeyChallengePurpose, type Repositories, type TotpFactor } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type FactorKind, type Passkey, type PasskeyChallengePurpose, type Repositories, type TotpFactor } from '@sl-accounts/service/core';
 import { compiled, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 
