@@ -1,7 +1,7 @@
 /**
  * The core's public surface: the use cases and their options, the ports an adapter implements, the
  * domain errors, the request schemas, and the default adapters that need nothing but Node. Fakes
- * and fixtures for tests are in `@sl-accounts/core/testing`.
+ * and fixtures for tests are in `@sl-accounts/service/core/testing`.
  */
 
 // The use cases.

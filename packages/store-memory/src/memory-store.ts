@@ -1,4 +1,4 @@
-import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OneTimeTokenPurpose, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/core';
+import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OneTimeTokenPurpose, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/service/core';
 import { MemoryContactStore } from './contact-store.ts';
 import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';

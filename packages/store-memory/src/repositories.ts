@@ -13,8 +13,8 @@ import {
   type SessionRepository,
   type UserRecord,
   type UserRepository,
-} from '@sl-accounts/core';
-import { toUser } from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
+import { toUser } from '@sl-accounts/service/core';
 import type { Tables, Unit } from './tables.ts';
 
 /** What the repositories of one unit of work (or of none) write to. */

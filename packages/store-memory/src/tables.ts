@@ -1,4 +1,4 @@
-import type { OneTimeToken, Passkey, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
+import type { OneTimeToken, Passkey, StepUp, TotpFactor, UserRecord } from '@sl-accounts/service/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/core';
+import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/service/core';
 
 /**
  * The tables as Kysely sees them. These types stay inside this package: the adapters map rows to

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type Compilable, type QueryCreator } from 'kysely';
-import { DEFAULT_SERVICE_NAME, InProcessRevocations, type Repositories, type SessionRevocations, type Store } from '@sl-accounts/core';
+import { DEFAULT_SERVICE_NAME, InProcessRevocations, type Repositories, type SessionRevocations, type Store } from '@sl-accounts/service/core';
 import { statement, throughKysely, type RunStatement } from './compiled.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { importPGlite } from './import-pglite.ts';

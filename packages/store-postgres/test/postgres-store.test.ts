@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { createAccountManager, createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock, type OneTimeToken, type OneTimeTokenPurpose } from '@sl-accounts/core';
+import { createAccountManager, createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock, type OneTimeToken, type OneTimeTokenPurpose } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { DEFAULT_PGLITE_SETTINGS, createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl-accounts/store-postgres';
 import {

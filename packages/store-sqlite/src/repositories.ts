@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import { EmailTaken, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
+import { EmailTaken, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/service/core';
 import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 import { secondFactorRepositories } from './second-factors.ts';

@@ -1,6 +1,6 @@
 import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
-import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/core';
+import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/service/core';
 
 /**
  * The tables as Kysely sees them (inside this package only). SQLite has no date or boolean type:

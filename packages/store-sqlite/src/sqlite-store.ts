@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
-import { InProcessRevocations, StoreUnavailable, type MailOutbox, type OneTimeTokenPurpose, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/core';
+import { InProcessRevocations, StoreUnavailable, type MailOutbox, type OneTimeTokenPurpose, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/service/core';
 import { compiled, isUnwritable, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
 import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
