@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { expect, it } from 'vitest';
-import { openApiDocument } from '@sl-accounts/discovery';
+import { openApiDocument } from '@sl-accounts/service/discovery';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 // Under the repository, so `@simplewebauthn/browser` resolves as an app's import would.

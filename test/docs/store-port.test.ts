@@ -13,7 +13,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The interfaces a store implements, and where they are declared. */
 const PORT = {
-  'packages/core/src/store.ts': ['Store', 'Repositories', 'UserRepository', 'SessionRepository', 'ResetTokenRepository', 'EmailTokenRepository', 'ContactRepository'],
+  'packages/core/src/store.ts': ['Store', 'Repositories', 'UserRepository', 'SessionRepository', 'OneTimeTokenRepository', 'ContactRepository'],
   'packages/core/src/ports.ts': ['OutboxRepository', 'MailOutbox', 'RateLimiter', 'DeviceKeyStore', 'SessionRevocations'],
 };
 
@@ -53,7 +53,7 @@ it('docs/stores.md counts the methods of each part of the port as the code has t
   const page = readFileSync(join(ROOT, 'docs/stores.md'), 'utf8');
   const all = members();
   // The methods a store writes, by the member of `Store` that holds them (`Store` itself: its own).
-  const holders: Record<string, string> = { Store: 'Store', users: 'UserRepository', sessions: 'SessionRepository', resetTokens: 'ResetTokenRepository', emailTokens: 'EmailTokenRepository', contacts: 'ContactRepository', rateLimiter: 'RateLimiter', deviceKeys: 'DeviceKeyStore', revocations: 'SessionRevocations' };
+  const holders: Record<string, string> = { Store: 'Store', users: 'UserRepository', sessions: 'SessionRepository', oneTimeTokens: 'OneTimeTokenRepository', contacts: 'ContactRepository', rateLimiter: 'RateLimiter', deviceKeys: 'DeviceKeyStore', revocations: 'SessionRevocations' };
   for (const [member, iface] of Object.entries(holders)) {
     const count = all.get(iface)!.filter((m) => m.method).length;
     expect(page, `${member} (${iface})`).toMatch(new RegExp(`\\| \`${member}\` \\| ${count} \\|`));

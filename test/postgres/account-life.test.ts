@@ -112,7 +112,7 @@ describe.skipIf(postgres.skip !== undefined)(`the account’s life across two in
     expect(`${link.origin}${link.pathname}`).toBe(`${PUBLIC_URL}/reset-password`);
     const token = link.searchParams.get('token')!;
     // Stored only as its digest.
-    const stored = await withSql(database.url, async (sql) => (await sql.query('select * from password_resets')).rows);
+    const stored = await withSql(database.url, async (sql) => (await sql.query("select * from one_time_tokens where purpose = 'password-reset'")).rows);
     expect(JSON.stringify(stored)).not.toContain(token);
     await cachedOnB(first);
     expect((await call(a, '/api/password-reset/confirm', { json: { token, newPassword: NEW_PASSWORD } })).status).toBe(200);

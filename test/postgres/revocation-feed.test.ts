@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { digestToken, type RevocationListener, type SessionRevocations } from '@sl-accounts/core';
+import { digestToken, type RevocationListener, type SessionRevocations } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { createPostgresStore, type PostgresStore } from '@sl-accounts/store-postgres';
 import {
@@ -176,7 +176,7 @@ describe.skipIf(postgres.skip)(`the revocation feed on ${postgres.title}`, () =>
   it('hears TRUNCATE as every session; a change to a user’s name, e-mail or verification as that user’s sessions only; a new password hash as none', async () => {
     const heard = await listen(b.revocations);
     await sessions(a, 2);
-    // CASCADE: step_ups (migration 0012) reference sessions, and go with them.
+    // CASCADE, as an operator would type it (nothing references sessions since migration 0014).
     await withSql(database.url, (sql) => sql.query('truncate sessions cascade'));
     await caughtUpPastNow(b.revocations);
     expect(heard.events).toEqual(['all']);

@@ -13,11 +13,15 @@
 import type { ActivityEntry } from './activity.ts';
 import { EmailTaken } from './errors.ts';
 import type { AccountMail, OutgoingMail } from './ports.ts';
-import type { ContactMessage, EmailTokenPurpose, NewEmailToken, NewSession, NewUser, Passkey, Repositories, Store, User, UserRecord } from './store.ts';
+import type { ContactMessage, NewSession, OneTimeToken, NewUser, Passkey, Repositories, Store, User, UserRecord } from './store.ts';
+
+/** What a link mailed to an address does when its token is confirmed: verify it, or move the account there. */
+export type EmailTokenPurpose = 'verify' | 'change';
 
 /** A token of a link and the mails that go with it, written in one unit of work. */
 export interface EmailLink {
-  readonly token: NewEmailToken;
+  /** Its purpose `verify-email` or `change-email`, its `email` the address mailed; the account is the manager's to fill in. */
+  readonly token: Omit<OneTimeToken, 'userId'>;
   readonly mails: readonly OutgoingMail[];
 }
 
@@ -211,6 +215,9 @@ const addressed = (notice: AccountMail, to: string) => ({ ...notice, to });
 /** Before any session: `listByUser` with this `now` lists expired sessions too. */
 const EVER = new Date(0);
 
+/** Stores the account's e-mail link token in its one slot (the newest replaces the one before), under its generation. */
+const putEmailToken = (tx: Repositories, userId: number, token: Omit<OneTimeToken, 'userId'>) => tx.oneTimeTokens.put({ ...token, userId }, { underGeneration: true, slot: `email:${userId}` });
+
 export function createAccountManager(store: ManagedStore): AccountManager {
   /** Sessions a unit of work ended: a cache in front of the store forgets them now, not at the feed's pace. */
   const forget = (digests: readonly string[]) => {
@@ -241,7 +248,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
         if (!record) return null;
         if (verification) {
           // At the first generation, which the row just inserted holds: always written.
-          await tx.emailTokens.put(record.id, verification.token);
+          await putEmailToken(tx, record.id, verification.token);
           for (const mail of verification.mails) await tx.outbox.add({ ...mail, queuedAt: verification.token.createdAt });
         }
         await log(tx, record.id, event);
@@ -344,7 +351,11 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       // mail failed to queue is one nobody knows). On PGlite's one connection, what runs after the
       // answer holds up the client's next request: BEGIN and COMMIT would add two round trips.
       const user = await store.users.findByEmail(email);
-      await store.resetTokens.put({ ...reset, email, userId: user?.id ?? null, credentialGeneration: user?.credentialGeneration ?? null });
+      const { tokenDigest: digest, createdAt, expiresAt } = reset;
+      await store.oneTimeTokens.put(
+        { digest, purpose: 'password-reset', email, userId: user?.id ?? null, credentialGeneration: user?.credentialGeneration ?? null, data: null, failures: 0, createdAt, expiresAt },
+        { slot: `reset:${email}` },
+      );
       await store.outbox.add({ ...mail, to: user ? mail.to : null, queuedAt: reset.createdAt });
       return user !== null;
     },
@@ -352,7 +363,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
     completeReset(tokenDigest, now, passwordHash, notice, event) {
       return ending(
         async (tx) => {
-          const token = await tx.resetTokens.take(tokenDigest, now);
+          const token = await tx.oneTimeTokens.take('password-reset', tokenDigest, now);
           if (!token || token.userId === null || token.credentialGeneration === null) return null;
           const generation = token.credentialGeneration;
           // A token asked for under an older generation is void (its use above is kept).
@@ -368,7 +379,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
 
     requestEmailLink(userId, link, event) {
       return store.transaction(async (tx) => {
-        if (!(await tx.emailTokens.put(userId, link.token))) return false;
+        if (!(await putEmailToken(tx, userId, link.token))) return false;
         for (const mail of link.mails) await tx.outbox.add({ ...mail, queuedAt: link.token.createdAt });
         await log(tx, userId, event);
         return true;
@@ -380,10 +391,11 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       try {
         confirmed = await ending(
           async (tx) => {
-            const token = await tx.emailTokens.take(tokenDigest, now);
-            if (!token) return null;
+            const taken = await tx.oneTimeTokens.take(['verify-email', 'change-email'], tokenDigest, now);
+            if (!taken || taken.userId === null || taken.email === null || taken.credentialGeneration === null) return null;
+            const token = { ...taken, userId: taken.userId, email: taken.email };
             let done: EmailConfirmed;
-            if (token.purpose === 'verify') {
+            if (token.purpose === 'verify-email') {
               // Mailed to an address the account no longer has: it proves nothing about the one it
               // has. Whether it was proven already is the compare of the first try, so the answer
               // says what the row held when it changed.
@@ -396,7 +408,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             } else {
               // The generation's move first: the compare-and-set locks the row and answers its address
               // and verification as they are now, which nothing can change before the unit ends.
-              const generation = token.credentialGeneration;
+              const generation = taken.credentialGeneration;
               const before = await tx.users.update(token.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
               if (!before) return null;
               // The unique index decides (EmailTaken): a concurrent move or signup to the address

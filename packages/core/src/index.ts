@@ -1,7 +1,7 @@
 /**
  * The core's public surface: the use cases and their options, the ports an adapter implements, the
  * domain errors, the request schemas, and the default adapters that need nothing but Node. Fakes
- * and fixtures for tests are in `@sl-accounts/core/testing`.
+ * and fixtures for tests are in `@sl-accounts/service/core/testing`.
  */
 
 // The use cases.
@@ -10,7 +10,7 @@ export { type AccountsOptions, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SERVICE_NA
 export { type RequestMeta, type SessionMeta, type RequestBody, type ParsedBody, type ReadBody } from './use-cases/request.ts';
 export { type IssuedSession, type ListedSession, SESSION_TTL_MS } from './use-cases/sessions.ts';
 export { type ListedPasskey, type RelyingParty, PASSKEY_CHALLENGE_TTL_MS, PASSKEY_ALGORITHMS, DEFAULT_PASSKEY_NAME } from './use-cases/passkeys.ts';
-export { type Health } from './use-cases/service.ts';
+export { type Health, type SweepCounts } from './use-cases/service.ts';
 export { RESET_TOKEN_TTL_MS } from './use-cases/password-reset.ts';
 export { EMAIL_TOKEN_TTL_MS } from './use-cases/email.ts';
 export {
@@ -124,28 +124,20 @@ export type {
   SessionInfo,
   KeptSessions,
   SessionRepository,
-  ResetToken,
-  ResetTokenRepository,
-  EmailTokenPurpose,
-  NewEmailToken,
-  EmailToken,
-  EmailTokenRepository,
+  OneTimeTokenPurpose,
+  OneTimeToken,
+  OneTimeTokenPut,
+  OneTimeTokenRepository,
   ContactMessage,
   ContactRepository,
   ExpiredCounts,
   Passkey,
   PasskeyRepository,
-  PasskeyChallenge,
-  PasskeyChallengePurpose,
-  PasskeyChallengeRepository,
   FactorKind,
   TotpFactor,
   TotpRepository,
   RecoveryCodeRepository,
-  LoginChallenge,
-  LoginChallengeRepository,
   StepUp,
-  StepUpRepository,
   AccountDirectory,
   PendingLinks,
 } from './store.ts';
@@ -167,6 +159,8 @@ export {
   type SecondFactorNeeded,
   type VerifiedFactor,
   type FactorVerifier,
+  type LoginChallenge,
+  takeLoginChallenge,
 } from './use-cases/login-flow.ts';
 // Second factors (docs/decisions/0043-login-challenge-and-statuses.md, 0044-step-up-and-secrets-at-rest.md).
 export { factorMethods, hasSecondFactor, recordStepUp, hasRecentStepUp, requireStepUp } from './use-cases/second-factor.ts';
@@ -223,6 +217,7 @@ export {
   type AccountManager,
   type ManagedStore,
   type EmailLink,
+  type EmailTokenPurpose,
   type EmailConfirmed,
   type NewPasswordReset,
   type PasswordReset,

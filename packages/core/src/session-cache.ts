@@ -187,6 +187,11 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
 
     listByUser: (userId, at) => sessions.listByUser(userId, at),
 
+    // A step-up is not part of what the cache keeps: it is read from the store each time.
+    recordStepUp: (digest, kind, at) => sessions.recordStepUp(digest, kind, at),
+
+    findStepUp: (digest) => sessions.findStepUp(digest),
+
     async delete(digest) {
       evict(digest);
       return sessions.delete(digest);
@@ -205,23 +210,14 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
       return store.users;
     },
     sessions: cached,
-    get resetTokens() {
-      return store.resetTokens;
-    },
-    get emailTokens() {
-      return store.emailTokens;
+    get oneTimeTokens() {
+      return store.oneTimeTokens;
     },
     get totp() {
       return store.totp;
     },
     get recoveryCodes() {
       return store.recoveryCodes;
-    },
-    get loginChallenges() {
-      return store.loginChallenges;
-    },
-    get stepUps() {
-      return store.stepUps;
     },
     get activity() {
       return store.activity;
@@ -234,9 +230,6 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
     },
     get passkeys() {
       return store.passkeys;
-    },
-    get passkeyChallenges() {
-      return store.passkeyChallenges;
     },
     get outbox() {
       return store.outbox;

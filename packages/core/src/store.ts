@@ -10,7 +10,7 @@
  * - **Isolation.** Nothing a unit of work writes is seen outside it before it commits. Inside it,
  *   reads see its own writes and whatever committed before them (SQL's READ COMMITTED is enough);
  *   where a race needs more, the method says so: `users.update`, `sessions.insert` and
- *   `emailTokens.put` are compare-and-sets, and a row they touch stays locked until the unit ends.
+ *   `oneTimeTokens.put` are compare-and-sets, and a row they touch stays locked until the unit ends.
  * - **Inside `work`, use only `tx`.** A call on the store itself from inside `work` may wait for the
  *   unit it is in (a store with one connection, such as PGlite, waits for ever): the memory store
  *   refuses it with an error, so the core's tests find such a call. Nothing slow that is not the
@@ -103,7 +103,7 @@ export interface UserRepository {
    * Writes `changes` on the user's row only while it holds every value of `expected`, in one atomic
    * step with that check (a compare-and-set), and answers the row as it is afterwards; `null` when
    * there is no such user or the row no longer holds `expected` (then nothing is written). Inside a
-   * unit of work the row stays locked until the unit ends: a `sessions.insert` or `emailTokens.put`
+   * unit of work the row stays locked until the unit ends: a `sessions.insert` or `oneTimeTokens.put` under the generation
    * for the user waits, then sees the change. Throws `EmailTaken` when `changes.email` is another
    * user's address; the unit of work it ran in cannot go on (let the error leave `work`: it rolls
    * back). A change of `name`, `email` or `emailVerified` is told to the revocation feed as a change
@@ -111,8 +111,8 @@ export interface UserRepository {
    */
   update(userId: number, changes: UserChanges, expected?: UserExpectation): Promise<UserRecord | null>;
   /**
-   * Deletes the user with everything bound to it (its sessions and their step-ups, reset and e-mail
-   * tokens, second factors, recovery codes, login challenges, passkeys and WebAuthn challenges); whether
+   * Deletes the user with everything bound to it (its sessions, single-use tokens, second factors,
+   * recovery codes and passkeys); whether
    * there was such a user. Sessions it deletes are told to the revocation feed.
    */
   delete(userId: number): Promise<boolean>;
@@ -174,71 +174,86 @@ export interface SessionRepository {
   delete(tokenDigest: string): Promise<{ readonly expiresAt: Date } | null>;
   /** Deletes the user's sessions but those `kept` names; answers the deleted digests. */
   deleteByUser(userId: number, kept?: KeptSessions): Promise<readonly string[]>;
+  /** Records on the session that a factor of `kind` was verified for it at `at` (its newest step-up); `false` when there is no such session. */
+  recordStepUp(tokenDigest: string, kind: FactorKind, at: Date): Promise<boolean>;
+  /** The session's newest step-up; `null` before any, or when there is no such session. */
+  findStepUp(tokenDigest: string): Promise<StepUp | null>;
 }
 
-/** A password reset token, kept under the address it was asked for. */
-export interface ResetToken {
+/** What a single-use token is for; a take names the purposes it accepts, so a token never serves another. */
+export type OneTimeTokenPurpose =
+  /** A password reset link's token (slot `reset:<email>`; `userId` `null` when the address was nobody's). */
+  | 'password-reset'
+  /** A verification link's token: marks `email` verified while it is still the account's (slot `email:<userId>`). */
+  | 'verify-email'
+  /** A change-of-address link's token: moves the account to `email` (slot `email:<userId>`, shared with `verify-email`). */
+  | 'change-email'
+  /** A login challenge (`sl_login`): the password was right, the second factor is to come. */
+  | 'login'
+  /** A WebAuthn challenge to register a passkey on the signed-in account `userId`. */
+  | 'passkey-register'
+  /** A WebAuthn challenge to sign in with a discoverable passkey: no account named (`userId` `null`). */
+  | 'passkey-sign-in'
+  /** A WebAuthn challenge of the second step of account `userId`'s login. */
+  | 'passkey-second-factor'
+  /** A WebAuthn challenge of a step-up of a signed-in session of account `userId`. */
+  | 'passkey-step-up'
+  /** An identity provider's sign-in state (issue 42): `data` holds what the core needs. */
+  | 'sign-in-state';
+
+/**
+ * A single-use token as stored (docs/decisions/0054-one-single-use-token-repository.md): a reset or
+ * e-mail link's token, a login challenge, a WebAuthn challenge, an identity provider's state.
+ */
+export interface OneTimeToken {
   /** SHA-256 digest of the token (hex); the token itself is never stored. */
-  readonly tokenDigest: string;
-  /** The normalised address it was asked for, an account's or not: one token per address, the newest. */
-  readonly email: string;
-  /** The account the address was then; `null`: nobody's, and the token opens nothing. */
+  readonly digest: string;
+  readonly purpose: OneTimeTokenPurpose;
+  /** The account it is for; `null` for none (a reset asked for an address nobody has, a passkey sign-in). */
   readonly userId: number | null;
-  /** The account's credential generation then (`null` with `userId`). */
+  /** The account's credential generation it was issued under (`null` with `userId`). */
   readonly credentialGeneration: number | null;
+  /** The normalised address it was mailed to or asked for; `null` for a token no mail carries. */
+  readonly email: string | null;
+  /** Opaque to the store (at most a few KB): what the purpose needs beyond these fields. */
+  readonly data: string | null;
+  /** Wrong answers so far (the login challenge's second step); 0 for a fresh token. */
+  readonly failures: number;
   readonly createdAt: Date;
   readonly expiresAt: Date;
 }
 
-/** Password reset tokens. Bound to an account or not, a token is stored alike (the same work either way). */
-export interface ResetTokenRepository {
-  /** Stores the token under its address, replacing the one there. */
-  put(token: ResetToken): Promise<void>;
+/** How `OneTimeTokenRepository.put` stores a token. */
+export interface OneTimeTokenPut {
   /**
-   * Deletes the token with this digest, if it has not expired at `now`, and answers it; `null`
-   * otherwise (an expired token stays for the sweep). Of concurrent takes of one token, one gets it.
+   * Store only while the user exists at `token.credentialGeneration`, in one atomic step with that
+   * check (a compare-and-set, as `sessions.insert`; inside a unit of work the user's row stays locked
+   * until it ends).
    */
-  take(tokenDigest: string, now: Date): Promise<ResetToken | null>;
+  readonly underGeneration?: boolean;
+  /** At most one token per slot: a put replaces the token in its slot (`reset:<email>`, `email:<userId>`). */
+  readonly slot?: string;
+  /**
+   * Keep only the account's newest `count` tokens of these purposes (by `createdAt`, then digest),
+   * deleting older ones; concurrent puts, also on several processes sharing a database, leave at
+   * most that many, the newest (passkey challenges: PASSKEY_CHALLENGES_PER_ACCOUNT).
+   */
+  readonly keepNewest?: { readonly purposes: readonly OneTimeTokenPurpose[]; readonly count: number };
 }
 
-/** What a link mailed to an address does when its token is confirmed. */
-export type EmailTokenPurpose =
-  /** Marks the account's address verified, if it is still the address the token was mailed to. */
-  | 'verify'
-  /** Moves the account to the address the token was mailed to (and marks it verified), if that is still free. */
-  | 'change';
-
-/** A token of a link mailed to an address (a verification, or a change of address). */
-export interface NewEmailToken {
-  /** SHA-256 digest of the token (hex); the token itself is never stored. */
-  readonly tokenDigest: string;
-  readonly purpose: EmailTokenPurpose;
-  /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
-  readonly email: string;
-  /** The account's credential generation when its password was checked (or its row read) for this link. */
-  readonly credentialGeneration: number;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-}
-
-/** A stored e-mail token, with the account it belongs to. */
-export interface EmailToken extends NewEmailToken {
-  readonly userId: number;
-}
-
-/** Tokens of the links mailed to prove an address: at most one per account, the newest, whatever its purpose. */
-export interface EmailTokenRepository {
+/**
+ * Single-use tokens, by digest: one repository for every purpose. A token bound to an account goes
+ * with it; an expired one stays for the sweep (`Store.deleteExpired`).
+ */
+export interface OneTimeTokenRepository {
+  /** Stores the token (replacing one with its digest, and the one in its slot); whether it stored it (false only when `underGeneration` failed). */
+  put(token: OneTimeToken, options?: OneTimeTokenPut): Promise<boolean>;
   /**
-   * Stores the user's token, replacing the one the user had, only while the user exists at
-   * `token.credentialGeneration` (a compare-and-set, as `sessions.insert`; inside a unit of work the
-   * user's row stays locked until it ends); whether it stored it.
+   * Deletes and answers the token with this digest when it has not expired at `now` and its purpose
+   * is one of `purposes`; `null` otherwise, and then nothing is deleted (a token of another purpose
+   * stays for its own). Of concurrent takes, also on several processes sharing a database, exactly one wins.
    */
-  put(userId: number, token: NewEmailToken): Promise<boolean>;
-  /**
-   * Deletes the token with this digest, if it has not expired at `now`, and answers it; `null`
-   * otherwise (an expired token stays for the sweep). Of concurrent takes of one token, one gets it.
-   */
-  take(tokenDigest: string, now: Date): Promise<EmailToken | null>;
+  take(purposes: OneTimeTokenPurpose | readonly OneTimeTokenPurpose[], digest: string, now: Date): Promise<OneTimeToken | null>;
 }
 
 /** A contact message to store. */
@@ -304,28 +319,6 @@ export interface PasskeyRepository {
   recordUse(id: string, counter: number, usedAt: Date): Promise<boolean>;
 }
 
-/** What a WebAuthn challenge was issued for: a ceremony answers only the kind it asked for. */
-export type PasskeyChallengePurpose =
-  /** Registering a passkey on the signed-in account `userId`. */
-  | 'register'
-  /** Signing in with a discoverable passkey: no account named (`userId` is `null`). */
-  | 'sign-in'
-  /** The second step of account `userId`'s login (its `sl_login` challenge), with one of its passkeys. */
-  | 'second-factor'
-  /** A step-up of a signed-in session of account `userId`, with one of its passkeys. */
-  | 'step-up';
-
-/** A WebAuthn challenge as stored: by digest, for one ceremony, once. */
-export interface PasskeyChallenge {
-  /** SHA-256 digest of the challenge (hex, as a token's); the challenge itself is never stored. */
-  readonly digest: string;
-  readonly purpose: PasskeyChallengePurpose;
-  /** The account the ceremony is for; `null` for a sign-in, where the passkey names it. */
-  readonly userId: number | null;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-}
-
 /**
  * A kind of second factor (docs/decisions/0043-login-challenge-and-statuses.md): an open set, so a
  * kind added later (passkeys) verifies through the same login challenge and step-up as the others.
@@ -388,19 +381,6 @@ export interface RecoveryCodeRepository {
   count(userId: number): Promise<number>;
 }
 
-/** A login challenge: the password was right, the second factor is still to come. */
-export interface LoginChallenge {
-  /** SHA-256 digest of the `sl_login` token (hex); the token itself is never stored. */
-  readonly tokenDigest: string;
-  readonly userId: number;
-  /** The generation the password was checked under: the session is issued only while it is current. */
-  readonly credentialGeneration: number;
-  /** Wrong second steps on this challenge so far. */
-  readonly failures: number;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-}
-
 /**
  * Outstanding WebAuthn challenges kept per account (registration, a login's second step, step-up
  * together): a new one past it replaces the oldest, so however many sessions or requests ask, an
@@ -409,49 +389,10 @@ export interface LoginChallenge {
  */
 export const PASSKEY_CHALLENGES_PER_ACCOUNT = 10;
 
-/** WebAuthn challenges: single use (a take deletes) and short-lived. A user's deletion deletes theirs. */
-export interface PasskeyChallengeRepository {
-  /**
-   * Stores the challenge; for one of an account (`userId` set), keeps only the account's newest
-   * PASSKEY_CHALLENGES_PER_ACCOUNT (by `createdAt`, then digest), deleting older ones. Concurrent puts,
-   * also on several processes sharing a database, leave at most that many, the newest. Sign-in
-   * challenges (no account) are bounded by the core's limits, not here.
-   */
-  put(challenge: PasskeyChallenge): Promise<void>;
-  /**
-   * Deletes the challenge with this digest, if it has not expired at `now`, and answers it; `null`
-   * otherwise (an expired one stays for the sweep). Of concurrent takes of one challenge, also on
-   * several processes sharing a database, exactly one gets it.
-   */
-  take(digest: string, now: Date): Promise<PasskeyChallenge | null>;
-}
-
-/** Login challenges, by token digest, single-use, gone with the account. */
-export interface LoginChallengeRepository {
-  /**
-   * Stores the challenge (replacing one with its digest) only while the user exists at
-   * `challenge.credentialGeneration` (a compare-and-set, as `emailTokens.put`); whether it stored it.
-   */
-  put(challenge: LoginChallenge): Promise<boolean>;
-  /**
-   * Deletes the challenge with this digest, if it has not expired at `now`, and answers it; `null`
-   * otherwise. Of concurrent takes of one challenge, one gets it.
-   */
-  take(tokenDigest: string, now: Date): Promise<LoginChallenge | null>;
-}
-
-/** A step-up: a factor was verified for this session at `verifiedAt`. */
+/** A step-up: a factor was verified for this session at `verifiedAt` (kept on the session's row). */
 export interface StepUp {
   readonly kind: FactorKind;
   readonly verifiedAt: Date;
-}
-
-/** Step-ups, one per session (the newest), gone with the session. */
-export interface StepUpRepository {
-  /** Records that a factor of `kind` was verified for the session at `at`; `false` when there is no such session. */
-  record(sessionDigest: string, kind: FactorKind, at: Date): Promise<boolean>;
-  /** The session's newest step-up. */
-  find(sessionDigest: string): Promise<StepUp | null>;
 }
 
 /** What one unit of work, or the store outside any, offers: the repositories. */
@@ -460,26 +401,18 @@ export interface Repositories {
   readonly users: UserRepository;
   /** Sessions, by token digest. */
   readonly sessions: SessionRepository;
-  /** Password reset tokens, by address. */
-  readonly resetTokens: ResetTokenRepository;
-  /** The tokens of verification and change-of-address links, one per user. */
-  readonly emailTokens: EmailTokenRepository;
+  /** Single-use tokens of every purpose (links, login and WebAuthn challenges), by digest. */
+  readonly oneTimeTokens: OneTimeTokenRepository;
   /** Contact messages. */
   readonly contacts: ContactRepository;
   /** Mails to send, queued with what caused them. */
   readonly outbox: OutboxRepository;
   /** Passkeys (WebAuthn credentials), by credential ID. */
   readonly passkeys: PasskeyRepository;
-  /** WebAuthn challenges, single use. */
-  readonly passkeyChallenges: PasskeyChallengeRepository;
   /** TOTP factors (secrets sealed by the core). */
   readonly totp: TotpRepository;
   /** Recovery codes, as digests. */
   readonly recoveryCodes: RecoveryCodeRepository;
-  /** Login challenges (`sl_login`), as digests. */
-  readonly loginChallenges: LoginChallengeRepository;
-  /** Step-ups of sessions. */
-  readonly stepUps: StepUpRepository;
   /** The activity log (security events), newest first. */
   readonly activity: ActivityRepository;
 }
@@ -498,30 +431,26 @@ export interface AccountDirectory {
   /** The contact messages stored with this (normalised) address as the sender's, oldest first; at most `limit`. */
   contactsFrom(email: string, limit: number): Promise<readonly ContactMessage[]>;
   /**
-   * The account's pending links, metadata only (never a token or its digest): its e-mail token
-   * (a verification or a change of address, with the address it was mailed to), and a reset token
-   * bound to it; expired ones included until the sweep.
+   * The account's pending links, metadata only (never a token or its digest): its e-mail link's
+   * token (a verification or a change of address, with the address it was mailed to), and a reset
+   * token bound to it; expired ones included until the sweep.
    */
   pendingLinks(userId: number): Promise<PendingLinks>;
 }
 
 /** What `AccountDirectory.pendingLinks` answers. */
 export interface PendingLinks {
-  readonly emailLink: { readonly purpose: EmailTokenPurpose; readonly email: string; readonly createdAt: Date; readonly expiresAt: Date } | null;
+  readonly emailLink: { readonly purpose: 'verify' | 'change'; readonly email: string; readonly createdAt: Date; readonly expiresAt: Date } | null;
   readonly passwordReset: { readonly createdAt: Date; readonly expiresAt: Date } | null;
 }
 
 /** What `Store.deleteExpired` deleted. */
 export interface ExpiredCounts {
   readonly sessions: number;
-  readonly resetTokens: number;
-  readonly emailTokens: number;
   /** Outbox stand-ins due at the time (see `MailToQueue`). */
   readonly standIns: number;
-  /** WebAuthn challenges never answered. */
-  readonly passkeyChallenges: number;
-  /** Login challenges. */
-  readonly loginChallenges: number;
+  /** Single-use tokens never taken, by purpose (a purpose with none deleted is left out). */
+  readonly oneTimeTokens: Readonly<Partial<Record<OneTimeTokenPurpose, number>>>;
 }
 
 /**
@@ -547,7 +476,7 @@ export interface Store extends Repositories {
   /** The operator's reads: accounts by the start of their address, contact messages by sender (issue 43). */
   readonly directory: AccountDirectory;
   /**
-   * Housekeeping: deletes the sessions, reset and e-mail tokens, login challenges and WebAuthn challenges that expired at or before `now`, and
+   * Housekeeping: deletes the sessions and single-use tokens that expired at or before `now`, and
    * the outbox's stand-ins due by then; answers how many of each. `now` is the caller's clock's.
    */
   deleteExpired(now: Date): Promise<ExpiredCounts>;

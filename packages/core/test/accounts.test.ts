@@ -13,9 +13,9 @@ import {
   digestToken,
   randomTokens,
   type PasswordHasher,
-} from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
 import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 
 const ALICE = { name: 'Alice', email: 'alice@example.com', password: 'correct horse' };
 const meta = (clientIp = '203.0.113.1', sessionToken?: string) => ({ clientIp, sessionToken: sessionToken ?? null });

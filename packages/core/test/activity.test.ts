@@ -4,8 +4,8 @@
  * in (a right password 403, a wrong one as any wrong one), the owner's page and export, retention.
  */
 import { describe, expect, it } from 'vitest';
-import { AccountLocked, createAccounts, createAdmin, InvalidCredentials, NotFound, randomTokens, SecondFactorRequired, Unauthenticated, ValidationError } from '@sl-accounts/core';
-import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/core/testing';
+import { AccountLocked, createAccounts, createAdmin, InvalidCredentials, NotFound, randomTokens, SecondFactorRequired, Unauthenticated, ValidationError } from '@sl-accounts/service/core';
+import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };

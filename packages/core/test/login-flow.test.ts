@@ -21,8 +21,8 @@ import {
   type LoginStep,
   type RequestMeta,
   type SignedIn,
-} from '@sl-accounts/core';
-import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/core/testing';
+} from '@sl-accounts/service/core';
+import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createContext } from '../src/use-cases/context.ts';
 
@@ -76,7 +76,7 @@ describe('the login flow', () => {
     expect(await noticed()).toEqual([ADA.email]);
     expect(await context.devices.verify(signed.device.proof, signed.user.id)).not.toBeNull();
     // One factor checked: no step-up for the session.
-    expect(await store.stepUps.find(digestToken(signed.session.token))).toBeNull();
+    expect(await store.sessions.findStepUp(digestToken(signed.session.token))).toBeNull();
   });
 
   it('a client with the account’s device proof is no new device; the notices’ bound is one per account, whatever the way in', async () => {
@@ -120,7 +120,7 @@ describe('the login flow', () => {
     const signed = await accounts.loginSecondFactor({ code: app.generate({ timestamp: clock.now().getTime() }) }, { clientIp: '192.0.2.2', loginChallenge: step.secondFactor.token, deviceProof: signedUp.device.proof });
     expect(signed.user.email).toBe(ADA.email);
     expect(await live(signed.session.token)).toBe(ADA.email);
-    expect((await store.stepUps.find(digestToken(signed.session.token)))?.kind).toBe('totp');
+    expect((await store.sessions.findStepUp(digestToken(signed.session.token)))?.kind).toBe('totp');
     // The device proof the signup gave: no new device.
     expect(await noticed()).toEqual([]);
   });

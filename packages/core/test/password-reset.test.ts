@@ -3,9 +3,9 @@
  * token's single use and lifetime, and what the reset ends.
  */
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, RESET_TOKEN_TTL_MS, Unauthenticated, ValidationError, createAccountManager, createAccounts, digestToken, randomTokens, type QueuedMail } from '@sl-accounts/core';
+import { Pbkdf2PasswordHasher, RESET_TOKEN_TTL_MS, Unauthenticated, ValidationError, createAccountManager, createAccounts, digestToken, randomTokens, type QueuedMail } from '@sl-accounts/service/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
 const NEW_PASSWORD = 'a new and longer passphrase';
@@ -83,7 +83,7 @@ describe('password reset', () => {
     const store = createMemoryStore();
     const errors: unknown[] = [];
     // The token's write fails (the read before it succeeds).
-    const failing = { ...store, resetTokens: { ...store.resetTokens, put: () => Promise.reject(new Error('store down')) } };
+    const failing = { ...store, oneTimeTokens: { ...store.oneTimeTokens, put: () => Promise.reject(new Error('store down')) } };
     const accounts = createAccounts(
       { store: failing, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock: new ManualClock(), tokens: randomTokens },
       { onBackgroundError: (e) => errors.push(e) },

@@ -13,8 +13,8 @@ import {
   type SessionRevocations,
   type SessionWithUser,
   type Store,
-} from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
+} from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 /** A feed the test drives: what it delivers, and how far behind it says it is. */
@@ -54,8 +54,10 @@ function fakeStore() {
       return row ? { expiresAt: row.expiresAt } : null;
     }),
     /** The store's sweep (of which the cache sees only what it forwards). */
-    deleteExpired: vi.fn(async () => ({ sessions: 0, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0, passkeyChallenges: 0 })),
+    deleteExpired: vi.fn(async () => ({ sessions: 0, standIns: 0, oneTimeTokens: {} })),
     listByUser: vi.fn(async () => []),
+    recordStepUp: vi.fn(async () => true),
+    findStepUp: vi.fn(async () => null),
     /** Deletes the rows named in `kept.except` (here: a comma list of digests) and returns them. */
     deleteByUser: vi.fn(async (_userId: number, kept?: { except?: string | null }) => (kept?.except ?? '').split(',').filter((d) => rows.delete(d))),
     /** Holds every read until the returned function is called. */

@@ -5,8 +5,8 @@
  * its fields everywhere with no other edit.
  */
 import { z } from 'zod';
-import { ANY_CHARACTER, NOT_WHITE_SPACE, WHITE_SPACE } from '@sl-accounts/core';
-import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
+import { ANY_CHARACTER, NOT_WHITE_SPACE, WHITE_SPACE } from '@sl-accounts/service/core';
+import { API_ROUTES, type ApiRoute } from '@sl-accounts/service/http';
 import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, PasskeyResponse, PasskeysResponse, ActivityEvent, ActivityResponse, AccountExportResponse } from './response-schemas.ts';
 import { describeBounds } from './wording.ts';
 import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';

@@ -3,8 +3,8 @@
  * for the `documents` option of `createHttpApi`, which serves them beside the API operations in
  * every host alike.
  */
-import { DEFAULT_SERVICE_NAME } from '@sl-accounts/core';
-import { API_ROUTES, normaliseBasePath, type DocumentRoute } from '@sl-accounts/http';
+import { DEFAULT_SERVICE_NAME } from '@sl-accounts/service/core';
+import { API_ROUTES, normaliseBasePath, type DocumentRoute } from '@sl-accounts/service/http';
 import { createSkills, skillsIndex } from './agent-skills.ts';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
 import { authMarkdown } from './auth-md.ts';

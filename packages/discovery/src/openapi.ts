@@ -30,7 +30,7 @@ import {
   PASSKEY_SIGN_IN_TOTAL_POLICY,
   parseRequest,
   type RateLimitRule,
-} from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
 import {
   API_ROUTES,
   BODY_LIMIT_BYTES,
@@ -42,8 +42,8 @@ import {
   type ApiRoute,
   type DocumentedResponse,
   type ErrorCode,
-} from '@sl-accounts/http';
-import { ERROR_EXAMPLES, errorExample } from '@sl-accounts/http/examples';
+} from '@sl-accounts/service/http';
+import { ERROR_EXAMPLES, errorExample } from '@sl-accounts/service/http/examples';
 import { COMPONENT_SCHEMAS, requestSchemaId } from './component-schemas.ts';
 import { SESSION_PASSWORD_SENTENCE, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
-import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/http';
+import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/service/http';
 
 /** Every `code` the service answers, the use cases' and the transport's, for the schema's description. */
 const ERROR_CODES = [...Object.keys(STATUS_BY_CODE), ...Object.keys(TRANSPORT_ERROR_STATUS)];

@@ -1,4 +1,4 @@
-import { isDomainError, type DomainErrorCode, type FieldIssue } from '@sl-accounts/core';
+import { isDomainError, type DomainErrorCode, type FieldIssue } from '@sl-accounts/service/core';
 import { jsonAnswer, type HttpAnswer } from './http-types.ts';
 import type { Logger } from './logger.ts';
 import { clearedSessionCookie } from './session-cookie.ts';

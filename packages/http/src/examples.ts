@@ -1,5 +1,5 @@
 /**
- * The example values of the contract (`@sl-accounts/http/examples`): the route table gives each
+ * The example values of the contract (`@sl-accounts/service/http/examples`): the route table gives each
  * request body, path parameter and response one, and the discovery documents show them. Every
  * example describes one account's life, in the order the documents tell it: the signup example and
  * then the login example, sent as they are, sign that account up and in (the docs' "Test Request"
@@ -25,7 +25,7 @@ import {
   type ContactInput,
   type LoginInput,
   type SignupInput,
-} from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
 import { BODY_LIMIT_BYTES, UNSUPPORTED_ENCODING, tooLarge } from './body.ts';
 import { CROSS_SITE_REFUSED } from './cross-site.ts';
 import { HttpError, answerForThrown } from './errors.ts';

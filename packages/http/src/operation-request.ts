@@ -1,4 +1,4 @@
-import type { ReadBody, RequestMeta } from '@sl-accounts/core';
+import type { ReadBody, RequestMeta } from '@sl-accounts/service/core';
 import { readJsonBody } from './body.ts';
 import { clientAddress } from './client-address.ts';
 import { headerValue, type HttpRequest } from './http-types.ts';

@@ -3,8 +3,8 @@
  * and listed once, and the answers its traits imply derived rather than written again.
  */
 import { describe, expect, it } from 'vitest';
-import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { ERROR_EXAMPLES } from '@sl-accounts/http/examples';
+import { API_ROUTES, type ApiRoute } from '@sl-accounts/service/http';
+import { ERROR_EXAMPLES } from '@sl-accounts/service/http/examples';
 // Internals of this package: the resource files the table is assembled from.
 import * as account from '../src/routes/account.ts';
 import * as activity from '../src/routes/activity.ts';

@@ -9,7 +9,7 @@
  * where the CLI runs beside the servers and its lock reaches their sessions through the revocation feed).
  */
 import { createInterface } from 'node:readline/promises';
-import { isDomainError, type AdminUseCases, type OperatorMeta } from '@sl-accounts/core';
+import { isDomainError, type AdminUseCases, type OperatorMeta } from '@sl-accounts/service/core';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { configureService } from './serve.ts';

@@ -10,8 +10,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ACTIVITY_TYPES, isDomainError, MAX_REASON_LENGTH, type AdminUseCases, type OperatorMeta } from '@sl-accounts/core';
-import { STATUS_BY_CODE } from '@sl-accounts/http';
+import { ACTIVITY_TYPES, isDomainError, MAX_REASON_LENGTH, type AdminUseCases, type OperatorMeta } from '@sl-accounts/service/core';
+import { STATUS_BY_CODE } from '@sl-accounts/service/http';
 
 /** Where the operator's API listens and who may call it. */
 export interface AdminConfig {

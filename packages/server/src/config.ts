@@ -24,10 +24,10 @@ import {
   type SecurityEvent,
   type SecurityNoticeOptions,
   type RetrySchedule,
-} from '@sl-accounts/core';
-import { normaliseBasePath } from '@sl-accounts/http';
+} from '@sl-accounts/service/core';
+import { normaliseBasePath } from '@sl-accounts/service/http';
+import type { HttpLimits } from '@sl-accounts/service/http-node';
 import { parseAdminTokens, type AdminConfig } from './admin.ts';
-import type { HttpLimits } from '@sl-accounts/http-node';
 import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres/settings';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
 /** The file name only: the store itself (and node:sqlite) is loaded when STORE=sqlite opens it. */

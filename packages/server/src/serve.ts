@@ -1,16 +1,16 @@
 /**
  * The server: the service (`createService` of `@sl-accounts/service`, composed from the configuration:
  * the store it names, the hasher at its cost, SMTP or the log, the docs page) on a hardened
- * node:http server (`@sl-accounts/http-node`), under whichever request listener the caller makes of
+ * node:http server (`@sl-accounts/service/http-node`), under whichever request listener the caller makes of
  * the service (the Koa adapter for `pnpm start`, plain node:http in examples/node-http), with
  * metrics when asked for and a graceful stop. Nothing here knows a framework.
  */
 import type { RequestListener, Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
-import { DEFAULT_PBKDF2_ITERATIONS, developmentSecretBox, Pbkdf2PasswordHasher, secretBox, type Accounts, type AccountsOptions, type Clock, type SecretBox, type TokenGenerator } from '@sl-accounts/core';
+import { DEFAULT_PBKDF2_ITERATIONS, developmentSecretBox, Pbkdf2PasswordHasher, secretBox, type Accounts, type AccountsOptions, type Clock, type SecretBox, type TokenGenerator } from '@sl-accounts/service/core';
 import { apiReferencePage } from '@sl-accounts/docs-page';
-import type { Logger } from '@sl-accounts/http';
-import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/http-node';
+import type { Logger } from '@sl-accounts/service/http';
+import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/service/http-node';
 import { createService, type Service as ComposedService } from '@sl-accounts/service';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -24,7 +24,7 @@ export type Service = ComposedService;
 
 /**
  * What the caller runs the service under: a function from the service to a node:http request
- * listener (a Koa app's `callback()`, an Express app, `accounts` of `@sl-accounts/http-node`).
+ * listener (a Koa app's `callback()`, an Express app, `accounts` of `@sl-accounts/service/http-node`).
  */
 export type ListenerFactory = (service: Service) => RequestListener;
 

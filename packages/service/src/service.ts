@@ -21,10 +21,10 @@ import {
   type SessionCacheStats,
   type Store,
   type TokenGenerator,
-} from '@sl-accounts/core';
-import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
-import { createHttpApi, normaliseBasePath, requestBase, silentLogger, type FetchHandler, type HttpApi, type Logger } from '@sl-accounts/http';
-import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
+} from '@sl-accounts/service/core';
+import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/service/discovery';
+import { createHttpApi, normaliseBasePath, requestBase, silentLogger, type FetchHandler, type HttpApi, type Logger } from '@sl-accounts/service/http';
+import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/service/mcp';
 import { defaultMailer, startMail, type MailOptions } from './mail.ts';
 import { checkServiceOptions } from './options.ts';
 import { settleSecrets } from './secrets.ts';
@@ -40,7 +40,7 @@ export interface ServiceOptions {
    * process), `createPostgresStore(...)` or `createPGliteStore(...)` of `@sl-accounts/store-postgres`. The service migrates it (when it can) and `close()` closes it.
    */
   readonly store: ServiceStore;
-  /** Default: PBKDF2-SHA256 at 600,000 iterations. Tests pass a cheap one (`@sl-accounts/core/testing`). */
+  /** Default: PBKDF2-SHA256 at 600,000 iterations. Tests pass a cheap one (`@sl-accounts/service/core/testing`). */
   readonly hasher?: PasswordHasher;
   /** Default: the system clock. Tests pass a `ManualClock` to move time without waiting. */
   readonly clock?: Clock;
@@ -82,7 +82,7 @@ export interface ServiceOptions {
   /** `/mcp` (served by `api`) and its server card; default on. `false`: neither is served, and the MCP SDK is never loaded. */
   readonly mcp?: boolean;
   /**
-   * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/mail-smtp`. Default, for
+   * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/service/mail-smtp`. Default, for
    * development only: no mail is sent, and the service says so once; each mail (reset links
    * included) is written to `logger` at info, or without a logger to standard error.
    */

@@ -7,7 +7,7 @@
  * it back, else (contact messages) through the test-only inspection that `open` provides.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccountManager, type AccountManager, type Store } from '@sl-accounts/core';
+import { createAccountManager, type AccountManager, type Store } from '@sl-accounts/service/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
 import { activityCases } from './cases/activity.ts';
 import { contactCases } from './cases/contacts.ts';

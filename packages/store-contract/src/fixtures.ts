@@ -2,7 +2,7 @@
  * Fixed values for the contract cases. Time is always passed in, so the cases use dates far from
  * today: an adapter that read its own clock would fail them.
  */
-import { FIRST_CREDENTIAL_GENERATION, type AccountManager, type NewSession, type User } from '@sl-accounts/core';
+import { FIRST_CREDENTIAL_GENERATION, type AccountManager, type NewSession, type OneTimeToken, type OneTimeTokenPurpose, type User } from '@sl-accounts/service/core';
 
 export const T0 = new Date('2031-03-01T12:00:00.000Z');
 export const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -18,6 +18,20 @@ export const G0 = FIRST_CREDENTIAL_GENERATION;
 
 /** A 64-hex digest, as core's digestToken makes them. */
 export const digest = (n: number) => n.toString(16).padStart(64, '0');
+
+/** The single-use token whose digest is `digest(n)`: fresh, under the first generation of `userId`'s account, a day long unless `fields` say otherwise. */
+export const oneTime = (n: number, purpose: OneTimeTokenPurpose, userId: number | null, fields: Partial<OneTimeToken> = {}): OneTimeToken => ({
+  digest: digest(n),
+  purpose,
+  userId,
+  credentialGeneration: userId === null ? null : G0,
+  email: null,
+  data: null,
+  failures: 0,
+  createdAt: T0,
+  expiresAt: at(DAY),
+  ...fields,
+});
 
 /** Inserts a user that must not be taken yet. */
 export async function addUser(accounts: AccountManager, email = 'ada@example.com', name = 'Ada'): Promise<User> {

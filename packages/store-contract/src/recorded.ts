@@ -1,7 +1,7 @@
 /** A store that records which of its members a piece of work calls, for the cases that compare two runs. */
-import type { Repositories, Store } from '@sl-accounts/core';
+import type { Repositories, Store } from '@sl-accounts/service/core';
 
-const REPOSITORIES = new Set<PropertyKey>(['users', 'sessions', 'resetTokens', 'emailTokens', 'contacts', 'outbox']);
+const REPOSITORIES = new Set<PropertyKey>(['users', 'sessions', 'oneTimeTokens', 'contacts', 'outbox']);
 
 /** `repositories`, each call of a repository's method recorded as `<prefix><repository>.<method>`. */
 function spied<R extends object>(repositories: R, prefix: string, calls: string[]): R {

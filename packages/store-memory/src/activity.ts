@@ -1,4 +1,4 @@
-import type { AccountDirectory, ActivityEvent, ActivityRepository } from '@sl-accounts/core';
+import type { AccountDirectory, ActivityEvent, ActivityRepository } from '@sl-accounts/service/core';
 import type { MemoryContactStore } from './contact-store.ts';
 import type { Tables, Unit } from './tables.ts';
 
@@ -83,10 +83,11 @@ export function memoryDirectory(tables: Tables, contacts: MemoryContactStore): A
       return contacts.messages.filter((m) => m.email === email).slice(0, limit);
     },
     async pendingLinks(userId) {
-      const link = tables.emailTokens.get(userId);
-      const reset = [...tables.resetTokens.values()].find((t) => t.userId === userId);
+      const tokens = [...tables.oneTimeTokens.values()].filter((t) => t.userId === userId);
+      const link = tokens.find((t) => t.purpose === 'verify-email' || t.purpose === 'change-email');
+      const reset = tokens.find((t) => t.purpose === 'password-reset');
       return {
-        emailLink: link ? { purpose: link.purpose, email: link.email, createdAt: link.createdAt, expiresAt: link.expiresAt } : null,
+        emailLink: link ? { purpose: link.purpose === 'verify-email' ? 'verify' : 'change', email: link.email ?? '', createdAt: link.createdAt, expiresAt: link.expiresAt } : null,
         passwordReset: reset ? { createdAt: reset.createdAt, expiresAt: reset.expiresAt } : null,
       };
     },

@@ -1,11 +1,10 @@
-import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/core';
+import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OneTimeTokenPurpose, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/service/core';
 import { ActivityLog, activityRepository, memoryDirectory } from './activity.ts';
 import { MemoryContactStore } from './contact-store.ts';
-import { deleteWhere } from './delete-where.ts';
 import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';
 import { MemoryRateLimiter } from './rate-limiter.ts';
-import { emailTokenRepository, loginChallengeRepository, passkeyChallengeRepository, passkeyRepository, recoveryCodeRepository, resetTokenRepository, sessionRepository, stepUpRepository, totpRepository, userRepository, type Where } from './repositories.ts';
+import { oneTimeTokenRepository, passkeyRepository, recoveryCodeRepository, sessionRepository, totpRepository, userRepository, type Where } from './repositories.ts';
 import { Tables, Unit } from './tables.ts';
 
 /**
@@ -73,16 +72,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return {
       users: userRepository(where),
       sessions: sessionRepository(where),
-      resetTokens: resetTokenRepository(where),
-      emailTokens: emailTokenRepository(where),
+      oneTimeTokens: oneTimeTokenRepository(where),
       contacts: contactsOf,
       outbox: queued,
       passkeys: passkeyRepository(where),
-      passkeyChallenges: passkeyChallengeRepository(where),
       totp: totpRepository(where),
       recoveryCodes: recoveryCodeRepository(where),
-      loginChallenges: loginChallengeRepository(where),
-      stepUps: stepUpRepository(where),
       activity: activityRepository(activityLog, unit),
     };
   };
@@ -101,14 +96,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   return {
     users: outside(gate, 'users', autocommit.users),
     sessions,
-    resetTokens: outside(gate, 'resetTokens', autocommit.resetTokens),
-    emailTokens: outside(gate, 'emailTokens', autocommit.emailTokens),
+    oneTimeTokens: outside(gate, 'oneTimeTokens', autocommit.oneTimeTokens),
     passkeys: outside(gate, 'passkeys', autocommit.passkeys),
-    passkeyChallenges: outside(gate, 'passkeyChallenges', autocommit.passkeyChallenges),
     totp: outside(gate, 'totp', autocommit.totp),
     recoveryCodes: outside(gate, 'recoveryCodes', autocommit.recoveryCodes),
-    loginChallenges: outside(gate, 'loginChallenges', autocommit.loginChallenges),
-    stepUps: outside(gate, 'stepUps', autocommit.stepUps),
     activity: outside(gate, 'activity', autocommit.activity),
     contacts,
     outbox,
@@ -134,16 +125,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           const result = await work({
             users: live('users', tx.users),
             sessions: live('sessions', tx.sessions),
-            resetTokens: live('resetTokens', tx.resetTokens),
-            emailTokens: live('emailTokens', tx.emailTokens),
+            oneTimeTokens: live('oneTimeTokens', tx.oneTimeTokens),
             contacts: live('contacts', tx.contacts),
             outbox: live('outbox', tx.outbox),
             passkeys: live('passkeys', tx.passkeys),
-            passkeyChallenges: live('passkeyChallenges', tx.passkeyChallenges),
             totp: live('totp', tx.totp),
             recoveryCodes: live('recoveryCodes', tx.recoveryCodes),
-            loginChallenges: live('loginChallenges', tx.loginChallenges),
-            stepUps: live('stepUps', tx.stepUps),
             activity: live('activity', tx.activity),
           });
           ended = true;
@@ -163,15 +150,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         const unit = new Unit(false);
         for (const digest of gone) tables.removeSession(unit, digest);
         revocations.publish(gone);
-        const expired = (token: { readonly expiresAt: Date }) => token.expiresAt.getTime() <= t;
-        return {
-          sessions: gone.length,
-          resetTokens: deleteWhere(tables.resetTokens, expired) + deleteWhere(tables.unboundResetTokens, expired),
-          emailTokens: deleteWhere(tables.emailTokens, expired),
-          standIns: outbox.deleteStandIns(now),
-          passkeyChallenges: deleteWhere(tables.passkeyChallenges, expired),
-          loginChallenges: deleteWhere(tables.loginChallenges, expired),
-        };
+        const oneTimeTokens: Partial<Record<OneTimeTokenPurpose, number>> = {};
+        for (const token of [...tables.oneTimeTokens.values()]) {
+          if (token.expiresAt.getTime() > t) continue;
+          tables.remove(unit, tables.oneTimeTokens, token.digest);
+          oneTimeTokens[token.purpose] = (oneTimeTokens[token.purpose] ?? 0) + 1;
+        }
+        return { sessions: gone.length, standIns: outbox.deleteStandIns(now), oneTimeTokens };
       }),
 
     ping: async () => {},

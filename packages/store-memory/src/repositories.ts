@@ -2,23 +2,19 @@ import { randomUUID } from 'node:crypto';
 import {
   EmailTaken,
   FIRST_CREDENTIAL_GENERATION,
-  PASSKEY_CHALLENGES_PER_ACCOUNT,
-  type EmailTokenRepository,
-  type LoginChallengeRepository,
+  type OneTimeToken,
+  type OneTimeTokenRepository,
   type RecoveryCodeRepository,
-  type StepUpRepository,
   type TotpFactor,
   type TotpRepository,
   type InProcessRevocations,
-  type PasskeyChallengeRepository,
   type PasskeyRepository,
-  type ResetTokenRepository,
   type SessionInfo,
   type SessionRepository,
   type UserRecord,
   type UserRepository,
-} from '@sl-accounts/core';
-import { toUser } from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
+import { toUser } from '@sl-accounts/service/core';
 import type { Tables, Unit } from './tables.ts';
 
 /** What the repositories of one unit of work (or of none) write to. */
@@ -97,7 +93,7 @@ export function sessionRepository(where: Where): SessionRepository {
       // The check and the insert in one synchronous step: no change of credential comes between.
       if (tables.users.get(session.userId)?.credentialGeneration !== session.credentialGeneration) return false;
       tables.removeSession(unit, session.tokenDigest);
-      tables.addSession(unit, session.tokenDigest, { id: randomUUID(), userId: session.userId, createdAt: session.createdAt, expiresAt: session.expiresAt });
+      tables.addSession(unit, session.tokenDigest, { id: randomUUID(), userId: session.userId, createdAt: session.createdAt, expiresAt: session.expiresAt, stepUp: null });
       return true;
     },
 
@@ -130,46 +126,42 @@ export function sessionRepository(where: Where): SessionRepository {
       revoke(where, ended);
       return ended;
     },
-  };
-}
 
-export function resetTokenRepository({ tables, unit }: Where): ResetTokenRepository {
-  return {
-    async put(token) {
-      tables.putResetToken(unit, token);
-    },
-
-    async take(tokenDigest, now) {
-      for (const map of [tables.resetTokens, tables.unboundResetTokens]) {
-        for (const [email, token] of map) {
-          if (token.tokenDigest !== tokenDigest) continue;
-          if (token.expiresAt.getTime() <= now.getTime()) return null;
-          tables.put(unit, map, email, undefined);
-          return token;
-        }
-      }
-      return null;
-    },
-  };
-}
-
-export function emailTokenRepository({ tables, unit }: Where): EmailTokenRepository {
-  return {
-    async put(userId, token) {
-      // Gone, or its credential changed since the caller read it: nothing is written.
-      if (tables.users.get(userId)?.credentialGeneration !== token.credentialGeneration) return false;
-      tables.put(unit, tables.emailTokens, userId, token);
+    async recordStepUp(tokenDigest, kind, at) {
+      const session = tables.sessions.get(tokenDigest);
+      if (!session) return false;
+      tables.put(unit, tables.sessions, tokenDigest, { ...session, stepUp: { kind, verifiedAt: at } });
       return true;
     },
 
-    async take(tokenDigest, now) {
-      for (const [userId, token] of tables.emailTokens) {
-        if (token.tokenDigest !== tokenDigest) continue;
-        if (token.expiresAt.getTime() <= now.getTime()) return null;
-        tables.put(unit, tables.emailTokens, userId, undefined);
-        return { ...token, userId };
-      }
-      return null;
+    async findStepUp(tokenDigest) {
+      return tables.sessions.get(tokenDigest)?.stepUp ?? null;
+    },
+  };
+}
+
+/** Newest first, as the SQL stores order them: by creation time, then by the greater digest. */
+const newestFirst = (a: OneTimeToken, b: OneTimeToken) => b.createdAt.getTime() - a.createdAt.getTime() || (a.digest < b.digest ? 1 : -1);
+
+export function oneTimeTokenRepository({ tables, unit }: Where): OneTimeTokenRepository {
+  return {
+    // One synchronous step: the check of the generation, the insert and the trim (the units are serial).
+    async put(token, options = {}) {
+      if (options.underGeneration && (token.userId === null || tables.users.get(token.userId)?.credentialGeneration !== token.credentialGeneration)) return false;
+      tables.putToken(unit, token, options.slot ?? null);
+      const keep = options.keepNewest;
+      if (!keep || token.userId === null) return true;
+      const own = [...tables.oneTimeTokens.values()].filter((t) => t.userId === token.userId && keep.purposes.includes(t.purpose));
+      for (const old of own.sort(newestFirst).slice(keep.count)) tables.remove(unit, tables.oneTimeTokens, old.digest);
+      return true;
+    },
+
+    async take(purposes, digest, now) {
+      const row = tables.oneTimeTokens.get(digest);
+      if (!row || !(typeof purposes === 'string' ? [purposes] : purposes).includes(row.purpose) || row.expiresAt.getTime() <= now.getTime()) return null;
+      tables.remove(unit, tables.oneTimeTokens, digest);
+      const { slot: _slot, ...token } = row;
+      return token;
     },
   };
 }
@@ -219,26 +211,6 @@ export function passkeyRepository({ tables, unit }: Where): PasskeyRepository {
       if (!(passkey.counter < counter || (passkey.counter === 0 && counter === 0))) return false;
       tables.put(unit, tables.passkeys, id, { ...passkey, counter, lastUsedAt: usedAt });
       return true;
-    },
-  };
-}
-
-export function passkeyChallengeRepository({ tables, unit }: Where): PasskeyChallengeRepository {
-  return {
-    async put(challenge) {
-      tables.put(unit, tables.passkeyChallenges, challenge.digest, challenge);
-      if (challenge.userId === null) return;
-      // One step with the insert: nothing runs between them here (the units are serial).
-      const own = [...tables.passkeyChallenges.values()].filter((c) => c.userId === challenge.userId);
-      own.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.digest < b.digest ? 1 : -1));
-      for (const old of own.slice(PASSKEY_CHALLENGES_PER_ACCOUNT)) tables.put(unit, tables.passkeyChallenges, old.digest, undefined);
-    },
-
-    async take(digest, now) {
-      const challenge = tables.passkeyChallenges.get(digest);
-      if (!challenge || challenge.expiresAt.getTime() <= now.getTime()) return null;
-      tables.put(unit, tables.passkeyChallenges, digest, undefined);
-      return challenge;
     },
   };
 }
@@ -309,37 +281,6 @@ export function recoveryCodeRepository({ tables, unit }: Where): RecoveryCodeRep
 
     async count(userId) {
       return tables.recoveryCodes.get(userId)?.size ?? 0;
-    },
-  };
-}
-
-export function loginChallengeRepository({ tables, unit }: Where): LoginChallengeRepository {
-  return {
-    async put(challenge) {
-      if (tables.users.get(challenge.userId)?.credentialGeneration !== challenge.credentialGeneration) return false;
-      tables.put(unit, tables.loginChallenges, challenge.tokenDigest, challenge);
-      return true;
-    },
-
-    async take(tokenDigest, now) {
-      const challenge = tables.loginChallenges.get(tokenDigest);
-      if (!challenge || challenge.expiresAt.getTime() <= now.getTime()) return null;
-      tables.put(unit, tables.loginChallenges, tokenDigest, undefined);
-      return challenge;
-    },
-  };
-}
-
-export function stepUpRepository({ tables, unit }: Where): StepUpRepository {
-  return {
-    async record(sessionDigest, kind, at) {
-      if (!tables.sessions.has(sessionDigest)) return false;
-      tables.put(unit, tables.stepUps, sessionDigest, { kind, verifiedAt: at });
-      return true;
-    },
-
-    async find(sessionDigest) {
-      return tables.stepUps.get(sessionDigest) ?? null;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { LoginChallenge, NewEmailToken, Passkey, PasskeyChallenge, ResetToken, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
+import type { OneTimeToken, Passkey, StepUp, TotpFactor, UserRecord } from '@sl-accounts/service/core';
 
 /** One stored session, under its token digest. */
 export interface StoredSession {
@@ -6,10 +6,17 @@ export interface StoredSession {
   readonly userId: number;
   readonly createdAt: Date;
   readonly expiresAt: Date;
+  /** The session's newest step-up; `null` before any. */
+  readonly stepUp: StepUp | null;
 }
 
-/** Most reset tokens bound to no account kept: they open nothing, so the oldest may go. */
-const UNBOUND_RESET_CAPACITY = 1_000;
+/** One stored single-use token, with the slot it holds (`null`: none). */
+export interface StoredToken extends OneTimeToken {
+  readonly slot: string | null;
+}
+
+/** Most slotted tokens bound to no account kept (resets asked for nobody's address: they open nothing), so the oldest may go. */
+const UNBOUND_SLOTTED_CAPACITY = 1_000;
 
 /** A table's rows that reference a parent row, as a SQL foreign key does: `keysOf(parent key)` lists them. */
 interface Reference {
@@ -78,24 +85,18 @@ export class Tables {
   readonly sessions = new Map<string, StoredSession>();
   /** Each user's session digests: the user's sessions without a scan. */
   readonly sessionsByUser = new Map<number, Set<string>>();
-  /** Reset tokens bound to an account, by the address they were asked for. */
-  readonly resetTokens = new Map<string, ResetToken>();
-  /** Those bound to none (they open nothing), by address, oldest first: kept apart so they are bounded. */
-  readonly unboundResetTokens = new Map<string, ResetToken>();
-  /** E-mail tokens by user id: one per user, the newest. */
-  readonly emailTokens = new Map<number, NewEmailToken>();
+  /** Single-use tokens by digest; written through `putToken`/`remove`, which keep `tokenBySlot` and `unbound`. */
+  readonly oneTimeTokens = new Map<string, StoredToken>();
+  /** The digest of the token in each slot. */
+  readonly tokenBySlot = new Map<string, string>();
+  /** Digests of slotted tokens bound to no account, oldest first: kept apart so they are bounded. */
+  readonly unbound = new Map<string, true>();
   /** Passkeys by credential ID. */
   readonly passkeys = new Map<string, Passkey>();
-  /** WebAuthn challenges by digest. */
-  readonly passkeyChallenges = new Map<string, PasskeyChallenge>();
   /** TOTP factors by user id (pending or on). */
   readonly totp = new Map<number, TotpFactor>();
   /** Recovery code digests by user id (a fresh set on every replacement: never changed in place). */
   readonly recoveryCodes = new Map<number, ReadonlySet<string>>();
-  /** Login challenges by token digest. */
-  readonly loginChallenges = new Map<string, LoginChallenge>();
-  /** Each session's newest step-up, by token digest; removed with the session. */
-  readonly stepUps = new Map<string, StepUp>();
 
   /**
    * Which rows belong to which: the SQL stores' foreign keys (`references … on delete cascade`),
@@ -104,14 +105,10 @@ export class Tables {
    */
   readonly #references: readonly Reference[] = [
     { parent: this.users, child: this.sessions, keysOf: (userId) => this.sessionsOf(userId as number) },
-    { parent: this.users, child: this.resetTokens, keysOf: field(this.resetTokens, 'userId') },
-    { parent: this.users, child: this.emailTokens, keysOf: sameKey(this.emailTokens) },
+    { parent: this.users, child: this.oneTimeTokens, keysOf: field(this.oneTimeTokens, 'userId') },
     { parent: this.users, child: this.totp, keysOf: sameKey(this.totp) },
     { parent: this.users, child: this.recoveryCodes, keysOf: sameKey(this.recoveryCodes) },
-    { parent: this.users, child: this.loginChallenges, keysOf: field(this.loginChallenges, 'userId') },
     { parent: this.users, child: this.passkeys, keysOf: field(this.passkeys, 'userId') },
-    { parent: this.users, child: this.passkeyChallenges, keysOf: field(this.passkeyChallenges, 'userId') },
-    { parent: this.sessions, child: this.stepUps, keysOf: sameKey(this.stepUps) },
   ];
 
   /** Sets (or with `undefined` deletes) `key` in `map`, recording the undo in `unit`. */
@@ -151,6 +148,11 @@ export class Tables {
     this.put(unit, table, key, undefined);
     if (table === (this.users as Map<unknown, unknown>)) this.put(unit, this.idByEmail, (row as UserRecord).email, undefined);
     if (table === (this.sessions as Map<unknown, unknown>)) this.#unindexSession(unit, key as string, row as StoredSession);
+    if (table === (this.oneTimeTokens as Map<unknown, unknown>)) {
+      const { slot } = row as StoredToken;
+      if (slot !== null && this.tokenBySlot.get(slot) === key) this.put(unit, this.tokenBySlot, slot, undefined);
+      if (this.unbound.has(key as string)) this.put(unit, this.unbound, key as string, undefined);
+    }
     return row;
   }
 
@@ -173,15 +175,19 @@ export class Tables {
     return [...(this.sessionsByUser.get(userId) ?? [])];
   }
 
-  /** Stores a reset token under its address, replacing the one there; past the bound, the oldest bound to no account go. */
-  putResetToken(unit: Unit, token: ResetToken): void {
-    this.put(unit, this.resetTokens, token.email, undefined);
-    this.put(unit, this.unboundResetTokens, token.email, undefined);
-    if (token.userId !== null) return this.put(unit, this.resetTokens, token.email, token);
-    this.put(unit, this.unboundResetTokens, token.email, token);
-    for (const email of this.unboundResetTokens.keys()) {
-      if (this.unboundResetTokens.size <= UNBOUND_RESET_CAPACITY) break;
-      this.put(unit, this.unboundResetTokens, email, undefined);
+  /** Stores a token, replacing the one with its digest and the one in its slot; past the bound, the oldest slotted ones bound to no account go. */
+  putToken(unit: Unit, token: OneTimeToken, slot: string | null): void {
+    this.remove(unit, this.oneTimeTokens, token.digest);
+    const previous = slot === null ? undefined : this.tokenBySlot.get(slot);
+    if (previous !== undefined) this.remove(unit, this.oneTimeTokens, previous);
+    this.put(unit, this.oneTimeTokens, token.digest, { ...token, slot });
+    if (slot === null) return;
+    this.put(unit, this.tokenBySlot, slot, token.digest);
+    if (token.userId !== null) return;
+    this.put(unit, this.unbound, token.digest, true);
+    for (const digest of this.unbound.keys()) {
+      if (this.unbound.size <= UNBOUND_SLOTTED_CAPACITY) break;
+      this.remove(unit, this.oneTimeTokens, digest);
     }
   }
 

@@ -5,7 +5,7 @@
  * cursor of a page is the last id it showed.
  */
 import { sql } from 'kysely';
-import type { ActivityEvent, ActivityRepository, ActivityType } from '@sl-accounts/core';
+import type { ActivityEvent, ActivityRepository, ActivityType } from '@sl-accounts/service/core';
 import { statement, type Statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { MailKind } from '@sl-accounts/core';
+import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/service/core';
 
 /**
  * The tables as Kysely sees them. These types stay inside this package: the adapters map rows to
@@ -12,14 +12,10 @@ export interface Database {
   readonly rate_limit_windows: RateLimitWindowsTable;
   readonly mail_outbox: MailOutboxTable;
   readonly device_keys: DeviceKeysTable;
-  readonly password_resets: PasswordResetsTable;
-  readonly email_tokens: EmailTokensTable;
+  readonly one_time_tokens: OneTimeTokensTable;
   readonly passkeys: PasskeysTable;
-  readonly passkey_challenges: PasskeyChallengesTable;
   readonly totp_factors: TotpFactorsTable;
   readonly recovery_codes: RecoveryCodesTable;
-  readonly login_challenges: LoginChallengesTable;
-  readonly step_ups: StepUpsTable;
   readonly activity: ActivityTable;
 }
 
@@ -36,6 +32,23 @@ export interface ActivityTable {
   details: ColumnType<Record<string, string | number | boolean | null>, unknown, unknown>;
   count: Generated<number>;
   summary: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** Single-use tokens of every purpose (docs/decisions/0054); each goes with its account. */
+export interface OneTimeTokensTable {
+  /** SHA-256 of the token, 64 hex digits: the token itself is never stored. */
+  digest: string;
+  purpose: OneTimeTokenPurpose;
+  user_id: number | null;
+  credential_generation: number | null;
+  email: string | null;
+  /** Opaque to the store, at most 8 KiB. */
+  data: string | null;
+  failures: number;
+  /** At most one token per slot (`reset:<email>`, `email:<userId>`); `null` for none. */
+  slot: string | null;
+  created_at: Date;
+  expires_at: Date;
 }
 
 /** An account's TOTP factor, pending or on (docs/decisions/0044). */
@@ -55,24 +68,6 @@ export interface RecoveryCodesTable {
   code_digest: string;
 }
 
-export interface LoginChallengesTable {
-  /** SHA-256 of the `sl_login` token, 64 hex digits. */
-  token_digest: string;
-  user_id: number;
-  credential_generation: number;
-  failures: number;
-  created_at: Date;
-  expires_at: Date;
-}
-
-/** A session's newest step-up; goes with the session. */
-export interface StepUpsTable {
-  session_digest: string;
-  /** Core's FactorKind. */
-  kind: 'totp' | 'recovery' | 'passkey';
-  verified_at: Date;
-}
-
 export interface PasskeysTable {
   /** The credential ID, base64url: unique across every account. */
   id: string;
@@ -85,45 +80,6 @@ export interface PasskeysTable {
   transports: string[];
   created_at: Date;
   last_used_at: Date | null;
-}
-
-export interface PasskeyChallengesTable {
-  /** SHA-256 of the challenge, 64 hex digits. */
-  digest: string;
-  /** Core's PasskeyChallengePurpose. */
-  purpose: 'register' | 'sign-in' | 'second-factor' | 'step-up';
-  /** The account a registration is for; `null` for a sign-in. */
-  user_id: number | null;
-  created_at: Date;
-  expires_at: Date;
-}
-
-export interface EmailTokensTable {
-  /** The primary key: one live token per account, the newest. */
-  user_id: number;
-  /** SHA-256 of the token, 64 hex digits: the token itself is never stored. */
-  token_digest: string;
-  /** `verify` or `change` (core's EmailTokenPurpose). */
-  purpose: 'verify' | 'change';
-  /** The normalised address the link was mailed to: the account's (`verify`) or the new one (`change`). */
-  email: string;
-  /** The account's credential generation when the link was asked for; a `change` needs it current. */
-  credential_generation: number;
-  created_at: Date;
-  expires_at: Date;
-}
-
-export interface PasswordResetsTable {
-  /** The primary key: the normalised address the reset was asked for, an account's or not. */
-  email: string;
-  /** The account the token resets; `null` when the address was nobody's (then the token opens nothing). */
-  user_id: number | null;
-  /** SHA-256 of the reset token, 64 hex digits: the token itself is never stored. */
-  token_digest: string;
-  /** The user's credential generation when the token was requested: it works only while that is current; `null` with `user_id`. */
-  credential_generation: number | null;
-  created_at: Date;
-  expires_at: Date;
 }
 
 export interface UsersTable {
@@ -150,6 +106,10 @@ export interface SessionsTable {
   user_id: number;
   created_at: Date;
   expires_at: Date;
+  /** The session's newest step-up: the kind of factor verified (`null` before any). */
+  step_up_kind: Generated<FactorKind | null>;
+  /** When it was verified (`null` before any). */
+  step_up_at: Generated<Date | null>;
 }
 
 export interface ContactMessagesTable {

@@ -309,6 +309,38 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('passkey_challenges_user_id_idx').on('passkey_challenges').column('user_id').execute();
     },
   },
+  '0014_one_time_tokens': {
+    // One table of single-use tokens for every purpose (docs/decisions/0054): the rows of the four
+    // token tables move in (a reset keeps its address's slot, an e-mail token its account's), each
+    // session's step-up moves onto its row, and the old tables go; all in the migration's transaction.
+    async up(db) {
+      const purposes = sql.join(['password-reset', 'verify-email', 'change-email', 'login', 'passkey-register', 'passkey-sign-in', 'passkey-second-factor', 'passkey-step-up', 'sign-in-state'].map((p) => sql.lit(p)));
+      await sql`create table one_time_tokens (
+        digest text primary key check (digest ~ '^[0-9a-f]{64}$'),
+        purpose text not null check (purpose in (${purposes})),
+        user_id integer references users(id) on delete cascade,
+        credential_generation integer,
+        email text,
+        data text check (length(data) <= 8192),
+        failures integer not null default 0 check (failures >= 0),
+        slot text unique,
+        created_at timestamptz not null,
+        expires_at timestamptz not null)`.execute(db);
+      await sql`create index one_time_tokens_expires_at_idx on one_time_tokens (expires_at)`.execute(db);
+      await sql`create index one_time_tokens_user_id_idx on one_time_tokens (user_id, created_at)`.execute(db);
+      await sql`insert into one_time_tokens (digest, purpose, user_id, credential_generation, email, slot, created_at, expires_at)
+        select token_digest, 'password-reset', user_id, credential_generation, email, 'reset:' || email, created_at, expires_at from password_resets`.execute(db);
+      await sql`insert into one_time_tokens (digest, purpose, user_id, credential_generation, email, slot, created_at, expires_at)
+        select token_digest, purpose || '-email', user_id, credential_generation, email, 'email:' || user_id, created_at, expires_at from email_tokens`.execute(db);
+      await sql`insert into one_time_tokens (digest, purpose, user_id, credential_generation, failures, created_at, expires_at)
+        select token_digest, 'login', user_id, credential_generation, failures, created_at, expires_at from login_challenges`.execute(db);
+      await sql`insert into one_time_tokens (digest, purpose, user_id, created_at, expires_at)
+        select digest, 'passkey-' || purpose, user_id, created_at, expires_at from passkey_challenges`.execute(db);
+      await sql`alter table sessions add column step_up_kind text check (step_up_kind in ('totp', 'recovery', 'passkey')), add column step_up_at timestamptz`.execute(db);
+      await sql`update sessions s set step_up_kind = u.kind, step_up_at = u.verified_at from step_ups u where u.session_digest = s.token_digest`.execute(db);
+      await sql`drop table step_ups, login_challenges, passkey_challenges, email_tokens, password_resets`.execute(db);
+    },
+  },
 };
 
 // 0014 and 0015 are left to the single-use tokens and identities added beside this one.
@@ -344,18 +376,19 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 const MIGRATION_LOCK_KEY = 0x736c_6d67;
 
 /**
- * Applies pending migrations and returns their names. Everything, the bookkeeping tables included,
+ * Applies pending migrations (up to `target`, a test's older schema, or all) and returns their names. Everything, the bookkeeping tables included,
  * runs in one transaction under a transaction-scoped advisory lock: processes that start at once
  * queue up, and each later one finds nothing left to do. No statement timeout applies.
  */
-export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
-  if (await isCurrent(db)) return [];
+export async function migrateToLatest(db: Kysely<Database>, target?: string): Promise<readonly string[]> {
+  if (target === undefined && (await isCurrent(db))) return [];
   return db.transaction().execute(async (trx) => {
     // A migration may run long, or wait here for another process's: the connections' statement
     // timeout is for requests, not for this.
     await sql`set local statement_timeout = 0`.execute(trx);
     await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
-    const { error, results = [] } = await new Migrator({ db: trx, provider }).migrateToLatest();
+    const migrator = new Migrator({ db: trx, provider });
+    const { error, results = [] } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target));
     if (error) throw error;
     return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
   });

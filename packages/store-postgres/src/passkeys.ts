@@ -1,4 +1,4 @@
-import { PASSKEY_CHALLENGES_PER_ACCOUNT, type Passkey, type PasskeyChallengePurpose, type PasskeyChallengeRepository, type PasskeyRepository } from '@sl-accounts/core';
+import type { Passkey, PasskeyRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 
@@ -74,23 +74,6 @@ const recordUse = statement(3, (db, id: string, counter: number, usedAt: Date) =
     .returning('id'),
 );
 
-const putChallenge = statement(5, (db, digest: string, purpose: PasskeyChallengePurpose, userId: number | null, createdAt: Date, expiresAt: Date) =>
-  db.insertInto('passkey_challenges').values({ digest, purpose, user_id: userId, created_at: createdAt, expires_at: expiresAt }),
-);
-// After each put of an account's challenge, its own statement: it sees every row committed before it
-// (READ COMMITTED), so the last of concurrent puts' trims sees them all, and a row among the newest
-// is among the newest of whatever subset an earlier trim saw: at most the bound remain, the newest.
-const trimChallenges = statement(1, (db, userId: number) =>
-  db
-    .deleteFrom('passkey_challenges')
-    .where('user_id', '=', userId)
-    .where('digest', 'not in', db.selectFrom('passkey_challenges').select('digest').where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('digest', 'desc').limit(PASSKEY_CHALLENGES_PER_ACCOUNT)),
-);
-// RETURNING reports the row only to the statement that removed it: of concurrent takes, one gets it.
-const takeChallenge = statement(2, (db, digest: string, now: Date) =>
-  db.deleteFrom('passkey_challenges').where('digest', '=', digest).where('expires_at', '>', now).returning(['digest', 'purpose', 'user_id', 'created_at', 'expires_at']),
-);
-
 export function passkeyRepository({ run }: Unit): PasskeyRepository {
   return {
     async insert(passkey, generation) {
@@ -112,20 +95,6 @@ export function passkeyRepository({ run }: Unit): PasskeyRepository {
     },
     async recordUse(id, counter, usedAt) {
       return (await recordUse(run, id, counter, usedAt)).length > 0;
-    },
-  };
-}
-
-export function passkeyChallengeRepository({ run }: Unit): PasskeyChallengeRepository {
-  return {
-    async put(challenge) {
-      await putChallenge(run, challenge.digest, challenge.purpose, challenge.userId, challenge.createdAt, challenge.expiresAt);
-      if (challenge.userId !== null) await trimChallenges(run, challenge.userId);
-    },
-    async take(digest, now) {
-      const [row] = await takeChallenge(run, digest, now);
-      if (!row) return null;
-      return { digest: row.digest, purpose: row.purpose, userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
     },
   };
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type Compilable, type QueryCreator } from 'kysely';
-import { DEFAULT_SERVICE_NAME, InProcessRevocations, type Repositories, type SessionRevocations, type Store } from '@sl-accounts/core';
+import { DEFAULT_SERVICE_NAME, InProcessRevocations, type Repositories, type SessionRevocations, type Store } from '@sl-accounts/service/core';
 import { statement, throughKysely, type RunStatement } from './compiled.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { importPGlite } from './import-pglite.ts';
@@ -16,13 +16,13 @@ import { PostgresRevocationFeed, type RevocationFeedStatus } from './revocation-
 import { sessionRepository } from './sessions.ts';
 import { DEFAULT_DB_TIMEOUT_MS } from './settings.ts';
 import { PostgresDeviceKeyStore } from './device-key-store.ts';
-import { emailTokenRepository, resetTokenRepository } from './tokens.ts';
-import { passkeyChallengeRepository, passkeyRepository } from './passkeys.ts';
+import { deleteExpiredTokens, oneTimeTokenRepository } from './tokens.ts';
+import { passkeyRepository } from './passkeys.ts';
 import { unitOn, type Unit } from './unit.ts';
 import { userRepository } from './users.ts';
 import { activityRepository } from './activity.ts';
 import { directoryOn } from './directory.ts';
-import { loginChallengeRepository, recoveryCodeRepository, stepUpRepository, totpRepository } from './second-factors.ts';
+import { recoveryCodeRepository, totpRepository } from './second-factors.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
 export interface PostgresStore extends Store {
@@ -230,16 +230,12 @@ function repositories(unit: Unit): Repositories {
   return {
     users: userRepository(unit),
     sessions: sessionRepository(unit),
-    resetTokens: resetTokenRepository(unit),
-    emailTokens: emailTokenRepository(unit),
+    oneTimeTokens: oneTimeTokenRepository(unit),
     contacts: contactRepository(unit),
     outbox: outboxRepository(unit),
     passkeys: passkeyRepository(unit),
-    passkeyChallenges: passkeyChallengeRepository(unit),
     totp: totpRepository(unit),
     recoveryCodes: recoveryCodeRepository(unit),
-    loginChallenges: loginChallengeRepository(unit),
-    stepUps: stepUpRepository(unit),
     activity: activityRepository(unit),
   };
 }
@@ -248,10 +244,6 @@ const deleteExpiredSessions = statement(1, (db, now: Date) => db.deleteFrom('ses
 /** How many rows a delete deleted, as one row: `{ n }`. */
 const counted = <Q extends Compilable<unknown>>(db: Kysely<Database>, deleted: (db: QueryCreator<Database>) => Q) =>
   db.with('deleted', (q) => deleted(q) as never).selectFrom('deleted').select(sql<number>`count(*)::int`.as('n'));
-const deleteExpiredResets = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('password_resets').where('expires_at', '<=', now).returning('email')));
-const deleteExpiredEmailTokens = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('email_tokens').where('expires_at', '<=', now).returning('user_id')));
-const deleteExpiredLoginChallenges = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('login_challenges').where('expires_at', '<=', now).returning('token_digest')));
-const deleteExpiredChallenges = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('passkey_challenges').where('expires_at', '<=', now).returning('digest')));
 // Stand-ins (rows without a recipient) due by now: they were never to be sent.
 const deleteStandIns = statement(1, (db, now: Date) => counted(db, (q) => q.deleteFrom('mail_outbox').where('recipient', 'is', null).where('due_at', '<=', now).returning('id')));
 
@@ -278,16 +270,9 @@ function storeOn(db: Kysely<Database>, connections: Connections, revocations: Se
     directory: directoryOn(unitOn(rows, false, published)),
     async deleteExpired(now) {
       // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
-      const [sessions, resetTokens, emailTokens, standIns, challenges, passkeyChallenges] = await Promise.all([
-        deleteExpiredSessions(rows, now),
-        deleteExpiredResets(rows, now),
-        deleteExpiredEmailTokens(rows, now),
-        deleteStandIns(rows, now),
-        deleteExpiredLoginChallenges(rows, now),
-        deleteExpiredChallenges(rows, now),
-      ]);
+      const [sessions, tokens, standIns] = await Promise.all([deleteExpiredSessions(rows, now), deleteExpiredTokens(rows, now), deleteStandIns(rows, now)]);
       published?.publish(sessions.map((r) => r.token_digest));
-      return { sessions: sessions.length, resetTokens: resetTokens[0]!.n, emailTokens: emailTokens[0]!.n, standIns: standIns[0]!.n, loginChallenges: challenges[0]!.n, passkeyChallenges: passkeyChallenges[0]!.n };
+      return { sessions: sessions.length, standIns: standIns[0]!.n, oneTimeTokens: Object.fromEntries(tokens.map((r) => [r.purpose, r.n])) };
     },
     ping: async () => {
       await sql`select 1`.execute(db);

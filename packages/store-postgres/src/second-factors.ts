@@ -2,7 +2,7 @@
  * Second factors' storage (docs/decisions/0043 and 0044): TOTP factors, recovery codes, login
  * challenges and step-ups, in Kysely's builder compiled once (`statement`), as the rest of this store.
  */
-import type { FactorKind, LoginChallengeRepository, RecoveryCodeRepository, StepUpRepository, TotpFactor, TotpRepository } from '@sl-accounts/core';
+import type { RecoveryCodeRepository, TotpFactor, TotpRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 
@@ -79,36 +79,6 @@ const useCode = statement(2, (db, userId: number, digest: string) =>
 );
 const countCodes = statement(1, (db, userId: number) => db.selectFrom('recovery_codes').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n')).where('user_id', '=', userId));
 
-const CHALLENGE = ['token_digest', 'user_id', 'credential_generation', 'failures', 'created_at', 'expires_at'] as const;
-// From the user's row at the challenge's generation, under its share lock (as an e-mail token's put).
-const putChallenge = statement(6, (db, tokenDigest: string, userId: number, generation: number, failures: number, createdAt: Date, expiresAt: Date) =>
-  db
-    .insertInto('login_challenges')
-    .columns([...CHALLENGE])
-    .expression((eb) =>
-      eb
-        .selectFrom('users')
-        .select([eb.val(tokenDigest).as('token_digest'), 'id', 'credential_generation', eb.val(failures).as('failures'), eb.val(createdAt).as('created_at'), eb.val(expiresAt).as('expires_at')])
-        .where('id', '=', userId)
-        .where('credential_generation', '=', generation)
-        .forShare(),
-    )
-    .onConflict((oc) => oc.column('token_digest').doUpdateSet((eb) => ({ failures: eb.ref('excluded.failures'), created_at: eb.ref('excluded.created_at'), expires_at: eb.ref('excluded.expires_at') })))
-    .returning('token_digest'),
-);
-// RETURNING reports the row only to the statement that removed it: of concurrent takes, one gets it.
-const takeChallenge = statement(2, (db, tokenDigest: string, now: Date) => db.deleteFrom('login_challenges').where('token_digest', '=', tokenDigest).where('expires_at', '>', now).returning(CHALLENGE));
-
-const recordStepUp = statement(3, (db, sessionDigest: string, kind: FactorKind, at: Date) =>
-  db
-    .insertInto('step_ups')
-    .columns(['session_digest', 'kind', 'verified_at'])
-    .expression((eb) => eb.selectFrom('sessions').select(['token_digest', eb.val(kind).as('kind'), eb.val(at).as('verified_at')]).where('token_digest', '=', sessionDigest))
-    .onConflict((oc) => oc.column('session_digest').doUpdateSet((eb) => ({ kind: eb.ref('excluded.kind'), verified_at: eb.ref('excluded.verified_at') })))
-    .returning('session_digest'),
-);
-const findStepUp = statement(1, (db, sessionDigest: string) => db.selectFrom('step_ups').select(['kind', 'verified_at']).where('session_digest', '=', sessionDigest));
-
 const toTotp = (row: TotpRow): TotpFactor => ({ userId: row.user_id, sealedSecret: row.sealed_secret, enabled: row.enabled, lastUsedStep: row.last_used_step === null ? null : Number(row.last_used_step), createdAt: row.created_at });
 
 export function totpRepository({ run }: Unit): TotpRepository {
@@ -153,31 +123,6 @@ export function recoveryCodeRepository({ run }: Unit): RecoveryCodeRepository {
     async count(userId) {
       const [row] = await countCodes(run, userId);
       return row!.n;
-    },
-  };
-}
-
-export function loginChallengeRepository({ run }: Unit): LoginChallengeRepository {
-  return {
-    async put(c) {
-      return (await putChallenge(run, c.tokenDigest, c.userId, c.credentialGeneration, c.failures, c.createdAt, c.expiresAt)).length > 0;
-    },
-    async take(tokenDigest, now) {
-      const [row] = await takeChallenge(run, tokenDigest, now);
-      if (!row) return null;
-      return { tokenDigest: row.token_digest, userId: row.user_id, credentialGeneration: row.credential_generation, failures: row.failures, createdAt: row.created_at, expiresAt: row.expires_at };
-    },
-  };
-}
-
-export function stepUpRepository({ run }: Unit): StepUpRepository {
-  return {
-    async record(sessionDigest, kind, at) {
-      return (await recordStepUp(run, sessionDigest, kind, at)).length > 0;
-    },
-    async find(sessionDigest) {
-      const [row] = await findStepUp(run, sessionDigest);
-      return row ? { kind: row.kind, verifiedAt: row.verified_at } : null;
     },
   };
 }

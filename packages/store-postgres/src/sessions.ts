@@ -1,4 +1,4 @@
-import type { SessionRepository } from '@sl-accounts/core';
+import type { FactorKind, SessionRepository } from '@sl-accounts/service/core';
 import type { Kysely } from 'kysely';
 import { statement } from './compiled.ts';
 import type { Database } from './database.ts';
@@ -56,6 +56,10 @@ const deleteOldest = statement(3, (db, userId: number, except: string, keep: num
     .returning('token_digest'),
 );
 
+// An update of the row: the sessions' update trigger tells the revocation feed (a cache re-reads it: harmless).
+const recordStepUp = statement(3, (db, digest: string, kind: FactorKind, at: Date) => db.updateTable('sessions').set({ step_up_kind: kind, step_up_at: at }).where('token_digest', '=', digest).returning('token_digest'));
+const findStepUp = statement(1, (db, digest: string) => db.selectFrom('sessions').select(['step_up_kind', 'step_up_at']).where('token_digest', '=', digest));
+
 export function sessionRepository(unit: Unit): SessionRepository {
   const { run } = unit;
   const ended = (digests: readonly string[]) => {
@@ -89,6 +93,15 @@ export function sessionRepository(unit: Unit): SessionRepository {
       const except = kept.except ?? '';
       const rows = kept.keepNewest ? await deleteOldest(run, userId, except, kept.keepNewest) : await deleteAllBut(run, userId, except);
       return ended(rows.map((r) => r.token_digest));
+    },
+
+    async recordStepUp(tokenDigest, kind, at) {
+      return (await recordStepUp(run, tokenDigest, kind, at)).length > 0;
+    },
+
+    async findStepUp(tokenDigest) {
+      const [row] = await findStepUp(run, tokenDigest);
+      return row?.step_up_kind && row.step_up_at ? { kind: row.step_up_kind, verifiedAt: row.step_up_at } : null;
     },
   };
 }

@@ -1,89 +1,80 @@
-import type { EmailTokenRepository, ResetTokenRepository } from '@sl-accounts/core';
+/**
+ * Single-use tokens (ADR 0054): one table for every purpose, one statement for each step. A take is a
+ * DELETE … RETURNING: of concurrent takes, also from several processes, only the statement that
+ * removed the row sees it.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { OneTimeToken, OneTimeTokenPurpose, OneTimeTokenRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
+import type { Database } from './database.ts';
 import type { Unit } from './unit.ts';
 
-const putReset = statement(6, (db, email: string, userId: number | null, generation: number | null, tokenDigest: string, createdAt: Date, expiresAt: Date) =>
-  db
-    .insertInto('password_resets')
-    .values({ email, user_id: userId, credential_generation: generation, token_digest: tokenDigest, created_at: createdAt, expires_at: expiresAt })
-    .onConflict((oc) =>
-      oc.column('email').doUpdateSet((eb) => ({
-        user_id: eb.ref('excluded.user_id'),
-        credential_generation: eb.ref('excluded.credential_generation'),
-        token_digest: eb.ref('excluded.token_digest'),
-        created_at: eb.ref('excluded.created_at'),
-        expires_at: eb.ref('excluded.expires_at'),
-      })),
-    ),
-);
-// RETURNING reports the row only to the statement that removed it: of concurrent takes, one gets it.
-const takeReset = statement(2, (db, tokenDigest: string, now: Date) =>
-  db.deleteFrom('password_resets').where('token_digest', '=', tokenDigest).where('expires_at', '>', now).returning(['email', 'user_id', 'credential_generation', 'token_digest', 'created_at', 'expires_at']),
-);
+const COLUMNS = ['digest', 'purpose', 'user_id', 'credential_generation', 'email', 'data', 'failures', 'slot', 'created_at', 'expires_at'] as const;
+const RETURNED = ['digest', 'purpose', 'user_id', 'credential_generation', 'email', 'data', 'failures', 'created_at', 'expires_at'] as const;
+type Values = [digest: string, purpose: OneTimeTokenPurpose, userId: number | null, generation: number | null, email: string | null, data: string | null, failures: number, slot: string | null, createdAt: Date, expiresAt: Date];
 
-// From the user's row, under its lock, so a user deleted meanwhile, or whose credential generation
-// moved on since the caller read it, gets no token: one row per account, the newest replacing the one
-// before, whatever it was for.
-const putEmailToken = statement(7, (db, userId: number, tokenDigest: string, purpose: 'verify' | 'change', email: string, generation: number, createdAt: Date, expiresAt: Date) =>
-  db
-    .insertInto('email_tokens')
-    .columns(['user_id', 'token_digest', 'purpose', 'email', 'credential_generation', 'created_at', 'expires_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('users')
-        .select([
-          'id',
-          eb.val(tokenDigest).as('token_digest'),
-          eb.val(purpose).as('purpose'),
-          eb.val(email).as('email'),
-          eb.val(generation).as('credential_generation'),
-          eb.val(createdAt).as('created_at'),
-          eb.val(expiresAt).as('expires_at'),
-        ])
-        .where('id', '=', userId)
-        .where('credential_generation', '=', generation)
-        .forShare(),
-    )
-    .onConflict((oc) =>
-      oc.column('user_id').doUpdateSet((eb) => ({
-        token_digest: eb.ref('excluded.token_digest'),
-        purpose: eb.ref('excluded.purpose'),
-        email: eb.ref('excluded.email'),
-        credential_generation: eb.ref('excluded.credential_generation'),
-        created_at: eb.ref('excluded.created_at'),
-        expires_at: eb.ref('excluded.expires_at'),
-      })),
-    )
-    .returning('user_id'),
-);
-const takeEmailToken = statement(2, (db, tokenDigest: string, now: Date) =>
-  db.deleteFrom('email_tokens').where('token_digest', '=', tokenDigest).where('expires_at', '>', now).returning(['user_id', 'token_digest', 'purpose', 'email', 'credential_generation', 'created_at', 'expires_at']),
-);
-
-export function resetTokenRepository({ run }: Unit): ResetTokenRepository {
-  return {
-    async put(token) {
-      await putReset(run, token.email, token.userId, token.credentialGeneration, token.tokenDigest, token.createdAt, token.expiresAt);
-    },
-
-    async take(tokenDigest, now) {
-      const [row] = await takeReset(run, tokenDigest, now);
-      if (!row) return null;
-      return { email: row.email, userId: row.user_id, credentialGeneration: row.credential_generation, tokenDigest: row.token_digest, createdAt: row.created_at, expiresAt: row.expires_at };
-    },
-  };
+/**
+ * The put: from the user's row at the token's generation under its share lock when `underGeneration`
+ * (a user deleted meanwhile, or whose generation moved on, gets no token; a change of credential waits
+ * for this insert's transaction, then deletes the token with the account's), else as given. The token
+ * replaces the one in its slot (`on conflict (slot)`), or, without a slot, the one with its digest (a
+ * login challenge put back with one more failure).
+ */
+function put(db: Kysely<Database>, underGeneration: boolean, slotted: boolean, ...v: Values) {
+  const [digest, purpose, userId, generation, email, data, failures, slot, createdAt, expiresAt] = v;
+  const insert = db.insertInto('one_time_tokens').columns([...COLUMNS]);
+  const values = underGeneration
+    ? insert.expression((eb) =>
+        eb
+          .selectFrom('users')
+          .select([eb.val(digest).as('digest'), eb.val(purpose).as('purpose'), 'id', 'credential_generation', eb.val(email).as('email'), eb.val(data).as('data'), eb.val(failures).as('failures'), eb.val(slot).as('slot'), eb.val(createdAt).as('created_at'), eb.val(expiresAt).as('expires_at')])
+          .where('id', '=', userId as number)
+          .where('credential_generation', '=', generation as number)
+          .forShare(),
+      )
+    : insert.values({ digest, purpose, user_id: userId, credential_generation: generation, email, data, failures, slot, created_at: createdAt, expires_at: expiresAt });
+  return values
+    .onConflict((oc) => (slotted ? oc.column('slot') : oc.column('digest')).doUpdateSet((eb) => Object.fromEntries(COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))))
+    .returning('digest');
 }
+const PUTS = [false, true].flatMap((underGeneration) => [false, true].map((slotted) => statement(10, (db, ...v: Values) => put(db, underGeneration, slotted, ...v))));
 
-export function emailTokenRepository({ run }: Unit): EmailTokenRepository {
+// After each put that bounds an account's tokens, its own statement: it sees every row committed before
+// it (READ COMMITTED), so the last of concurrent puts' trims sees them all, and a row among the newest
+// is among the newest of whatever subset an earlier trim saw: at most `count` remain, the newest.
+const trim = statement(3, (db, userId: number, purposes: readonly OneTimeTokenPurpose[], count: number) =>
+  db
+    .deleteFrom('one_time_tokens')
+    .where('user_id', '=', userId)
+    .where('purpose', '=', sql<OneTimeTokenPurpose>`any(${purposes})`)
+    .where('digest', 'not in', db.selectFrom('one_time_tokens').select('digest').where('user_id', '=', userId).where('purpose', '=', sql<OneTimeTokenPurpose>`any(${purposes})`).orderBy('created_at', 'desc').orderBy('digest', 'desc').limit(count)),
+);
+const take = statement(3, (db, digest: string, now: Date, purposes: readonly OneTimeTokenPurpose[]) =>
+  db.deleteFrom('one_time_tokens').where('digest', '=', digest).where('expires_at', '>', now).where('purpose', '=', sql<OneTimeTokenPurpose>`any(${purposes})`).returning([...RETURNED]),
+);
+/** Deletes the tokens expired at `now`; answers how many of each purpose. */
+export const deleteExpiredTokens = statement(1, (db, now: Date) =>
+  db
+    .with('deleted', (q) => q.deleteFrom('one_time_tokens').where('expires_at', '<=', now).returning('purpose'))
+    .selectFrom('deleted')
+    .select(['purpose', sql<number>`count(*)::int`.as('n')])
+    .groupBy('purpose'),
+);
+
+export function oneTimeTokenRepository({ run }: Unit): OneTimeTokenRepository {
   return {
-    async put(userId, token) {
-      return (await putEmailToken(run, userId, token.tokenDigest, token.purpose, token.email, token.credentialGeneration, token.createdAt, token.expiresAt)).length > 0;
+    async put(t: OneTimeToken, options = {}) {
+      const slot = options.slot ?? null;
+      const statement = PUTS[(options.underGeneration ? 2 : 0) + (slot === null ? 0 : 1)]!;
+      const stored = await statement(run, t.digest, t.purpose, t.userId, t.credentialGeneration, t.email, t.data, t.failures, slot, t.createdAt, t.expiresAt);
+      if (stored.length === 0) return false;
+      if (options.keepNewest && t.userId !== null) await trim(run, t.userId, options.keepNewest.purposes, options.keepNewest.count);
+      return true;
     },
-
-    async take(tokenDigest, now) {
-      const [row] = await takeEmailToken(run, tokenDigest, now);
+    async take(purposes, digest, now) {
+      const [row] = await take(run, digest, now, typeof purposes === 'string' ? [purposes] : purposes);
       if (!row) return null;
-      return { userId: row.user_id, tokenDigest: row.token_digest, purpose: row.purpose, email: row.email, credentialGeneration: row.credential_generation, createdAt: row.created_at, expiresAt: row.expires_at };
+      return { digest: row.digest, purpose: row.purpose, userId: row.user_id, credentialGeneration: row.credential_generation, email: row.email, data: row.data, failures: row.failures, createdAt: row.created_at, expiresAt: row.expires_at };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { EmailTaken, type UserChanges, type UserExpectation, type UserRecord, type UserRepository } from '@sl-accounts/core';
+import { EmailTaken, type UserChanges, type UserExpectation, type UserRecord, type UserRepository } from '@sl-accounts/service/core';
 import { statement, type Statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 

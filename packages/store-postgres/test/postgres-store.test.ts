@@ -9,7 +9,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccountManager, createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock } from '@sl-accounts/core';
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import { createAccountManager, createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock, type OneTimeToken, type OneTimeTokenPurpose } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { DEFAULT_PGLITE_SETTINGS, createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl-accounts/store-postgres';
 import {
@@ -23,6 +25,8 @@ import {
   type ServerDatabase,
   withSql,
 } from '@sl-accounts/store-postgres/testing';
+import type { Database } from '../src/database.ts';
+import { migrateToLatest } from '../src/migrations.ts';
 
 const PHC = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
 const T0 = new Date('2031-03-01T12:00:00Z');
@@ -100,7 +104,7 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
     const stores = Array.from({ length: 5 }, () => openTestStore(database));
     try {
       const applied = await Promise.all(stores.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_credential_generation', '0009_reset_same_work_and_mail_kind', '0010_email_verification', '0011_mail_kind_unverified', '0012_second_factor', '0013_passkeys', '0016_activity']);
+      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_credential_generation', '0009_reset_same_work_and_mail_kind', '0010_email_verification', '0011_mail_kind_unverified', '0012_second_factor', '0013_passkeys', '0014_one_time_tokens', '0016_activity']);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -123,6 +127,51 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
       });
     } finally {
       await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('migration 0014 moves every token, challenge and step-up of the old tables into one_time_tokens and sessions, then drops them', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const older = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }) });
+    try {
+      expect(await migrateToLatest(older, '0013_passkeys')).toContain('0013_passkeys');
+    } finally {
+      await older.destroy();
+    }
+    const d = (n: number) => n.toString(16).padStart(64, '0');
+    const T = T0.toISOString();
+    const later = (ms: number) => new Date(T0.getTime() + ms);
+    await withSql(database.url, async (client) => {
+      await client.query(`insert into users (id, name, email, password_hash, credential_generation, created_at) overriding system value values (1, 'Ada', 'ada@example.com', $1, 2, $2)`, [PHC, T]);
+      await client.query(`insert into sessions (token_digest, user_id, created_at, expires_at) values ($1, 1, $3, $4), ($2, 1, $3, $4)`, [d(1), d(2), T, later(86_400_000)]);
+      await client.query(`insert into step_ups (session_digest, kind, verified_at) values ($1, 'totp', $2)`, [d(1), later(1000)]);
+      await client.query(`insert into password_resets (email, user_id, credential_generation, token_digest, created_at, expires_at) values ('ada@example.com', 1, 2, $1, $3, $4), ('nobody@example.com', null, null, $2, $3, $4)`, [d(11), d(12), T, later(1_800_000)]);
+      await client.query(`insert into email_tokens (user_id, token_digest, purpose, email, credential_generation, created_at, expires_at) values (1, $1, 'change', 'lovelace@example.com', 2, $2, $3)`, [d(21), T, later(86_400_000)]);
+      await client.query(`insert into login_challenges (token_digest, user_id, credential_generation, failures, created_at, expires_at) values ($1, 1, 2, 3, $2, $3)`, [d(31), T, later(300_000)]);
+      await client.query(`insert into passkey_challenges (digest, purpose, user_id, created_at, expires_at) values ($1, 'step-up', 1, $3, $4), ($2, 'sign-in', null, $3, $4)`, [d(41), d(42), T, later(300_000)]);
+    });
+    const store = openTestStore(database);
+    try {
+      expect(await store.migrate()).toEqual(['0014_one_time_tokens', '0016_activity']);
+      const tables = (await store.query<{ name: string | null }>("select to_regclass('password_resets')::text as name union all select to_regclass('email_tokens')::text union all select to_regclass('login_challenges')::text union all select to_regclass('passkey_challenges')::text union all select to_regclass('step_ups')::text")).map((r) => r.name);
+      expect(tables).toEqual([null, null, null, null, null]);
+      const token = (digest: string, purpose: OneTimeTokenPurpose, userId: number | null, fields: Partial<OneTimeToken>): OneTimeToken => ({
+        digest, purpose, userId, credentialGeneration: userId === null ? null : 2, email: null, data: null, failures: 0, createdAt: T0, expiresAt: later(300_000), ...fields,
+      });
+      expect(await store.oneTimeTokens.take('password-reset', d(11), T0)).toEqual(token(d(11), 'password-reset', 1, { email: 'ada@example.com', expiresAt: later(1_800_000) }));
+      expect(await store.oneTimeTokens.take(['verify-email', 'change-email'], d(21), T0)).toEqual(token(d(21), 'change-email', 1, { email: 'lovelace@example.com', expiresAt: later(86_400_000) }));
+      expect(await store.oneTimeTokens.take('login', d(31), T0)).toEqual(token(d(31), 'login', 1, { failures: 3 }));
+      expect(await store.oneTimeTokens.take('passkey-step-up', d(41), T0)).toEqual(token(d(41), 'passkey-step-up', 1, { credentialGeneration: null }));
+      expect(await store.oneTimeTokens.take('passkey-sign-in', d(42), T0)).toEqual(token(d(42), 'passkey-sign-in', null, {}));
+      expect(await store.sessions.findStepUp(d(1))).toEqual({ kind: 'totp', verifiedAt: later(1000) });
+      expect(await store.sessions.findStepUp(d(2))).toBeNull();
+      // The unbound reset kept its address's slot: a new request for the address replaces it.
+      await store.oneTimeTokens.put(token(d(13), 'password-reset', null, { email: 'nobody@example.com' }), { slot: 'reset:nobody@example.com' });
+      expect(await store.oneTimeTokens.take('password-reset', d(12), T0)).toBeNull();
+      expect(await store.oneTimeTokens.take('password-reset', d(13), T0)).not.toBeNull();
+    } finally {
+      await store.close();
     }
   });
 });

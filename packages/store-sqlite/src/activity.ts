@@ -4,7 +4,7 @@
  * by id (an autoincrement, never reused): the cursor of a page is the last id it showed.
  */
 import type { Selectable } from 'kysely';
-import type { ActivityEvent, ActivityRepository, ActivityType } from '@sl-accounts/core';
+import type { ActivityEvent, ActivityRepository, ActivityType } from '@sl-accounts/service/core';
 import { compiled, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 

@@ -1,5 +1,5 @@
 /** The operator's reads (`AccountDirectory`, issue 43): accounts by the start of their address, contact messages by sender. */
-import type { AccountDirectory, ContactMessage } from '@sl-accounts/core';
+import type { AccountDirectory, ContactMessage } from '@sl-accounts/service/core';
 import { compiled, type Unit } from './database.ts';
 import { RECORD, toRecord } from './repositories.ts';
 
@@ -17,8 +17,10 @@ const contactsFrom = compiled(2, (db, email: string, limit: number) =>
   db.selectFrom('contact_messages').select(['name', 'email', 'message', 'client_ip', 'user_agent', 'received_at']).where('email', '=', email).orderBy('id').limit(limit),
 );
 
-const emailLinkOf = compiled(1, (db, userId: number) => db.selectFrom('email_tokens').select(['purpose', 'email', 'created_at', 'expires_at']).where('user_id', '=', userId));
-const resetOf = compiled(1, (db, userId: number) => db.selectFrom('password_resets').select(['created_at', 'expires_at']).where('user_id', '=', userId).limit(1));
+// The account's links among its single-use tokens: metadata only, never the digest.
+const linksOf = compiled(1, (db, userId: number) =>
+  db.selectFrom('one_time_tokens').select(['purpose', 'email', 'created_at', 'expires_at']).where('user_id', '=', userId).where('purpose', 'in', ['verify-email', 'change-email', 'password-reset']),
+);
 
 export function directoryOn(unit: Unit): AccountDirectory {
   const { step } = unit;
@@ -30,10 +32,11 @@ export function directoryOn(unit: Unit): AccountDirectory {
       ),
     pendingLinks: (userId) =>
       step((run) => {
-        const [link] = emailLinkOf.all(run, userId);
-        const [reset] = resetOf.all(run, userId);
+        const rows = linksOf.all(run, userId);
+        const link = rows.find((r) => r.purpose !== 'password-reset');
+        const reset = rows.find((r) => r.purpose === 'password-reset');
         return {
-          emailLink: link ? { purpose: link.purpose, email: link.email, createdAt: new Date(link.created_at), expiresAt: new Date(link.expires_at) } : null,
+          emailLink: link ? { purpose: link.purpose === 'verify-email' ? 'verify' : 'change', email: link.email ?? '', createdAt: new Date(link.created_at), expiresAt: new Date(link.expires_at) } : null,
           passwordReset: reset ? { createdAt: new Date(reset.created_at), expiresAt: new Date(reset.expires_at) } : null,
         };
       }),

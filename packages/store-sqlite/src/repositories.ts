@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import { EmailTaken, type EmailTokenPurpose, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
+import { EmailTaken, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/service/core';
 import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 import { secondFactorRepositories } from './second-factors.ts';
 import { activityRepository } from './activity.ts';
+import { tokenRepositories } from './tokens.ts';
 
 const date = (ms: number) => new Date(ms);
 
@@ -83,32 +84,6 @@ const deleteOldest = compiled(3, (db, userId: number, except: string, keep: numb
     .returning('token_digest'),
 );
 
-const TOKEN = ['user_id', 'token_digest', 'email', 'credential_generation', 'created_at', 'expires_at'] as const;
-const putReset = compiled(6, (db, email: string, userId: number | null, generation: number | null, digest: string, createdAt: Date, expiresAt: Date) =>
-  db
-    .insertInto('password_resets')
-    .values({ email, user_id: userId, credential_generation: generation, token_digest: digest, created_at: createdAt, expires_at: expiresAt })
-    .onConflict((oc) => oc.column('email').doUpdateSet((eb) => Object.fromEntries(TOKEN.filter((c) => c !== 'email').map((c) => [c, eb.ref(`excluded.${c}`)])))),
-);
-const takeReset = compiled(2, (db, digest: string, now: Date) => db.deleteFrom('password_resets').where('token_digest', '=', digest).where('expires_at', '>', now as never).returning(TOKEN));
-// From the user's row, so a user deleted meanwhile, or whose generation moved on, gets no token.
-const putEmailToken = compiled(7, (db, userId: number, digest: string, purpose: EmailTokenPurpose, email: string, generation: number, createdAt: Date, expiresAt: Date) =>
-  db
-    .insertInto('email_tokens')
-    .columns(['user_id', 'token_digest', 'purpose', 'email', 'credential_generation', 'created_at', 'expires_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('users')
-        .select(['id', eb.val(digest).as('d'), eb.val(purpose).as('p'), eb.val(email).as('m'), eb.val(generation).as('g'), eb.val(createdAt as never).as('c'), eb.val(expiresAt as never).as('e')])
-        .where('id', '=', userId).where('credential_generation', '=', generation),
-    )
-    .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => Object.fromEntries([...TOKEN, 'purpose' as const].filter((c) => c !== 'user_id').map((c) => [c, eb.ref(`excluded.${c}`)]))))
-    .returning('user_id'),
-);
-const takeEmailToken = compiled(2, (db, digest: string, now: Date) =>
-  db.deleteFrom('email_tokens').where('token_digest', '=', digest).where('expires_at', '>', now as never).returning([...TOKEN, 'purpose']),
-);
-
 const addContact = compiled(6, (db, name: string, email: string, message: string, clientIp: string, userAgent: string | null, receivedAt: Date) =>
   db.insertInto('contact_messages').values({ name, email, message, client_ip: clientIp, user_agent: userAgent, received_at: receivedAt }),
 );
@@ -124,6 +99,7 @@ export function repositories(unit: Unit): Repositories {
     unit.revoke(digests);
     return digests;
   };
+  const tokens = tokenRepositories(unit);
   return {
     users: {
       insert: (user) => step((run) => insertUser.all(run, user.name, user.email, user.passwordHash, user.createdAt).map(toRecord)[0] ?? null),
@@ -167,17 +143,10 @@ export function repositories(unit: Unit): Repositories {
           const rows = kept.keepNewest ? deleteOldest.all(run, userId, except, kept.keepNewest) : deleteAllBut.all(run, userId, except);
           return ended(rows.map((r) => r.token_digest));
         }),
+      recordStepUp: tokens.recordStepUp,
+      findStepUp: tokens.findStepUp,
     },
-    resetTokens: {
-      put: (t) => step((run) => void putReset.changes(run, t.email, t.userId, t.credentialGeneration, t.tokenDigest, t.createdAt, t.expiresAt)),
-      take: (digest, now) =>
-        step((run) => takeReset.all(run, digest, now).map((r) => ({ email: r.email, userId: r.user_id, credentialGeneration: r.credential_generation, tokenDigest: r.token_digest, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }))[0] ?? null),
-    },
-    emailTokens: {
-      put: (userId, t) => step((run) => putEmailToken.all(run, userId, t.tokenDigest, t.purpose, t.email, t.credentialGeneration, t.createdAt, t.expiresAt).length > 0),
-      take: (digest, now) =>
-        step((run) => takeEmailToken.all(run, digest, now).map((r) => ({ userId: r.user_id, tokenDigest: r.token_digest, purpose: r.purpose, email: r.email, credentialGeneration: r.credential_generation, createdAt: date(r.created_at), expiresAt: date(r.expires_at) }))[0] ?? null),
-    },
+    oneTimeTokens: tokens.oneTimeTokens,
     contacts: {
       add: (m) => step((run) => void addContact.changes(run, m.name, m.email, m.message, m.clientIp, m.userAgent, m.receivedAt)),
     },

@@ -1,6 +1,6 @@
 import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
-import type { FactorKind, MailKind, PasskeyChallengePurpose } from '@sl-accounts/core';
+import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/service/core';
 
 /**
  * The tables as Kysely sees them (inside this package only). SQLite has no date or boolean type:
@@ -12,22 +12,31 @@ type Time = ColumnType<number, Date, Date>;
 
 export interface Database {
   readonly users: { id: Generated<number>; name: string; email: string; password_hash: string; email_verified: Generated<number>; credential_generation: Generated<number>; created_at: Time; locked: Generated<number> };
-  readonly sessions: { token_digest: string; id: string; user_id: number; created_at: Time; expires_at: Time };
-  readonly password_resets: { email: string; user_id: number | null; credential_generation: number | null; token_digest: string; created_at: Time; expires_at: Time };
-  readonly email_tokens: { user_id: number; token_digest: string; purpose: 'verify' | 'change'; email: string; credential_generation: number; created_at: Time; expires_at: Time };
+  /** `step_up_kind` and `step_up_at`: the session's newest step-up (both `null` before any). */
+  readonly sessions: { token_digest: string; id: string; user_id: number; created_at: Time; expires_at: Time; step_up_kind: FactorKind | null; step_up_at: ColumnType<number | null, Date | null, Date | null> };
+  /** Single-use tokens of every purpose; `slot` holds at most one (`reset:<email>`, `email:<userId>`). */
+  readonly one_time_tokens: {
+    digest: string;
+    purpose: OneTimeTokenPurpose;
+    user_id: number | null;
+    credential_generation: number | null;
+    email: string | null;
+    data: string | null;
+    failures: number;
+    slot: string | null;
+    created_at: Time;
+    expires_at: Time;
+  };
   readonly contact_messages: { id: Generated<number>; name: string; email: string; message: string; client_ip: string; user_agent: string | null; received_at: Time };
   readonly rate_limit_windows: { key: string; count: number; reset_at: Time };
   readonly mail_outbox: { id: string; recipient: string | null; subject: string; body: string; reply_to: string | null; kind: MailKind; created_at: Time; due_at: Time; attempts: Generated<number>; last_error: string | null };
   readonly device_keys: { id: number; key: string; created_at: Time };
   readonly totp_factors: { user_id: number; sealed_secret: string; enabled: number; last_used_step: number | null; created_at: Time };
   readonly recovery_codes: { user_id: number; code_digest: string };
-  readonly login_challenges: { token_digest: string; user_id: number; credential_generation: number; failures: number; created_at: Time; expires_at: Time };
-  readonly step_ups: { session_digest: string; kind: FactorKind; verified_at: Time };
   /** `transports` is a JSON array; `public_key` a blob. */
   readonly passkeys: { id: string; user_id: number; name: string; public_key: Uint8Array; counter: number; transports: string; created_at: Time; last_used_at: ColumnType<number | null, Date | null, Date | null> };
   /** The activity log (issue 43): `details` is a JSON object; `summary` the key of a counted event. */
   readonly activity: { id: Generated<number>; user_id: number | null; type: string; at: Time; client_ip: string | null; user_agent: string | null; actor: string | null; details: string; count: Generated<number>; summary?: string | null };
-  readonly passkey_challenges: { digest: string; purpose: PasskeyChallengePurpose; user_id: number | null; created_at: Time; expires_at: Time };
 }
 
 /** The order claims take the kinds in (core's MAIL_KINDS), as the outbox's claim index has it. */
@@ -46,8 +55,11 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   // per session; each goes with its account (or session).
   '0002_second_factor': { up: (db) => run(db, SECOND_FACTOR) },
   '0003_passkeys': { up: (db) => run(db, PASSKEYS) },
+  // One single-use token table (ADR 0054), as store-postgres's 0014: the rows of the four token tables
+  // move in, step-ups move onto their sessions, then the old tables go.
+  '0004_one_time_tokens': { up: (db) => run(db, ONE_TIME_TOKENS) },
   // The activity log and the account lock (issue 43), as store-postgres's 0016_activity. Numbered 6,
-  // leaving 0004 and 0005 to the single-use tokens and identities being added beside it.
+  // leaving 0005 to the identities being added beside it.
   '0006_activity': { up: (db) => run(db, ACTIVITY) },
 };
 
@@ -117,6 +129,35 @@ create index passkey_challenges_expires_at_idx on passkey_challenges (expires_at
 create index passkey_challenges_user_id_idx on passkey_challenges (user_id);
 `;
 
+/** The purposes a token may have (core's OneTimeTokenPurpose). */
+const PURPOSES = ['password-reset', 'verify-email', 'change-email', 'login', 'passkey-register', 'passkey-sign-in', 'passkey-second-factor', 'passkey-step-up', 'sign-in-state'];
+
+const ONE_TIME_TOKENS = `
+create table one_time_tokens (digest text primary key ${HEX64('digest')},
+  purpose text not null check (purpose in (${PURPOSES.map((p) => `'${p}'`).join(', ')})),
+  user_id integer references users (id) on delete cascade, credential_generation integer, email text,
+  data text check (length(data) <= 8192), failures integer not null default 0 check (failures >= 0), slot text unique,
+  created_at integer not null, expires_at integer not null);
+create index one_time_tokens_expires_at_idx on one_time_tokens (expires_at);
+create index one_time_tokens_user_id_idx on one_time_tokens (user_id, created_at);
+insert into one_time_tokens (digest, purpose, user_id, credential_generation, email, slot, created_at, expires_at)
+  select token_digest, 'password-reset', user_id, credential_generation, email, 'reset:' || email, created_at, expires_at from password_resets;
+insert into one_time_tokens (digest, purpose, user_id, credential_generation, email, slot, created_at, expires_at)
+  select token_digest, purpose || '-email', user_id, credential_generation, email, 'email:' || user_id, created_at, expires_at from email_tokens;
+insert into one_time_tokens (digest, purpose, user_id, credential_generation, failures, created_at, expires_at)
+  select token_digest, 'login', user_id, credential_generation, failures, created_at, expires_at from login_challenges;
+insert into one_time_tokens (digest, purpose, user_id, created_at, expires_at)
+  select digest, 'passkey-' || purpose, user_id, created_at, expires_at from passkey_challenges;
+alter table sessions add column step_up_kind text check (step_up_kind in ('totp', 'recovery', 'passkey'));
+alter table sessions add column step_up_at integer;
+update sessions set step_up_kind = s.kind, step_up_at = s.verified_at from step_ups s where s.session_digest = sessions.token_digest;
+drop table step_ups;
+drop table login_challenges;
+drop table passkey_challenges;
+drop table email_tokens;
+drop table password_resets;
+`;
+
 // Events stay when their account goes (no foreign key): the operator's record of a deletion. The
 // sweep deletes them after ACTIVITY_RETENTION_DAYS.
 const ACTIVITY = `
@@ -130,11 +171,12 @@ create index activity_at_idx on activity (at);
 `;
 
 /**
- * Applies pending migrations with Kysely's Migrator and returns their names. One process holds the
- * file (see `open`), so no other migrates at the same time.
+ * Applies pending migrations (up to `target`, a test's older schema, or all) with Kysely's Migrator
+ * and returns their names. One process holds the file (see `open`), so no other migrates at the same time.
  */
-export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
-  const { error, results = [] } = await new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } }).migrateToLatest();
+export async function migrateToLatest(db: Kysely<Database>, target?: string): Promise<readonly string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error, results = [] } = await (target === undefined ? migrator.migrateToLatest() : migrator.migrateTo(target));
   if (error) throw error;
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -2,11 +2,11 @@ import { directoryOn } from './directory.ts';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
-import { InProcessRevocations, StoreUnavailable, type MailOutbox, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/core';
+import { InProcessRevocations, StoreUnavailable, type MailOutbox, type OneTimeTokenPurpose, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/service/core';
 import { compiled, isUnwritable, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
 import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
-import { DELETE_EXPIRED } from './second-factors.ts';
+import { expiredTokens } from './tokens.ts';
 
 /** The store on one SQLite file, plus its migrations. */
 export interface SQLiteStore extends Store {
@@ -110,8 +110,6 @@ const addKey = compiled(2, (db, key: string, at: Date) => db.insertInto('device_
 const readKey = compiled(0, (db) => db.selectFrom('device_keys').select('key').where('id', '=', 1));
 
 const expiredSessions = compiled(1, (db, now: Date) => db.deleteFrom('sessions').where('expires_at', '<=', now as never).returning('token_digest'));
-const expiredResets = compiled(1, (db, now: Date) => db.deleteFrom('password_resets').where('expires_at', '<=', now as never));
-const expiredEmailTokens = compiled(1, (db, now: Date) => db.deleteFrom('email_tokens').where('expires_at', '<=', now as never));
 // Stand-ins (rows without a recipient) due by now: they were never to be sent.
 const dueStandIns = compiled(1, (db, now: Date) => db.deleteFrom('mail_outbox').where('recipient', 'is', null).where('due_at', '<=', now as never));
 
@@ -208,14 +206,9 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
       step((r) => {
         const sessions = expiredSessions.all(r, now).map((row) => row.token_digest);
         revocations.publish(sessions);
-        return {
-          sessions: sessions.length,
-          resetTokens: expiredResets.changes(r, now),
-          emailTokens: expiredEmailTokens.changes(r, now),
-          standIns: dueStandIns.changes(r, now),
-          loginChallenges: DELETE_EXPIRED.loginChallenges.changes(r, now),
-          passkeyChallenges: DELETE_EXPIRED.passkeyChallenges.changes(r, now),
-        };
+        const oneTimeTokens: Partial<Record<OneTimeTokenPurpose, number>> = {};
+        for (const { purpose } of expiredTokens.all(r, now)) oneTimeTokens[purpose] = (oneTimeTokens[purpose] ?? 0) + 1;
+        return { sessions: sessions.length, standIns: dueStandIns.changes(r, now), oneTimeTokens };
       }),
     ping: () =>
       step(() => {

@@ -5,9 +5,9 @@
  */
 import { activityEntry } from './activity-entries.ts';
 import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
-import type { EmailConfirmed, EmailLink } from '../account-manager.ts';
+import type { EmailConfirmed, EmailLink, EmailTokenPurpose } from '../account-manager.ts';
 import type { AccountMail, OutgoingMail } from '../ports.ts';
-import type { EmailTokenPurpose, User } from '../store.ts';
+import type { User } from '../store.ts';
 import { accountKey, countRequest, EMAIL_LINK_ACCOUNT_POLICY, PROFILE_SESSION_POLICY, refundRequest, withQuota, type Counted, type Quota, type Tally } from '../rate-limits.ts';
 import { EmailChangeRequest, EmailVerificationConfirmRequest, parseRequest, UpdateProfileRequest } from '../schemas.ts';
 import type { InboxTicket } from '../inbox.ts';
@@ -62,7 +62,7 @@ function newToken(context: UseCaseContext, purpose: EmailTokenPurpose, email: st
   const createdAt = context.ports.clock.now();
   const link = context.verifyUrl();
   link.searchParams.set('token', token);
-  return { href: link.href, stored: { tokenDigest: digestToken(token), purpose, email, credentialGeneration, createdAt, expiresAt: new Date(createdAt.getTime() + EMAIL_TOKEN_TTL_MS) } };
+  return { href: link.href, stored: { digest: digestToken(token), purpose: `${purpose}-email` as const, email, credentialGeneration, data: null, failures: 0, createdAt, expiresAt: new Date(createdAt.getTime() + EMAIL_TOKEN_TTL_MS) } };
 }
 
 const hours = EMAIL_TOKEN_TTL_MS / 3_600_000;

@@ -21,7 +21,7 @@ import { activityEntry } from './activity-entries.ts';
 import type { IssuedDeviceProof } from '../device-proofs.ts';
 import { AccountLocked, InvalidCode, InvalidCredentials, LoginChallengeInvalid } from '../errors.ts';
 import { accountKey, NEW_DEVICE_NOTICE_POLICY, refundRequest, type Tally } from '../rate-limits.ts';
-import type { FactorKind, LoginChallenge, User, UserRecord } from '../store.ts';
+import type { FactorKind, OneTimeToken, User, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
@@ -139,7 +139,8 @@ export async function startChallenge(context: UseCaseContext, record: Pick<UserR
   const token = tokens.generate();
   const createdAt = clock.now();
   const expiresAt = new Date(createdAt.getTime() + LOGIN_CHALLENGE_TTL_MS);
-  const stored = await store.loginChallenges.put({ tokenDigest: digestToken(token), userId: record.id, credentialGeneration: record.credentialGeneration, failures: 0, createdAt, expiresAt });
+  const challenge = { digest: digestToken(token), purpose: 'login', userId: record.id, credentialGeneration: record.credentialGeneration, email: null, data: null, failures: 0, createdAt, expiresAt } as const;
+  const stored = await store.oneTimeTokens.put(challenge, { underGeneration: true });
   return stored ? { token, expiresAt, maxAgeSeconds: LOGIN_CHALLENGE_TTL_MS / 1000, methods } : null;
 }
 
@@ -155,6 +156,16 @@ export interface VerifiedFactor {
  */
 export type FactorVerifier = (challenge: LoginChallenge) => Promise<VerifiedFactor | null>;
 
+/** A login challenge as taken: a `login` token, always of an account under a generation. */
+export type LoginChallenge = OneTimeToken & { readonly userId: number; readonly credentialGeneration: number };
+
+/** Takes the login challenge with this token (`null`: unknown, used, expired, or not a login challenge). */
+export async function takeLoginChallenge(context: UseCaseContext, challengeToken: string): Promise<LoginChallenge | null> {
+  const { store, clock } = context.ports;
+  const taken = await store.oneTimeTokens.take('login', digestToken(challengeToken), clock.now());
+  return taken && taken.userId !== null && taken.credentialGeneration !== null ? { ...taken, userId: taken.userId, credentialGeneration: taken.credentialGeneration } : null;
+}
+
 /**
  * The second step (`second-factor` → `signed-in`): takes the presented challenge (single use: of two
  * requests with one challenge, one gets it), counts the attempt per account (`countAnswer`;
@@ -165,7 +176,7 @@ export type FactorVerifier = (challenge: LoginChallenge) => Promise<VerifiedFact
  */
 export async function finishLogin(context: UseCaseContext, challengeToken: string | null | undefined, meta: RequestMeta, verify: FactorVerifier, tally: Tally, unguessable = false): Promise<SignedIn> {
   const { store, clock } = context.ports;
-  const challenge = challengeToken ? await store.loginChallenges.take(digestToken(challengeToken), clock.now()) : null;
+  const challenge = challengeToken ? await takeLoginChallenge(context, challengeToken) : null;
   // A challenge its account's credentials moved past (a password change or reset, a factor added or
   // removed) is dead before anything is checked: a right code keeps its step, a wrong one does not count.
   const account = challenge && (await store.users.findById(challenge.userId));
@@ -176,7 +187,7 @@ export async function finishLogin(context: UseCaseContext, challengeToken: strin
   if (!verified) {
     const failures = challenge.failures + 1;
     // Back under its own digest, with one more failure, while its generation holds; dead at the bound.
-    if (failures < MAX_CHALLENGE_FAILURES && challenge.expiresAt.getTime() > clock.now().getTime()) await store.loginChallenges.put({ ...challenge, failures });
+    if (failures < MAX_CHALLENGE_FAILURES && challenge.expiresAt.getTime() > clock.now().getTime()) await store.oneTimeTokens.put({ ...challenge, failures }, { underGeneration: true });
     throw new InvalidCode();
   }
   await refundRequest(store.rateLimiter, attempt, clock.now(), tally);

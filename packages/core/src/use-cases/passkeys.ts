@@ -25,11 +25,11 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON
 import { InvalidCredentials, LoginChallengeInvalid, NotFound, Unauthenticated, ValidationError } from '../errors.ts';
 import { accountKey, countRequest, PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_OPTIONS_SESSION_POLICY, PASSKEY_SIGN_IN_TOTAL_LIMIT, PASSKEY_SIGN_IN_TOTAL_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { hasSecondFactor, recordStepUp } from './second-factor.ts';
-import { endSignIn, finishLogin, type SignedIn } from './login-flow.ts';
+import { endSignIn, finishLogin, takeLoginChallenge, type SignedIn } from './login-flow.ts';
 import { proveOwner, recoveryCodes } from './two-factor.ts';
 import type { LoginChallengeMeta } from './login.ts';
 import { parseRequest, PasskeyProofRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest } from '../schemas.ts';
-import type { Passkey, PasskeyChallenge, PasskeyChallengePurpose, UserRecord } from '../store.ts';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type OneTimeToken, type OneTimeTokenPurpose, type Passkey, type UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
@@ -115,6 +115,12 @@ export interface PasskeyUseCases {
 }
 
 /** The user handle a passkey carries for an account: its id's digits (no address, nothing secret). */
+/** The WebAuthn ceremony a challenge was issued for: a ceremony answers only the kind it asked for. */
+type PasskeyChallengePurpose = 'register' | 'sign-in' | 'second-factor' | 'step-up';
+
+/** The single-use token purposes of WebAuthn challenges: a take of one never serves a link or a login challenge. */
+const PASSKEY_PURPOSES: readonly OneTimeTokenPurpose[] = ['passkey-register', 'passkey-sign-in', 'passkey-second-factor', 'passkey-step-up'];
+
 const userHandleOf = (userId: number) => new TextEncoder().encode(String(userId));
 
 const listed = (p: Passkey): ListedPasskey => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null });
@@ -148,10 +154,11 @@ const badSignIn = () => new InvalidCredentials('The passkey was not accepted');
 export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
   const { store, clock } = context.ports;
 
-  /** Stores a fresh challenge (by digest) for `purpose`. */
+  /** Stores a fresh challenge (by digest) for `purpose`; an account keeps its newest PASSKEY_CHALLENGES_PER_ACCOUNT. */
   async function remember(challenge: string, purpose: PasskeyChallengePurpose, userId: number | null): Promise<void> {
     const createdAt = clock.now();
-    await store.passkeyChallenges.put({ digest: digestToken(challenge), purpose, userId, createdAt, expiresAt: new Date(createdAt.getTime() + PASSKEY_CHALLENGE_TTL_MS) });
+    const token = { digest: digestToken(challenge), purpose: `passkey-${purpose}` as const, userId, credentialGeneration: null, email: null, data: null, failures: 0, createdAt, expiresAt: new Date(createdAt.getTime() + PASSKEY_CHALLENGE_TTL_MS) };
+    await store.oneTimeTokens.put(token, userId === null ? {} : { keepNewest: { purposes: PASSKEY_PURPOSES, count: PASSKEY_CHALLENGES_PER_ACCOUNT } });
   }
 
   /**
@@ -159,7 +166,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
    * again): once, whatever the answer turns out to be. `null` when it was never issued, was used,
    * expired, or is not `purpose`'s (then it is used up all the same).
    */
-  async function take(clientDataJSON: string, purpose: PasskeyChallengePurpose): Promise<{ readonly challenge: string; readonly stored: PasskeyChallenge } | null> {
+  async function take(clientDataJSON: string, purpose: PasskeyChallengePurpose): Promise<{ readonly challenge: string; readonly stored: OneTimeToken } | null> {
     let challenge: string;
     try {
       challenge = decodeClientDataJSON(clientDataJSON).challenge;
@@ -167,8 +174,9 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       return null;
     }
     if (typeof challenge !== 'string' || challenge === '' || challenge.length > 200) return null;
-    const stored = await store.passkeyChallenges.take(digestToken(challenge), clock.now());
-    return stored && stored.purpose === purpose ? { challenge, stored } : null;
+    // Taken whatever WebAuthn ceremony it was for (used up all the same), never a token of another kind.
+    const stored = await store.oneTimeTokens.take(PASSKEY_PURPOSES, digestToken(challenge), clock.now());
+    return stored && stored.purpose === `passkey-${purpose}` ? { challenge, stored } : null;
   }
 
   /**
@@ -378,9 +386,9 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         await context.limit('passkeySignIn', meta, tally);
         if (!meta.loginChallenge) throw new LoginChallengeInvalid();
         // A look at the challenge: taken and put back as it was (the second step takes it for good).
-        const challenge = await store.loginChallenges.take(digestToken(meta.loginChallenge), clock.now());
+        const challenge = await takeLoginChallenge(context, meta.loginChallenge);
         if (!challenge) throw new LoginChallengeInvalid();
-        await store.loginChallenges.put(challenge);
+        await store.oneTimeTokens.put(challenge, { underGeneration: true });
         return { options: await assertionOptions(challenge.userId, 'second-factor') };
       }),
 

@@ -35,13 +35,13 @@ export async function hasSecondFactor(context: UseCaseContext, userId: number): 
 /** Records that a factor of `kind` was verified for the session with this digest now (a step-up). */
 export async function recordStepUp(context: UseCaseContext, sessionDigest: string, kind: FactorKind): Promise<void> {
   const { store, clock } = context.ports;
-  if (!(await store.stepUps.record(sessionDigest, kind, clock.now()))) throw new Unauthenticated();
+  if (!(await store.sessions.recordStepUp(sessionDigest, kind, clock.now()))) throw new Unauthenticated();
 }
 
 /** Whether the session verified a factor within `context.stepUpWindowMs`. */
 export async function hasRecentStepUp(context: UseCaseContext, sessionDigest: string): Promise<boolean> {
   const { store, clock } = context.ports;
-  const stepUp = await store.stepUps.find(sessionDigest);
+  const stepUp = await store.sessions.findStepUp(sessionDigest);
   return stepUp !== null && clock.now().getTime() - stepUp.verifiedAt.getTime() <= context.stepUpWindowMs;
 }
 

@@ -1,4 +1,4 @@
-import type { ExpiredCounts } from '../store.ts';
+import type { OneTimeTokenPurpose } from '../store.ts';
 import type { UseCaseContext } from './context.ts';
 
 /** The health check's answer. */
@@ -8,6 +8,33 @@ export interface Health {
   readonly service: string;
   readonly time: string;
 }
+
+/** What a sweep deleted, by kind as an operator knows them (the store counts its single-use tokens by purpose). */
+export interface SweepCounts {
+  readonly sessions: number;
+  /** Password reset tokens. */
+  readonly resetTokens: number;
+  /** Tokens of verification and change-of-address links. */
+  readonly emailTokens: number;
+  /** Outbox stand-ins due at the time. */
+  readonly standIns: number;
+  /** Login challenges (`sl_login`). */
+  readonly loginChallenges: number;
+  /** WebAuthn challenges never answered. */
+  readonly passkeyChallenges: number;
+  /** Ended rate-limit windows. */
+  readonly rateLimitWindows: number;
+  /** Activity events older than ACTIVITY_RETENTION_DAYS. */
+  readonly activity: number;
+}
+
+/** The sweep's kinds of single-use token, by purpose. */
+const SWEPT: Readonly<Record<'resetTokens' | 'emailTokens' | 'loginChallenges' | 'passkeyChallenges', readonly OneTimeTokenPurpose[]>> = {
+  resetTokens: ['password-reset'],
+  emailTokens: ['verify-email', 'change-email'],
+  loginChallenges: ['login'],
+  passkeyChallenges: ['passkey-register', 'passkey-sign-in', 'passkey-second-factor', 'passkey-step-up'],
+};
 
 /** The service's own operations: its health and its housekeeping. */
 export interface ServiceUseCases {
@@ -20,7 +47,7 @@ export interface ServiceUseCases {
    * Deletes expired sessions, reset tokens, e-mail tokens, the outbox's due stand-ins and ended
    * limiter windows; returns how many of each.
    */
-  sweep(): Promise<ExpiredCounts & { readonly rateLimitWindows: number; readonly activity: number }>;
+  sweep(): Promise<SweepCounts>;
 }
 
 export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
@@ -52,7 +79,17 @@ export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
         store.rateLimiter.deleteExpired(now),
         store.activity.deleteBefore(new Date(now.getTime() - context.activityRetentionMs)),
       ]);
-      return { ...expired, rateLimitWindows, activity };
+      const of = (purposes: readonly OneTimeTokenPurpose[]) => purposes.reduce((n, purpose) => n + (expired.oneTimeTokens[purpose] ?? 0), 0);
+      return {
+        sessions: expired.sessions,
+        resetTokens: of(SWEPT.resetTokens),
+        emailTokens: of(SWEPT.emailTokens),
+        standIns: expired.standIns,
+        loginChallenges: of(SWEPT.loginChallenges),
+        passkeyChallenges: of(SWEPT.passkeyChallenges),
+        rateLimitWindows,
+        activity,
+      };
     },
   };
 }

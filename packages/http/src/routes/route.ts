@@ -3,7 +3,7 @@
  * documented answers) and what it runs. The documents, the path table and every host read routes
  * through these types; the routes themselves are in the files beside this one, one per resource.
  */
-import type { Accounts, LimitedOperation, RateLimitStatus, parseRequest } from '@sl-accounts/core';
+import type { Accounts, LimitedOperation, RateLimitStatus, parseRequest } from '@sl-accounts/service/core';
 import type { ErrorCode } from '../errors.ts';
 import type { OperationRequest } from '../operation-request.ts';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createAccountManager } from '@sl-accounts/core';
+import { createAccountManager } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { recorded } from '../recorded.ts';
 import { addSession, addUser, at, DAY, digest, G0, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
@@ -146,14 +146,14 @@ export function resetCases(current: CurrentStore): void {
     const known = await recorded(store, (s) => createAccountManager(s).requestReset('ada@example.com', reset(1), MAIL));
     const unknown = await recorded(store, (s) => createAccountManager(s).requestReset('nobody@example.com', reset(2), { ...MAIL, to: 'nobody@example.com' }));
     expect([known.result, unknown.result]).toEqual([true, false]);
-    expect(known.calls).toEqual(['users.findByEmail', 'resetTokens.put', 'outbox.add']);
+    expect(known.calls).toEqual(['users.findByEmail', 'oneTimeTokens.put', 'outbox.add']);
     expect(unknown.calls).toEqual(known.calls);
     // Both were written. The claim takes the mail and never the stand-in; the sweep removes both
     // tokens and the stand-in, and leaves the mail until it is sent.
     expect((await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE })).map((m) => m.to)).toEqual(['ada@example.com']);
     expect(await store.outbox.depth()).toBe(1);
-    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, resetTokens: 2, emailTokens: 0, standIns: 1, loginChallenges: 0, passkeyChallenges: 0 });
-    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0, passkeyChallenges: 0 });
+    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, standIns: 1, oneTimeTokens: { 'password-reset': 2 } });
+    expect(await store.deleteExpired(at(30 * MINUTE))).toEqual({ sessions: 0, standIns: 0, oneTimeTokens: {} });
     expect(await store.outbox.depth()).toBe(1);
   });
 
@@ -201,9 +201,9 @@ export function resetCases(current: CurrentStore): void {
     expect(await accounts.completeReset(digest(1001), at(30 * MINUTE), OTHER_PHC)).toBeNull();
     expect((await store.users.findByEmail('ada@example.com'))?.passwordHash).toBe(PHC);
     expect(await store.sessions.findWithUser(digest(1))).not.toBeNull();
-    expect((await store.deleteExpired(at(30 * MINUTE - 1))).resetTokens).toBe(0);
-    expect((await store.deleteExpired(at(30 * MINUTE))).resetTokens).toBe(1);
-    expect((await store.deleteExpired(at(30 * MINUTE))).resetTokens).toBe(0);
+    expect((await store.deleteExpired(at(30 * MINUTE - 1))).oneTimeTokens['password-reset'] ?? 0).toBe(0);
+    expect((await store.deleteExpired(at(30 * MINUTE))).oneTimeTokens['password-reset']).toBe(1);
+    expect((await store.deleteExpired(at(30 * MINUTE))).oneTimeTokens['password-reset'] ?? 0).toBe(0);
   });
 
   it('of 10 concurrent uses of one token exactly one succeeds', async () => {

@@ -5,7 +5,7 @@
  * age; the lock is a compare-and-set on the generation, so a lock racing a login leaves no session.
  */
 import { expect, it } from 'vitest';
-import type { ActivityEntry, NewActivity } from '@sl-accounts/core';
+import type { ActivityEntry, NewActivity } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, HOUR, T0 } from '../fixtures.ts';
 
@@ -141,7 +141,7 @@ export function activityCases(current: CurrentStore): void {
     const ada = await addUser(accounts, 'ada@example.com');
     const grace = await addUser(accounts, 'grace@example.com');
     expect(await store.directory.pendingLinks(ada.id)).toEqual({ emailLink: null, passwordReset: null });
-    const token = { tokenDigest: digest(7), purpose: 'change' as const, email: 'ada@new.example', credentialGeneration: G0, createdAt: T0, expiresAt: at(DAY) };
+    const token = { digest: digest(7), purpose: 'change-email' as const, email: 'ada@new.example', credentialGeneration: G0, data: null, failures: 0, createdAt: T0, expiresAt: at(DAY) };
     expect(await accounts.requestEmailLink(ada.id, { token, mails: [] })).toBe(true);
     expect(await accounts.requestReset('ada@example.com', { tokenDigest: digest(8), createdAt: T0, expiresAt: at(HOUR) }, { to: 'ada@example.com', subject: 's', text: 't' })).toBe(true);
     expect(await store.directory.pendingLinks(ada.id)).toEqual({ emailLink: { purpose: 'change', email: 'ada@new.example', createdAt: T0, expiresAt: at(DAY) }, passwordReset: { createdAt: T0, expiresAt: at(HOUR) } });

@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
-import type { EmailConfirmed, EmailTokenPurpose, MailKind, OutgoingMail } from '@sl-accounts/core';
+import type { EmailConfirmed, EmailTokenPurpose, MailKind, OutgoingMail } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, HOUR, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
-const token = (n: number, purpose: EmailTokenPurpose, email: string, expiresAt = at(DAY), credentialGeneration = G0) => ({ tokenDigest: digest(2000 + n), purpose, email, credentialGeneration, createdAt: T0, expiresAt });
+const token = (n: number, purpose: EmailTokenPurpose, email: string, expiresAt = at(DAY), credentialGeneration = G0) => ({ digest: digest(2000 + n), purpose: `${purpose}-email` as const, email, credentialGeneration, data: null, failures: 0, createdAt: T0, expiresAt });
 const mail = (to: string, subject = 'Confirm', kind?: MailKind): OutgoingMail => ({ to, subject, text: `https://example.com/verify?token=${subject}`, ...(kind ? { kind } : {}) });
 /** No mails on confirmation. */
 const none = (): readonly OutgoingMail[] => [];
@@ -252,8 +252,8 @@ export function emailCases(current: CurrentStore): void {
     await accounts.requestEmailLink(alan.id, { token: token(3, 'verify', 'alan@example.com', at(2 * DAY)), mails: [] });
     await accounts.deleteAccount(ada.id, G0);
     expect(await accounts.confirmEmailLink(digest(2001), T0, null, none)).toBeNull();
-    expect((await store.deleteExpired(at(DAY))).emailTokens).toBe(1);
-    expect((await store.deleteExpired(at(DAY))).emailTokens).toBe(0);
+    expect((await store.deleteExpired(at(DAY))).oneTimeTokens).toEqual({ 'verify-email': 1 });
+    expect((await store.deleteExpired(at(DAY))).oneTimeTokens).toEqual({});
     expect(await accounts.confirmEmailLink(digest(2003), at(DAY), null, none)).not.toBeNull();
   });
 

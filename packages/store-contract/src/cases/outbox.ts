@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { AccountManager, ContactMessage, OutgoingMail, QueuedMail } from '@sl-accounts/core';
+import type { AccountManager, ContactMessage, OutgoingMail, QueuedMail } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addUser, at, DAY, digest, G0, MINUTE, PHC, T0 } from '../fixtures.ts';
 
@@ -31,7 +31,7 @@ const subjects = (mails: readonly QueuedMail[]) => mails.map((m) => m.subject);
 
 /** A signup's verification link: unverified mail, the only way a port queues it with an account. */
 async function signUp(accounts: AccountManager, email: string, now: Date): Promise<void> {
-  const link = { token: { tokenDigest: digest(5000 + Number(now)), purpose: 'verify' as const, email, credentialGeneration: G0, createdAt: now, expiresAt: at(DAY) }, mails: [{ kind: 'unverified' as const, to: email, subject: `Confirm ${email}`, text: 'link' }] };
+  const link = { token: { digest: digest(5000 + Number(now)), purpose: 'verify-email' as const, email, credentialGeneration: G0, data: null, failures: 0, createdAt: now, expiresAt: at(DAY) }, mails: [{ kind: 'unverified' as const, to: email, subject: `Confirm ${email}`, text: 'link' }] };
   await accounts.signUp({ name: 'Stranger', email, passwordHash: PHC, createdAt: now }, link);
 }
 

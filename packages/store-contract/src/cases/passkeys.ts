@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { PASSKEY_CHALLENGES_PER_ACCOUNT, type Passkey, type PasskeyChallenge } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type OneTimeToken, type OneTimeTokenPurpose, type Passkey, type Store } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
-import { addSession, addUser, at, DAY, digest, G0, MINUTE, T0 } from '../fixtures.ts';
+import { addSession, addUser, at, DAY, digest, G0, MINUTE, oneTime, T0 } from '../fixtures.ts';
 
 const G1 = G0 + 1;
 
@@ -22,8 +22,20 @@ const passkey = (userId: number, n: number, counter = 0): Passkey => ({
   lastUsedAt: null,
 });
 
+type PasskeyChallenge = OneTimeToken;
+
+/** The purposes of WebAuthn challenges, as the core takes and bounds them. */
+const PASSKEY: readonly OneTimeTokenPurpose[] = ['passkey-register', 'passkey-sign-in', 'passkey-second-factor', 'passkey-step-up'];
+
 /** A challenge of `purpose` for `userId`, valid five minutes from T0. */
-const challenge = (n: number, purpose: PasskeyChallenge['purpose'], userId: number | null): PasskeyChallenge => ({ digest: digest(5000 + n), purpose, userId, createdAt: T0, expiresAt: at(5 * MINUTE) });
+const challenge = (n: number, purpose: 'register' | 'sign-in' | 'second-factor' | 'step-up', userId: number | null): PasskeyChallenge =>
+  oneTime(5000 + n, `passkey-${purpose}`, userId, { credentialGeneration: null, expiresAt: at(5 * MINUTE) });
+
+/** Puts a challenge as the core does: an account keeps its newest PASSKEY_CHALLENGES_PER_ACCOUNT. */
+const putChallenge = (store: Store, c: PasskeyChallenge) => store.oneTimeTokens.put(c, c.userId === null ? {} : { keepNewest: { purposes: PASSKEY, count: PASSKEY_CHALLENGES_PER_ACCOUNT } });
+
+/** Takes a WebAuthn challenge of any ceremony, as the core does. */
+const takeChallenge = (store: Store, d: string, now: Date) => store.oneTimeTokens.take(PASSKEY, d, now);
 
 /** Passkeys and their challenges: what the WebAuthn ceremonies rely on. */
 export function passkeyCases(current: CurrentStore): void {
@@ -131,17 +143,17 @@ export function passkeyCases(current: CurrentStore): void {
   it('a challenge is taken once, only before it expires, with what it was for', async () => {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
-    await store.passkeyChallenges.put(challenge(1, 'register', ada.id));
-    await store.passkeyChallenges.put(challenge(2, 'sign-in', null));
-    await store.passkeyChallenges.put(challenge(3, 'sign-in', null));
-    expect(await store.passkeyChallenges.take(digest(5001), T0)).toEqual(challenge(1, 'register', ada.id));
-    expect(await store.passkeyChallenges.take(digest(5001), T0)).toBeNull();
-    expect(await store.passkeyChallenges.take(digest(5002), at(5 * MINUTE))).toBeNull();
-    expect(await store.passkeyChallenges.take(digest(5002), at(5 * MINUTE - 1))).toEqual(challenge(2, 'sign-in', null));
-    expect(await store.passkeyChallenges.take(digest(5009), T0)).toBeNull();
+    await putChallenge(store, challenge(1, 'register', ada.id));
+    await putChallenge(store, challenge(2, 'sign-in', null));
+    await putChallenge(store, challenge(3, 'sign-in', null));
+    expect(await takeChallenge(store, digest(5001), T0)).toEqual(challenge(1, 'register', ada.id));
+    expect(await takeChallenge(store, digest(5001), T0)).toBeNull();
+    expect(await takeChallenge(store, digest(5002), at(5 * MINUTE))).toBeNull();
+    expect(await takeChallenge(store, digest(5002), at(5 * MINUTE - 1))).toEqual(challenge(2, 'sign-in', null));
+    expect(await takeChallenge(store, digest(5009), T0)).toBeNull();
     // The sweep removes the one never answered.
-    expect((await store.deleteExpired(at(5 * MINUTE))).passkeyChallenges).toBe(1);
-    expect(await store.passkeyChallenges.take(digest(5003), T0)).toBeNull();
+    expect((await store.deleteExpired(at(5 * MINUTE))).oneTimeTokens).toEqual({ 'passkey-sign-in': 1 });
+    expect(await takeChallenge(store, digest(5003), T0)).toBeNull();
   });
 
   it(`an account keeps its newest ${PASSKEY_CHALLENGES_PER_ACCOUNT} challenges, the oldest replaced; sign-in ones and other accounts’ are not touched`, async () => {
@@ -149,31 +161,31 @@ export function passkeyCases(current: CurrentStore): void {
     const ada = await addUser(accounts);
     const bob = await addUser(accounts, 'bob@example.com', 'Bob');
     const made = (n: number, userId: number | null, t: number): PasskeyChallenge => ({ ...challenge(n, n % 2 ? 'register' : 'step-up', userId), createdAt: at(t), expiresAt: at(t + 5 * MINUTE) });
-    await store.passkeyChallenges.put(made(900, bob.id, 0));
-    for (let n = 1; n <= 20; n++) await store.passkeyChallenges.put(made(500 + n, null, n));
-    for (let n = 1; n <= PASSKEY_CHALLENGES_PER_ACCOUNT + 5; n++) await store.passkeyChallenges.put(made(n, ada.id, n));
+    await putChallenge(store, made(900, bob.id, 0));
+    for (let n = 1; n <= 20; n++) await putChallenge(store, made(500 + n, null, n));
+    for (let n = 1; n <= PASSKEY_CHALLENGES_PER_ACCOUNT + 5; n++) await putChallenge(store, made(n, ada.id, n));
     const kept: number[] = [];
-    for (let n = 1; n <= PASSKEY_CHALLENGES_PER_ACCOUNT + 5; n++) if (await store.passkeyChallenges.take(digest(5000 + n), T0)) kept.push(n);
+    for (let n = 1; n <= PASSKEY_CHALLENGES_PER_ACCOUNT + 5; n++) if (await takeChallenge(store, digest(5000 + n), T0)) kept.push(n);
     expect(kept).toEqual(Array.from({ length: PASSKEY_CHALLENGES_PER_ACCOUNT }, (_, i) => i + 6));
-    for (let n = 1; n <= 20; n++) expect(await store.passkeyChallenges.take(digest(5500 + n), T0)).not.toBeNull();
-    expect(await store.passkeyChallenges.take(digest(5900), T0)).not.toBeNull();
+    for (let n = 1; n <= 20; n++) expect(await takeChallenge(store, digest(5500 + n), T0)).not.toBeNull();
+    expect(await takeChallenge(store, digest(5900), T0)).not.toBeNull();
   });
 
   it(`of 40 concurrent challenges of one account, the newest ${PASSKEY_CHALLENGES_PER_ACCOUNT} remain`, async () => {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
     const made = (n: number): PasskeyChallenge => ({ ...challenge(n, 'register', ada.id), createdAt: at(n), expiresAt: at(n + 5 * MINUTE) });
-    await Promise.all(Array.from({ length: 40 }, (_, i) => store.passkeyChallenges.put(made(i + 1))));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => putChallenge(store, made(i + 1))));
     const kept: number[] = [];
-    for (let n = 1; n <= 40; n++) if (await store.passkeyChallenges.take(digest(5000 + n), T0)) kept.push(n);
+    for (let n = 1; n <= 40; n++) if (await takeChallenge(store, digest(5000 + n), T0)) kept.push(n);
     expect(kept).toEqual(Array.from({ length: PASSKEY_CHALLENGES_PER_ACCOUNT }, (_, i) => 40 - PASSKEY_CHALLENGES_PER_ACCOUNT + i + 1));
   });
 
   it('a challenge taken twice at once is given to exactly one', async () => {
     const { store } = current;
-    for (let n = 1; n <= 5; n++) await store.passkeyChallenges.put(challenge(n, 'sign-in', null));
+    for (let n = 1; n <= 5; n++) await putChallenge(store, challenge(n, 'sign-in', null));
     for (let n = 1; n <= 5; n++) {
-      const taken = await Promise.all([store.passkeyChallenges.take(digest(5000 + n), T0), store.passkeyChallenges.take(digest(5000 + n), T0), store.passkeyChallenges.take(digest(5000 + n), T0)]);
+      const taken = await Promise.all([takeChallenge(store, digest(5000 + n), T0), takeChallenge(store, digest(5000 + n), T0), takeChallenge(store, digest(5000 + n), T0)]);
       expect(taken.filter((c) => c !== null)).toHaveLength(1);
     }
   });
@@ -184,13 +196,13 @@ export function passkeyCases(current: CurrentStore): void {
     const bob = await addUser(accounts, 'bob@example.com', 'Bob');
     expect(await store.passkeys.insert(passkey(ada.id, 1), G0)).toBe(true);
     expect(await store.passkeys.insert(passkey(bob.id, 2), G0)).toBe(true);
-    await store.passkeyChallenges.put(challenge(1, 'register', ada.id));
-    await store.passkeyChallenges.put(challenge(2, 'register', bob.id));
+    await putChallenge(store, challenge(1, 'register', ada.id));
+    await putChallenge(store, challenge(2, 'register', bob.id));
     expect(await accounts.deleteAccount(ada.id, G0)).toEqual([]);
     expect(await store.passkeys.findById('key-1')).toBeNull();
-    expect(await store.passkeyChallenges.take(digest(5001), T0)).toBeNull();
+    expect(await takeChallenge(store, digest(5001), T0)).toBeNull();
     expect(await store.passkeys.findById('key-2')).not.toBeNull();
-    expect(await store.passkeyChallenges.take(digest(5002), T0)).not.toBeNull();
+    expect(await takeChallenge(store, digest(5002), T0)).not.toBeNull();
   });
 
   it('a sign-in racing a removal of its passkey leaves no session: the removal ends it, or the insert finds the generation moved', async () => {

@@ -1,15 +1,20 @@
 import { expect, it } from 'vitest';
-import type { LoginChallenge } from '@sl-accounts/core';
+import type { OneTimeToken } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
-import { addSession, addUser, at, digest, G0, MINUTE, OTHER_PHC, T0 } from '../fixtures.ts';
+import { addSession, addUser, at, digest, G0, MINUTE, oneTime, OTHER_PHC, T0 } from '../fixtures.ts';
 
 const SEALED = 'v1.aXY.c2VhbGVk';
 const OTHER_SEALED = 'v1.aXY.b3RoZXI';
-const challenge = (n: number, userId: number, credentialGeneration = G0, expiresAt = at(5 * MINUTE)): LoginChallenge => ({ tokenDigest: digest(3000 + n), userId, credentialGeneration, failures: 0, createdAt: T0, expiresAt });
+const challenge = (n: number, userId: number, credentialGeneration = G0, expiresAt = at(5 * MINUTE)): OneTimeToken => oneTime(3000 + n, 'login', userId, { credentialGeneration, expiresAt });
 const codes = (from: number, n = 10) => Array.from({ length: n }, (_, i) => digest(4000 + from + i));
 
 /** Second factors (docs/decisions/0043, 0044): TOTP factors, recovery codes, login challenges, step-ups, and their races. */
 export function secondFactorCases(current: CurrentStore): void {
+  /** Puts a login challenge as the core does: under its generation. */
+  const putChallenge = (c: OneTimeToken) => current.store.oneTimeTokens.put(c, { underGeneration: true });
+  /** Takes a login challenge as the core does. */
+  const takeChallenge = (n: number, now: Date) => current.store.oneTimeTokens.take('login', digest(3000 + n), now);
+
   it('a pending TOTP factor is stored, replaced while pending, turned on once by its own secret, and kept when on', async () => {
     const { store } = current;
     const ada = await addUser(current.accounts);
@@ -100,27 +105,26 @@ export function secondFactorCases(current: CurrentStore): void {
   });
 
   it('a login challenge is stored only under the current generation, taken once, and not after its expiry', async () => {
-    const { store, accounts } = current;
+    const { accounts } = current;
     const ada = await addUser(accounts);
-    expect(await store.loginChallenges.put(challenge(1, ada.id, G0 + 1))).toBe(false);
-    expect(await store.loginChallenges.put(challenge(1, ada.id + 1000))).toBe(false);
-    expect(await store.loginChallenges.put(challenge(1, ada.id))).toBe(true);
-    expect(await store.loginChallenges.take(digest(3001), at(5 * MINUTE))).toBeNull(); // at its expiry
-    expect(await store.loginChallenges.take(digest(3001), at(MINUTE))).toEqual(challenge(1, ada.id));
-    expect(await store.loginChallenges.take(digest(3001), at(MINUTE))).toBeNull();
+    expect(await putChallenge(challenge(1, ada.id, G0 + 1))).toBe(false);
+    expect(await putChallenge(challenge(1, ada.id + 1000))).toBe(false);
+    expect(await putChallenge(challenge(1, ada.id))).toBe(true);
+    expect(await takeChallenge(1, at(5 * MINUTE))).toBeNull(); // at its expiry
+    expect(await takeChallenge(1, at(MINUTE))).toEqual(challenge(1, ada.id));
+    expect(await takeChallenge(1, at(MINUTE))).toBeNull();
     // Put back with a failure counted (a wrong code), it is taken with it.
-    expect(await store.loginChallenges.put({ ...challenge(1, ada.id), failures: 1 })).toBe(true);
-    expect((await store.loginChallenges.take(digest(3001), at(MINUTE)))?.failures).toBe(1);
+    expect(await putChallenge({ ...challenge(1, ada.id), failures: 1 })).toBe(true);
+    expect((await takeChallenge(1, at(MINUTE)))?.failures).toBe(1);
     // A change of credential voids a challenge not yet written.
     expect(await accounts.changePassword(ada.id, G0, OTHER_PHC, null)).toEqual([]);
-    expect(await store.loginChallenges.put(challenge(2, ada.id))).toBe(false);
+    expect(await putChallenge(challenge(2, ada.id))).toBe(false);
   });
 
   it('one challenge raced from many second steps is taken once', async () => {
-    const { store } = current;
     const ada = await addUser(current.accounts);
-    await store.loginChallenges.put(challenge(1, ada.id));
-    const taken = await Promise.all(Array.from({ length: 8 }, () => store.loginChallenges.take(digest(3001), at(MINUTE))));
+    await putChallenge(challenge(1, ada.id));
+    const taken = await Promise.all(Array.from({ length: 8 }, () => takeChallenge(1, at(MINUTE))));
     expect(taken.filter((c) => c !== null)).toHaveLength(1);
   });
 
@@ -130,41 +134,41 @@ export function secondFactorCases(current: CurrentStore): void {
     await store.totp.putPending(ada.id, SEALED, T0);
     await store.totp.enable(ada.id, SEALED, 100);
     await store.recoveryCodes.replace(ada.id, codes(0));
-    await store.loginChallenges.put(challenge(1, ada.id));
-    const link = { tokenDigest: digest(2001), purpose: 'verify' as const, email: 'ada@example.com', credentialGeneration: G0, createdAt: T0, expiresAt: at(5 * MINUTE) };
-    expect(await store.emailTokens.put(ada.id, link)).toBe(true);
-    expect(await store.emailTokens.take(digest(2001), at(MINUTE))).toEqual({ ...link, userId: ada.id });
+    await putChallenge(challenge(1, ada.id));
+    const link = oneTime(2001, 'verify-email', ada.id, { email: 'ada@example.com', expiresAt: at(5 * MINUTE) });
+    expect(await store.oneTimeTokens.put(link, { underGeneration: true, slot: `email:${ada.id}` })).toBe(true);
+    expect(await store.oneTimeTokens.take(['verify-email', 'change-email'], digest(2001), at(MINUTE))).toEqual(link);
     expect(await store.totp.find(ada.id)).toMatchObject({ enabled: true, sealedSecret: SEALED });
     expect(await store.recoveryCodes.count(ada.id)).toBe(10);
-    expect(await store.loginChallenges.take(digest(3001), at(MINUTE))).toEqual(challenge(1, ada.id));
+    expect(await takeChallenge(1, at(MINUTE))).toEqual(challenge(1, ada.id));
   });
 
   it('the sweep deletes expired challenges; a deleted account takes its factor, codes and challenges along', async () => {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
-    await store.loginChallenges.put(challenge(1, ada.id, G0, at(MINUTE)));
-    await store.loginChallenges.put(challenge(2, ada.id, G0, at(10 * MINUTE)));
-    expect((await store.deleteExpired(at(MINUTE))).loginChallenges).toBe(1);
+    await putChallenge(challenge(1, ada.id, G0, at(MINUTE)));
+    await putChallenge(challenge(2, ada.id, G0, at(10 * MINUTE)));
+    expect((await store.deleteExpired(at(MINUTE))).oneTimeTokens).toEqual({ login: 1 });
     await store.totp.putPending(ada.id, SEALED, T0);
     await store.totp.enable(ada.id, SEALED, 1);
     await store.recoveryCodes.replace(ada.id, codes(0));
     expect(await accounts.deleteAccount(ada.id, G0)).toEqual([]);
     expect(await store.totp.find(ada.id)).toBeNull();
     expect(await store.recoveryCodes.count(ada.id)).toBe(0);
-    expect(await store.loginChallenges.take(digest(3002), T0)).toBeNull();
+    expect(await takeChallenge(2, T0)).toBeNull();
   });
 
   it('a step-up is recorded for a live session only, the newest kept, and ends with the session', async () => {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
-    expect(await store.stepUps.record(digest(1), 'totp', T0)).toBe(false);
+    expect(await store.sessions.recordStepUp(digest(1), 'totp', T0)).toBe(false);
     await addSession(accounts, ada.id, 1, at(60 * MINUTE));
-    expect(await store.stepUps.find(digest(1))).toBeNull();
-    expect(await store.stepUps.record(digest(1), 'totp', T0)).toBe(true);
-    expect(await store.stepUps.record(digest(1), 'passkey', at(MINUTE))).toBe(true);
-    expect(await store.stepUps.find(digest(1))).toEqual({ kind: 'passkey', verifiedAt: at(MINUTE) });
+    expect(await store.sessions.findStepUp(digest(1))).toBeNull();
+    expect(await store.sessions.recordStepUp(digest(1), 'totp', T0)).toBe(true);
+    expect(await store.sessions.recordStepUp(digest(1), 'passkey', at(MINUTE))).toBe(true);
+    expect(await store.sessions.findStepUp(digest(1))).toEqual({ kind: 'passkey', verifiedAt: at(MINUTE) });
     await store.sessions.delete(digest(1));
-    expect(await store.stepUps.find(digest(1))).toBeNull();
+    expect(await store.sessions.findStepUp(digest(1))).toBeNull();
   });
 
   it('enableTotp and disableTotp move the generation, end the other sessions, write the codes and queue the notice, in one unit of work', async () => {

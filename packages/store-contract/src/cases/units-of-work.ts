@@ -1,12 +1,18 @@
 import { expect, it } from 'vitest';
-import { EmailTaken, type Repositories, type Store } from '@sl-accounts/core';
+import { EmailTaken, type Repositories, type Store } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
-import { addSession, addUser, at, DAY, digest, G0, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
+import { addSession, addUser, at, DAY, digest, G0, MINUTE, oneTime, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
 const NEW_USER = { name: 'Grace', email: 'grace@example.com', passwordHash: PHC, createdAt: T0 };
 const MESSAGE = { name: 'Ada', email: 'ada@example.com', message: 'A message long enough.', clientIp: '192.0.2.1', userAgent: null, receivedAt: T0 };
-const resetToken = (userId: number | null, n = 1) => ({ tokenDigest: digest(1000 + n), email: 'ada@example.com', userId, credentialGeneration: userId === null ? null : G0, createdAt: T0, expiresAt: at(30 * MINUTE) });
-const emailToken = (n = 1, credentialGeneration = G0) => ({ tokenDigest: digest(2000 + n), purpose: 'verify' as const, email: 'ada@example.com', credentialGeneration, createdAt: T0, expiresAt: at(DAY) });
+const resetToken = (userId: number | null, n = 1) => oneTime(1000 + n, 'password-reset', userId, { email: 'ada@example.com', expiresAt: at(30 * MINUTE) });
+const emailToken = (userId: number, n = 1, credentialGeneration = G0) => oneTime(2000 + n, 'verify-email', userId, { email: 'ada@example.com', credentialGeneration });
+/** Puts a reset token in its address's slot, as the core does. */
+const putReset = (repositories: Repositories, userId: number | null, n = 1) => repositories.oneTimeTokens.put(resetToken(userId, n), { slot: 'reset:ada@example.com' });
+/** Puts an e-mail token in its account's slot under its generation, as the core does. */
+const putEmail = (repositories: Repositories, token: ReturnType<typeof emailToken>) => repositories.oneTimeTokens.put(token, { underGeneration: true, slot: `email:${token.userId}` });
+const takeReset = (repositories: Repositories, n: number, now: Date) => repositories.oneTimeTokens.take('password-reset', digest(1000 + n), now);
+const takeEmail = (repositories: Repositories, n: number, now: Date) => repositories.oneTimeTokens.take(['verify-email', 'change-email'], digest(2000 + n), now);
 
 /** A unit of work that writes through every repository, then waits for `leave` before it ends. */
 async function writeEverything(store: Store, adaId: number, leave: Promise<void>, entered: () => void) {
@@ -15,8 +21,8 @@ async function writeEverything(store: Store, adaId: number, leave: Promise<void>
     await tx.users.update(adaId, { name: 'Augusta', passwordHash: OTHER_PHC, credentialGeneration: G0 + 1 }, { credentialGeneration: G0 });
     await tx.sessions.delete(digest(1));
     await tx.sessions.insert({ tokenDigest: digest(3), userId: grace!.id, credentialGeneration: G0, createdAt: T0, expiresAt: at(DAY) });
-    await tx.resetTokens.take(digest(1001), T0);
-    await tx.emailTokens.put(grace!.id, emailToken(2));
+    await takeReset(tx, 1, T0);
+    await putEmail(tx, emailToken(grace!.id, 2));
     await tx.contacts.add(MESSAGE);
     await tx.outbox.add({ to: 'grace@example.com', subject: 'Welcome', text: 'text', queuedAt: T0 });
     entered();
@@ -31,7 +37,7 @@ export function unitOfWorkCases(current: CurrentStore): void {
     const { store, accounts, inspect } = current;
     const ada = await addUser(accounts);
     await addSession(accounts, ada.id, 1, at(DAY));
-    await store.resetTokens.put(resetToken(ada.id));
+    await putReset(store, ada.id);
     const heard: string[] = [];
     const unsubscribe = store.revocations.subscribe({ revoked: (d) => void (d !== 'all' && heard.push(...d)) });
     const until = async (done: () => boolean) => {
@@ -47,8 +53,8 @@ export function unitOfWorkCases(current: CurrentStore): void {
       expect(await store.users.findByEmail('grace@example.com')).toEqual({ ...grace });
       expect(await store.sessions.findWithUser(digest(1))).toBeNull();
       expect(await store.sessions.findWithUser(digest(3))).not.toBeNull();
-      expect(await store.resetTokens.take(digest(1001), T0)).toBeNull();
-      expect(await store.emailTokens.take(digest(2002), T0)).toMatchObject({ userId: grace.id });
+      expect(await takeReset(store, 1, T0)).toBeNull();
+      expect(await takeEmail(store, 2, T0)).toMatchObject({ userId: grace.id });
       expect(await inspect.contactMessages()).toStrictEqual([MESSAGE]);
       expect((await store.outbox.claim(T0, { limit: 10, leaseMs: MINUTE })).map((m) => m.subject)).toEqual(['Welcome']);
       // A feed from a database tells it when it comes: the ended session is among what it says.
@@ -63,7 +69,7 @@ export function unitOfWorkCases(current: CurrentStore): void {
     const { store, accounts, inspect } = current;
     const ada = await addUser(accounts);
     await addSession(accounts, ada.id, 1, at(DAY));
-    await store.resetTokens.put(resetToken(ada.id));
+    await putReset(store, ada.id);
     let entered!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));
     let leave!: (error: Error) => void;
@@ -83,8 +89,8 @@ export function unitOfWorkCases(current: CurrentStore): void {
     expect(await store.users.findById(ada.id)).toEqual({ ...ada, passwordHash: PHC, credentialGeneration: G0 });
     expect(await store.sessions.findWithUser(digest(1))).toEqual({ user: ada, expiresAt: at(DAY) });
     expect(await store.sessions.findWithUser(digest(3))).toBeNull();
-    expect(await store.resetTokens.take(digest(1001), T0)).toMatchObject({ userId: ada.id });
-    expect(await store.emailTokens.take(digest(2002), T0)).toBeNull();
+    expect(await takeReset(store, 1, T0)).toMatchObject({ userId: ada.id });
+    expect(await takeEmail(store, 2, T0)).toBeNull();
     expect(await inspect.contactMessages()).toEqual([]);
     expect(await store.outbox.depth()).toBe(0);
     // The address the rolled-back insert took is free; the store works on.
@@ -131,14 +137,14 @@ export function unitOfWorkCases(current: CurrentStore): void {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
     await addSession(accounts, ada.id, 1, at(DAY));
-    await store.resetTokens.put(resetToken(ada.id));
-    expect(await store.emailTokens.put(ada.id, emailToken())).toBe(true);
+    await putReset(store, ada.id);
+    expect(await putEmail(store, emailToken(ada.id))).toBe(true);
     expect(await store.users.delete(ada.id)).toBe(true);
     expect(await store.users.delete(ada.id)).toBe(false);
     expect(await store.users.findById(ada.id)).toBeNull();
     expect(await store.sessions.findWithUser(digest(1))).toBeNull();
-    expect(await store.resetTokens.take(digest(1001), T0)).toBeNull();
-    expect(await store.emailTokens.take(digest(2001), T0)).toBeNull();
+    expect(await takeReset(store, 1, T0)).toBeNull();
+    expect(await takeEmail(store, 1, T0)).toBeNull();
   });
 
   it('sessions.deleteByUser keeps the one named and the newest others (by creation time, then the greater digest), and no one else’s', async () => {
@@ -160,19 +166,35 @@ export function unitOfWorkCases(current: CurrentStore): void {
   it('tokens: a take answers the token once and only before it expires (an expired one stays for the sweep); an e-mail token is put only under the user’s generation', async () => {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
-    await store.resetTokens.put(resetToken(null, 1));
-    expect(await store.resetTokens.take(digest(1001), at(30 * MINUTE))).toBeNull();
-    expect(await store.resetTokens.take(digest(1001), T0)).toEqual(resetToken(null, 1));
-    expect(await store.resetTokens.take(digest(1001), T0)).toBeNull();
-    // Under the address, the newest replaces the one before, bound to an account or not.
-    await store.resetTokens.put(resetToken(null, 2));
-    await store.resetTokens.put(resetToken(ada.id, 3));
-    expect(await store.resetTokens.take(digest(1002), T0)).toBeNull();
-    expect(await store.emailTokens.put(ada.id, emailToken(1, G0 + 1))).toBe(false);
-    expect(await store.emailTokens.put(ada.id + 1000, emailToken(2))).toBe(false);
-    expect(await store.emailTokens.put(ada.id, emailToken(3))).toBe(true);
-    expect(await store.emailTokens.take(digest(2003), at(DAY))).toBeNull();
-    expect(await store.emailTokens.take(digest(2003), T0)).toEqual({ ...emailToken(3), userId: ada.id });
-    expect(await store.deleteExpired(at(DAY))).toEqual({ sessions: 0, resetTokens: 1, emailTokens: 0, standIns: 0, loginChallenges: 0, passkeyChallenges: 0 });
+    expect(await putReset(store, null, 1)).toBe(true);
+    expect(await takeReset(store, 1, at(30 * MINUTE))).toBeNull();
+    expect(await takeReset(store, 1, T0)).toEqual(resetToken(null, 1));
+    expect(await takeReset(store, 1, T0)).toBeNull();
+    // In its slot (the address), the newest replaces the one before, bound to an account or not.
+    await putReset(store, null, 2);
+    await putReset(store, ada.id, 3);
+    expect(await takeReset(store, 2, T0)).toBeNull();
+    expect(await putEmail(store, emailToken(ada.id, 1, G0 + 1))).toBe(false);
+    expect(await putEmail(store, emailToken(ada.id + 1000, 2))).toBe(false);
+    expect(await putEmail(store, emailToken(ada.id, 3))).toBe(true);
+    expect(await takeEmail(store, 3, at(DAY))).toBeNull();
+    expect(await takeEmail(store, 3, T0)).toEqual(emailToken(ada.id, 3));
+    expect(await store.deleteExpired(at(DAY))).toEqual({ sessions: 0, standIns: 0, oneTimeTokens: { 'password-reset': 1 } });
+  });
+
+  it('tokens: a take names the purposes it accepts; a token of another purpose is not taken and stays for its own', async () => {
+    const { store, accounts } = current;
+    const ada = await addUser(accounts);
+    const reset = resetToken(ada.id, 1);
+    const challenge = oneTime(3001, 'login', ada.id, { failures: 2, data: '{"next":"/"}' });
+    expect(await putReset(store, ada.id, 1)).toBe(true);
+    expect(await store.oneTimeTokens.put(challenge, { underGeneration: true })).toBe(true);
+    // A reset token never verifies an address; a login challenge never serves a passkey ceremony.
+    expect(await store.oneTimeTokens.take(['verify-email', 'change-email'], digest(1001), T0)).toBeNull();
+    expect(await store.oneTimeTokens.take(['passkey-sign-in', 'passkey-second-factor'], digest(3001), T0)).toBeNull();
+    expect(await store.oneTimeTokens.take('password-reset', digest(3001), T0)).toBeNull();
+    // Both are still there for their own purpose, with every field as put.
+    expect(await store.oneTimeTokens.take('password-reset', digest(1001), T0)).toEqual(reset);
+    expect(await store.oneTimeTokens.take(['sign-in-state', 'login'], digest(3001), T0)).toEqual(challenge);
   });
 }
