@@ -4,6 +4,7 @@
  * document into types, and a small client module using them with `startRegistration` and
  * `startAuthentication` type-checks under the repository's settings (in memory; nothing is written).
  */
+// @module-tag compiler
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
