@@ -22,12 +22,6 @@ export default tseslint.config(
     },
   },
   {
-    // pnpm loads its pnpmfile with require(): CommonJS.
-    files: ['.pnpmfile.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
-  },
-  {
     // A doc comment's `@word` is a tag to TypeScript wherever white space precedes it, so prose that
     // names a package (`@koa/router`) without backticks ends the comment there in editors' hovers.
     // check-tag-names reads tags at the start of a line only (and passes names with a slash), so
@@ -66,9 +60,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: [...FRAMEWORKS, ...STORES, '@sl-accounts/server', '@sl-accounts/service', '@sl-accounts/http-*'], message: 'discovery and mcp depend on core and http (and their SDKs) only: no framework, no store, no host adapter.' },
+            { group: [...FRAMEWORKS, ...STORES], message: 'discovery and mcp depend on core and http (and their SDKs) only: no framework, no store, no host adapter.' },
+            { regex: '^@sl-accounts/(?!service/(core|http|discovery)(/|$))', message: 'discovery and mcp depend on core and http (and their SDKs) only: no framework, no store, no host adapter, no docs page.' },
             // The docs page is given to discovery (its `docsPage` option), so that neither installs Scalar.
-            { group: ['@scalar/*', '@sl-accounts/docs-page'], message: 'discovery and mcp install no Scalar: the docs page is @sl-accounts/docs-page, given as the docsPage option.' },
+            { group: ['@scalar/*'], message: 'discovery and mcp install no Scalar: the docs page is @sl-accounts/docs-page, given as the docsPage option.' },
           ],
         },
       ],
@@ -78,7 +73,7 @@ export default tseslint.config(
     // The docs page knows no framework and no store either.
     files: ['packages/docs-page/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@sl-accounts/server', '@sl-accounts/service', '@sl-accounts/http-*', '@sl-accounts/mcp'], message: 'the docs page depends on discovery, http and Scalar only: no framework, no store.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: [...FRAMEWORKS, ...STORES], message: 'the docs page depends on discovery, http and Scalar only: no framework, no store.' }, { regex: '^@sl-accounts/(?!service/(core|http|discovery)(/|$))', message: 'the docs page depends on discovery, http and Scalar only: no framework, no store.' }] }],
     },
   },
   {
@@ -87,7 +82,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@sl-accounts/*', '!@sl-accounts/core', '@scalar/*', '@modelcontextprotocol/*'], message: 'http is the contract alone: it depends on core only (discovery and mcp depend on it, not the other way; it takes the MCP endpoint by its structural type).' }] },
+        { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@scalar/*', '@modelcontextprotocol/*'], message: 'http is the contract alone: it depends on core only (discovery and mcp depend on it, not the other way; it takes the MCP endpoint by its structural type).' }, { regex: '^@sl-accounts/(?!service/core(/|$))', message: 'http is the contract alone: of ours it imports @sl-accounts/service/core only.' }] },
       ],
     },
   },
@@ -97,7 +92,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@sl-accounts/server', '@sl-accounts/http-*', '@sl-accounts/docs-page', '@sl-accounts/mail-smtp', '@scalar/*'], message: 'the service is composed from what it is given: no framework, no store, no docs page, no SMTP.' }] },
+        { patterns: [{ group: [...FRAMEWORKS, ...STORES, '@scalar/*'], message: 'the service is composed from what it is given: no framework, no store, no docs page, no SMTP.' }, { regex: '^@sl-accounts/(server|http-|docs-page)|^@sl-accounts/service/(mail-smtp|fetch|http-node|hono)(/|$)', message: 'the service is composed from what it is given: no framework, no store, no docs page, no SMTP, no host adapter.' }] },
       ],
     },
   },
@@ -119,9 +114,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: FRAMEWORKS.filter((f) => !own.includes(f)), message: `${name} knows ${own.length ? 'its own framework only' : 'node:http alone: Connect-style hosts take its middleware as it is'}.` },
-            { group: [...STORES, '@sl-accounts/server', '@sl-accounts/service', '@sl-accounts/discovery', '@sl-accounts/docs-page', '@sl-accounts/mail-smtp', '@scalar/*'], message: 'host adapters never depend on a store or on the composition: they take { api } (createService gives it); packages/server is the one place that picks a store.' },
-            { group: ['@sl-accounts/mcp', '@modelcontextprotocol/*'], message: 'host adapters never name MCP: the contract answers /mcp itself (createHttpApi({ mcp })).' },
-            { group: ['@sl-accounts/http-koa', '@sl-accounts/http-express', '@sl-accounts/http-fastify', '@sl-accounts/http-hono', '@sl-accounts/http-fetch'], message: 'one adapter never imports another; what they share is in @sl-accounts/http-node.' },
+            { group: [...STORES, '@scalar/*'], message: 'host adapters never depend on a store or on the composition: they take { api } (createService gives it); packages/server is the one place that picks a store.' },
+            { regex: '^@sl-accounts/(server|docs-page)(/|$)|^@sl-accounts/service(/(discovery|mail-smtp)(/|$)|$)', message: 'host adapters never depend on a store or on the composition: they take { api } (createService gives it); packages/server is the one place that picks a store.' },
+            { group: ['@sl-accounts/service/mcp', '@modelcontextprotocol/*'], message: 'host adapters never name MCP: the contract answers /mcp itself (createHttpApi({ mcp })).' },
+            { group: ['@sl-accounts/http-koa', '@sl-accounts/http-express', '@sl-accounts/http-fastify', '@sl-accounts/service/hono', '@sl-accounts/service/fetch'], message: 'one adapter never imports another; what they share is in @sl-accounts/service/http-node.' },
           ],
         },
       ],
@@ -131,7 +127,7 @@ export default tseslint.config(
     // The examples are hosts: they pick no store and never name MCP (packages/server composes the service for them).
     files: ['examples/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: [...STORES, '@sl-accounts/mcp', '@modelcontextprotocol/*'], message: 'an example is a host: packages/server picks the store, and the contract answers /mcp.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: [...STORES, '@sl-accounts/service/mcp', '@modelcontextprotocol/*'], message: 'an example is a host: packages/server picks the store, and the contract answers /mcp.' }] }],
     },
   },
 );

@@ -3,7 +3,7 @@
  * Every package's own tests (the core, the memory and SQLite stores with the store contract on each,
  * the HTTP package's testing entry, ...) and the HTTP suites (`test/http`, `test/discovery`) on one
  * host: the contract itself, in-process. Each test server is composed as `pnpm start` composes it,
- * and the suites' fetch calls go to `api.handle` through `request` of `@sl-accounts/http/testing`
+ * and the suites' fetch calls go to `api.handle` through `request` of `@sl-accounts/service/http/testing`
  * (test/support/in-process.ts).
  *
  * Left to `pnpm test`, which runs all of these too, on every store and host over real sockets: what

@@ -6,12 +6,15 @@
  *   node ../../scripts/build-package.ts          (from a package directory)
  *
  * A dependency is built only when its dist/ is missing (`pnpm -r pack` runs each package's own
- * prepack, dependencies first); the package's own dist/ is always rebuilt from scratch.
+ * prepack, dependencies first); the package's own dist/ is always rebuilt from scratch. It compiles
+ * and copies the LICENSE, nothing more: the manifest `pnpm pack` ships is the package's own
+ * package.json (its `publishConfig.exports`, `workspace:` ranges made `^1.0.0`), and what the
+ * service's tarball holds beyond its src/ (core, http, ...: ADR 0059) its tsconfig.build.json names.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,8 +26,6 @@ interface Manifest {
   readonly dependencies?: Record<string, string>;
   readonly peerDependencies?: Record<string, string>;
   readonly publishConfig?: { readonly exports?: Record<string, { readonly types: string; readonly default: string }> };
-  /** The service's: the packages its tarball carries, by their subpath there (ADR 0040). */
-  readonly carries?: Record<string, string>;
 }
 
 const readManifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
@@ -84,68 +85,7 @@ if (process.env.npm_lifecycle_event === 'prepack' && !agent.startsWith('pnpm/'))
   process.exit(1);
 }
 
-/** The newest modification time under `dir` (0 when it is missing). */
-function newest(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  return Math.max(0, ...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((entry) => statSync(join(dir, entry)).mtimeMs));
-}
-
-// The packages the service's tarball carries (ADR 0040): their builds are copied into its dist/<short>/,
-// and each one's own tarball is a facade over those subpaths (.pnpmfile.cjs writes the manifests).
-const SERVICE_DIR = join(ROOT, 'packages/service');
-const CARRIED = new Map(Object.entries(readManifest(SERVICE_DIR).carries ?? {}).map(([short, dir]) => [readManifest(join(ROOT, 'packages', dir)).name, { short, dir: join(ROOT, 'packages', dir) }]));
-
-/** Every `@sl-accounts/<carried>[/sub]` specifier in `dist` made relative to the file that holds it. */
-function rewriteCarried(dist: string): void {
-  const targets = new Map<string, string>();
-  for (const [name, { short, dir }] of CARRIED) {
-    for (const [subpath, target] of Object.entries(readManifest(dir).publishConfig?.exports ?? {})) {
-      targets.set(subpath === '.' ? name : `${name}/${subpath.slice(2)}`, join(dist, short, target.default.replace(/^\.\/dist\//, '')));
-    }
-  }
-  const pattern = /((?:\bfrom|\bimport)\s*\(?\s*)(['"])(@sl-accounts\/[\w-]+(?:\/[\w/-]+)?)\2/g;
-  for (const entry of readdirSync(dist, { recursive: true, encoding: 'utf8' })) {
-    if (!/\.(js|d\.ts)$/.test(entry)) continue;
-    const file = join(dist, entry);
-    const text = readFileSync(file, 'utf8');
-    const rewritten = text.replace(pattern, (whole, lead: string, quote: string, specifier: string) => {
-      const target = targets.get(specifier);
-      if (!target) return whole;
-      const path = relative(dirname(file), target).replaceAll('\\', '/');
-      return `${lead}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
-    });
-    if (rewritten !== text) writeFileSync(file, rewritten);
-  }
-}
-
-/** A carried package's facade (what its own tarball ships): each entry point re-exports the service's subpath. */
-function writeFacade(dir: string): void {
-  const manifest = readManifest(dir);
-  const carried = CARRIED.get(manifest.name);
-  if (!carried) return;
-  for (const [subpath, target] of Object.entries(manifest.publishConfig?.exports ?? {})) {
-    const specifier = `@sl-accounts/service/${carried.short}${subpath === '.' ? '' : `/${subpath.slice(2)}`}`;
-    for (const file of [target.default, target.types]) {
-      const path = join(dir, 'dist/facade', file.replace(/^\.\/dist\//, ''));
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, `// ${manifest.name} is published as a facade: its code ships in @sl-accounts/service (ADR 0040).\nexport * from '${specifier}';\n`);
-    }
-  }
-}
-
 const here = process.cwd();
 if (!existsSync(join(here, 'tsconfig.build.json'))) throw new Error(`run from a package directory: ${here} has no tsconfig.build.json`);
 buildDependencies(here, new Set([here]));
 compile(here);
-writeFacade(here);
-if (resolve(here) === SERVICE_DIR) {
-  for (const { dir, short } of CARRIED.values()) {
-    // A carried package built before its sources last changed is built again.
-    if (newest(join(dir, 'dist')) < newest(join(dir, 'src'))) {
-      compile(dir);
-      writeFacade(dir);
-    }
-    cpSync(join(dir, 'dist'), join(here, 'dist', short), { recursive: true, filter: (src) => !src.startsWith(join(dir, 'dist/facade')) });
-  }
-  rewriteCarried(join(here, 'dist'));
-}

@@ -8,7 +8,7 @@
  */
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
-import { accounts, requireSession } from '@sl-accounts/http-hono';
+import { accounts, requireSession } from '@sl-accounts/service/hono';
 import { runMain, type ListenerFactory } from '@sl-accounts/server';
 
 export const honoHost: ListenerFactory = (service) => {

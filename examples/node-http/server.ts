@@ -7,7 +7,7 @@
  *   STORE=memory TRUST_PROXY=1 BASE_PATH=/accounts node examples/node-http/server.ts
  */
 import type { RequestListener, ServerResponse } from 'node:http';
-import { accounts, requireSession, type ConnectRequest } from '@sl-accounts/http-node';
+import { accounts, requireSession, type ConnectRequest } from '@sl-accounts/service/http-node';
 import { runMain, type ListenerFactory } from '@sl-accounts/server';
 
 const json = (res: ServerResponse, body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));

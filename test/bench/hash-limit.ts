@@ -11,7 +11,7 @@
  */
 import { pbkdf2, randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { deprioritizeThreadPool } from '@sl-accounts/http-node';
+import { deprioritizeThreadPool } from '@sl-accounts/service/http-node';
 
 const iterations = Number(process.env.PBKDF2_ITERATIONS ?? 600_000);
 const seconds = Number(process.env.SECONDS ?? 8);

@@ -1,6 +1,6 @@
 /**
  * `pnpm start`'s wiring under another host, for the benchmark: `BENCH_HOST=node` serves the service with
- * `accounts(service)` of `@sl-accounts/http-node` (the node:http path, no framework: what `pnpm start`
+ * `accounts(service)` of `@sl-accounts/service/http-node` (the node:http path, no framework: what `pnpm start`
  * ran from issue 35 to 40), `BENCH_HOST=fetch` with `service.fetch` on `@hono/node-server`'s `getRequestListener` (the
  * web-standard path on Node, the peer's address passed as `clientAddress`), `BENCH_HOST=koa` with
  * `createApp(service)` of `@sl-accounts/http-koa` (the service alone in a Koa app). Configured
@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { createApp } from '@sl-accounts/http-koa';
-import { accounts } from '@sl-accounts/http-node';
+import { accounts } from '@sl-accounts/service/http-node';
 import { runMain, type ListenerFactory } from '@sl-accounts/server';
 
 const hosts: Record<string, ListenerFactory> = {

@@ -3,7 +3,7 @@
  * limiter windows can expire without waiting an hour. Messages: 'rss' and 'expire'.
  */
 import { pino } from 'pino';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { koaServer, loadConfig, startServer } from '@sl-accounts/server';
 
 /** The shortest sweep interval `createService` takes (SWEEP_INTERVAL_MS of `@sl-accounts/service`). */

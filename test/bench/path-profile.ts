@@ -1,7 +1,7 @@
 /**
  * Where a request's fixed cost goes: `node test/bench/path-profile.ts <start|node|fetch|koa> [path] [seconds]`
  * starts `pnpm start`'s wiring on the memory store under `node --cpu-prof` with the host named (`start`:
- * `pnpm start` itself; `node`: `accounts(service)` of `@sl-accounts/http-node`; `fetch`:
+ * `pnpm start` itself; `node`: `accounts(service)` of `@sl-accounts/service/http-node`; `fetch`:
  * `service.fetch` on `@hono/node-server`; `koa`: `createApp` of `@sl-accounts/http-koa`), loads `path` (default `/api/health`; `/api/me` signs up
  * first and sends the session; with `PROFILE_DATABASE_URL` on that Postgres database) for `seconds` (default 10) over 16 connections, and prints the
  * server's CPU per request and the main thread's heaviest functions by self time (TOP of them,

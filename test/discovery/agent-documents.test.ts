@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
-import { Pbkdf2PasswordHasher, createAccounts, developmentSecretBox, randomTokens, systemClock } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
-import { discoveryDocuments } from '@sl-accounts/discovery';
-import { API_ROUTES, createHttpApi, isStreamBody, type ApiRoute, type HttpApi } from '@sl-accounts/http';
+import { Pbkdf2PasswordHasher, createAccounts, developmentSecretBox, randomTokens, systemClock } from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
+import { discoveryDocuments } from '@sl-accounts/service/discovery';
+import { API_ROUTES, createHttpApi, isStreamBody, type ApiRoute, type HttpApi } from '@sl-accounts/service/http';
 import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { expectEveryPathUnder, expectFieldsOf, expectParametersOf, operationSections, sectionTitle } from '../support/agent-documents.ts';

@@ -2,9 +2,9 @@
  * /auth.md: the authentication guide for agents, with its numbers taken from code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS } from '@sl-accounts/core';
-import { routeResponses } from '@sl-accounts/discovery';
-import { API_ROUTES } from '@sl-accounts/http';
+import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS } from '@sl-accounts/service/core';
+import { routeResponses } from '@sl-accounts/service/discovery';
+import { API_ROUTES } from '@sl-accounts/service/http';
 import type { RunningServer } from '@sl-accounts/server';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

@@ -5,7 +5,7 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from '@sl-accounts/http/testing';
+import { request } from '@sl-accounts/service/http/testing';
 import type { RunningServer } from '@sl-accounts/server';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';

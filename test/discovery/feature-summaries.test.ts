@@ -4,7 +4,7 @@
  * description mention the second factor (TOTP, recovery codes) and passkeys beside the rest.
  */
 import { describe, expect, it } from 'vitest';
-import { openApiDocument } from '@sl-accounts/discovery';
+import { openApiDocument } from '@sl-accounts/service/discovery';
 import { exercisedRoutes } from '../support/error-code-exerciser.ts';
 
 const FEATURES = [/two-factor|second factor/i, /TOTP|authenticator app/, /recovery codes/i, /passkey/i, /sessions/i, /password/i, /e-mail address/i];

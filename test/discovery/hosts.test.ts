@@ -5,7 +5,7 @@
 // @module-tag socket
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMPRESS_FROM_BYTES, authMarkdown, openApiDocument } from '@sl-accounts/discovery';
+import { COMPRESS_FROM_BYTES, authMarkdown, openApiDocument } from '@sl-accounts/service/discovery';
 import type { RunningServer } from '@sl-accounts/server';
 import { capturingLogger } from '../support/logger.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';

@@ -4,7 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BATCH_PROTOCOL_VERSION, MAX_BATCH_MESSAGES } from '@sl-accounts/mcp';
+import { BATCH_PROTOCOL_VERSION, MAX_BATCH_MESSAGES } from '@sl-accounts/service/mcp';
 import type { RunningServer } from '@sl-accounts/server';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 

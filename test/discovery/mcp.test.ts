@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { RATE_LIMITS } from '@sl-accounts/core';
-import { MCP_PROTOCOL_VERSIONS } from '@sl-accounts/mcp';
+import { RATE_LIMITS } from '@sl-accounts/service/core';
+import { MCP_PROTOCOL_VERSIONS } from '@sl-accounts/service/mcp';
 import { MOUNTS, startTestServer } from '../support/server.ts';
 import type { RunningServer } from '@sl-accounts/server';
 

@@ -6,11 +6,11 @@
  * composed by hand and asked in-process (`api.handle`), at the root and under a mount path.
  */
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
-import { discoveryDocuments } from '@sl-accounts/discovery';
+import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/service/core';
+import { discoveryDocuments } from '@sl-accounts/service/discovery';
 import { API_REFERENCE_PATH, apiReferencePage } from '@sl-accounts/docs-page';
-import { createHttpApi, isStreamBody, type HttpAnswer, type HttpApi } from '@sl-accounts/http';
-import { createMcpEndpoint } from '@sl-accounts/mcp';
+import { createHttpApi, isStreamBody, type HttpAnswer, type HttpApi } from '@sl-accounts/service/http';
+import { createMcpEndpoint } from '@sl-accounts/service/mcp';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ORIGIN = 'http://accounts.test';

@@ -8,7 +8,7 @@
  * policies, the challenge's per-IP one and the account's wrong-code one.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { API_ROUTES, pathPattern } from '@sl-accounts/http';
+import { API_ROUTES, pathPattern } from '@sl-accounts/service/http';
 import { exercisedRoutes, type ObservedAnswer } from '../support/error-code-exerciser.ts';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';
 

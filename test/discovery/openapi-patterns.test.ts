@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument } from '@sl-accounts/discovery';
+import { openApiDocument } from '@sl-accounts/service/discovery';
 
 const DOCUMENT = openApiDocument('http://localhost', 'sl-accounts');
 

@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachingAjv } from '../support/ajv.ts';
 import addFormats from 'ajv-formats';
 import { z } from 'zod';
-import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest, parseRequest } from '@sl-accounts/core';
-import { openApiDocument } from '@sl-accounts/discovery';
-import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/core';
-import { API_ROUTES, createHttpApi, pathPattern, type HttpApi } from '@sl-accounts/http';
+import { ContactRequest, LoginRequest, RATE_LIMITS, SignupRequest, parseRequest } from '@sl-accounts/service/core';
+import { openApiDocument } from '@sl-accounts/service/discovery';
+import { Pbkdf2PasswordHasher, createAccounts, randomTokens, systemClock } from '@sl-accounts/service/core';
+import { API_ROUTES, createHttpApi, pathPattern, type HttpApi } from '@sl-accounts/service/http';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { EXAMPLE_SESSION_ID } from '@sl-accounts/http/examples';
+import { EXAMPLE_SESSION_ID } from '@sl-accounts/service/http/examples';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom } from '../support/client.ts';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';
@@ -149,6 +149,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       added.push('/api/passkeys/step-up-options', '/api/passkeys/step-up', '/api/login/passkey-options', '/api/login/passkey');
       // And issue 42's (identity providers).
       added.push('/api/sign-in/providers', '/api/sign-in/{provider}', '/api/sign-in/{provider}/callback', '/api/me/identities', '/api/me/identities/{provider}');
+      // And issue 43's (the owner's record).
+      added.push('/api/me/activity', '/api/me/export');
       expect(Object.keys(doc.paths).sort()).toEqual([...Object.keys(expected), ...added].sort());
       for (const [path, [method, body]] of Object.entries(expected)) {
         const op = operation(path, method);
@@ -296,6 +298,9 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       expect(schemas.PasswordResetConfirmRequest!.properties.newPassword).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(Object.keys(schemas).sort()).toEqual([
         'AuthorizationUrlResponse',
+        'AccountExportResponse',
+        'ActivityEvent',
+        'ActivityResponse',
         'ChangePasswordRequest',
         'ConfirmTotpRequest',
         'ContactRequest',
@@ -438,7 +443,8 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       // registration options' 429 among them) and 1 for the step-up options' 429. So the loop above
       // cannot pass by checking nothing. Issue 42's six operations (identity providers): 40 responses
       // and request bodies.
-      expect(examples).toBe(184 + 85 + 8 + 1 + 40);
+      // Issue 43's two owner's operations: 10 responses.
+      expect(examples).toBe(184 + 85 + 8 + 1 + 40 + 10);
       // The 400 examples show every issue, and the 429 ones a real wait.
       const signup = operation('/api/signup', 'post').responses;
       expect(signup['400']!.content!['application/json']!.example).toMatchObject({ ok: false, issues: [{ path: 'name' }, { path: 'email' }, { path: 'password' }] });

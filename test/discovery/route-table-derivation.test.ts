@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_ROUTES } from '@sl-accounts/http';
+import { API_ROUTES } from '@sl-accounts/service/http';
 import { expectEveryPathUnder, expectFieldsOf, expectParametersOf, operationSections, sectionTitle } from '../support/agent-documents.ts';
 import { EXTRA_ROUTES } from '../support/extra-routes.ts';
 

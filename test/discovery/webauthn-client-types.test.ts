@@ -4,12 +4,13 @@
  * document into types, and a small client module using them with `startRegistration` and
  * `startAuthentication` type-checks under the repository's settings (in memory; nothing is written).
  */
+// @module-tag compiler
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { expect, it } from 'vitest';
-import { openApiDocument } from '@sl-accounts/discovery';
+import { openApiDocument } from '@sl-accounts/service/discovery';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 // Under the repository, so `@simplewebauthn/browser` resolves as an app's import would.

@@ -14,9 +14,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DOMAIN_ERRORS } from '@sl-accounts/core';
-import { routeResponses } from '@sl-accounts/discovery';
-import { API_ROUTES, STATUS_BY_CODE, TRANSPORT_ERROR_STATUS, type ApiRoute } from '@sl-accounts/http';
+import { DOMAIN_ERRORS } from '@sl-accounts/service/core';
+import { routeResponses } from '@sl-accounts/service/discovery';
+import { API_ROUTES, STATUS_BY_CODE, TRANSPORT_ERROR_STATUS, type ApiRoute } from '@sl-accounts/service/http';
 import { exercisedRoutes, type SeenCode, type ServedDocuments } from '../support/error-code-exerciser.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');

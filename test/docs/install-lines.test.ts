@@ -1,13 +1,12 @@
 /**
  * The install lines the docs print are the sets the packages need (issue 40, row 3), without
  * packing: each host's `npm install` line of docs/embedding.md names exactly our packages that its
- * snippet imports and what those depend on once packed (the published manifests, as
- * `.pnpmfile.cjs` writes them from package.json), and the third-party packages the snippet imports.
+ * snippet imports and what those depend on once packed (the manifests as they are, with
+ * `publishConfig.exports`: nothing else changes at pack time, ADR 59), and the third-party packages the snippet imports.
  * A line that misses one fails here, where npm would fail with a 404 (or an app at its import).
  * test:pack then installs each line as it is.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -23,14 +22,17 @@ interface Manifest {
   readonly peerDependencies?: Record<string, string>;
   readonly peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
-const { beforePacking } = (createRequire(import.meta.url)(join(ROOT, '.pnpmfile.cjs')) as { hooks: { beforePacking: (m: Manifest) => Manifest } }).hooks;
+/** A manifest as `pnpm pack` publishes it: `publishConfig.exports` in place of the workspace's. */
+const asPublished = (manifest: Manifest & { publishConfig?: { exports?: Record<string, unknown> } }): Manifest => ({ ...manifest, exports: manifest.publishConfig?.exports ?? manifest.exports });
 
 /** Every package under packages/ by name, as `pnpm pack` publishes its manifest. */
 const published = new Map(
-  readdirSync(join(ROOT, 'packages')).map((dir) => {
-    const manifest = beforePacking(JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as Manifest);
-    return [manifest.name, manifest] as const;
-  }),
+  readdirSync(join(ROOT, 'packages'))
+    .filter((dir) => existsSync(join(ROOT, 'packages', dir, 'package.json')))
+    .map((dir) => {
+      const manifest = asPublished(JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as Manifest);
+      return [manifest.name, manifest] as const;
+    }),
 );
 
 /** Our packages `names` need once installed: themselves and what they depend on (a required peer too), transitively. */

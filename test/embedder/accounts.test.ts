@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { secretBox } from '@sl-accounts/core';
-import { captureMail, ManualClock, request, testHasher, type CapturedMail } from '@sl-accounts/http/testing';
+import { secretBox } from '@sl-accounts/service/core';
+import { captureMail, ManualClock, request, testHasher, type CapturedMail } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { captureMail, request, testHasher } from '@sl-accounts/http/testing';
+import { captureMail, request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 it('verifies the address with the link mailed at signup', async () => {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ManualClock, request, testHasher } from '@sl-accounts/http/testing';
+import { ManualClock, request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 it('ends a session 7 days after signup', async () => {

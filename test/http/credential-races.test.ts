@@ -17,7 +17,7 @@ import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
 import { poll } from '../support/poll.ts';
 import { nextConfirmToken, nextResetToken } from '../support/reset-mail.ts';
-import { HOST_KINDS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
+import { HOST_KINDS, MATRIX_WITH_SQLITE, describeEachServer, startTestServer } from '../support/server.ts';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a new and longer passphrase';
@@ -38,7 +38,7 @@ const CHANGE_NOTICE = {
 /** Logins kept in flight at once. */
 const IN_FLIGHT = 6;
 
-describeEachServer('logins with the old password racing a change of credential', MATRIX.filter((row) => row.host === HOST_KINDS[0]), ({ host, store }) => {
+describeEachServer('logins with the old password racing a change of credential', MATRIX_WITH_SQLITE.filter((row) => row.host === HOST_KINDS[0]), ({ host, store }) => {
   // One server per store; each case races on an account of its own.
   let server: RunningServer | undefined;
   const { logger, lines } = capturingLogger('info');

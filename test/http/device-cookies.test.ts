@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { loadConfig, startServer, type RunningServer } from '@sl-accounts/server';
 import { createTestDatabase } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';

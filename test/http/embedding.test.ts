@@ -23,8 +23,8 @@ import {
   WrongCode,
   WrongPassword,
   type Accounts,
-} from '@sl-accounts/core';
-import { STATUS_BY_CODE, createHttpApi, normaliseBasePath } from '@sl-accounts/http';
+} from '@sl-accounts/service/core';
+import { STATUS_BY_CODE, createHttpApi, normaliseBasePath } from '@sl-accounts/service/http';
 import { loadConfig, type RunningServer } from '@sl-accounts/server';
 import { freshIp, request, sessionFrom, type RequestOptions } from '../support/client.ts';
 import { MOUNTS, startTestServer } from '../support/server.ts';

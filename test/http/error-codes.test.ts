@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
 import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { testHasher } from '@sl-accounts/http/testing';
+import { testHasher } from '@sl-accounts/service/http/testing';
 import { freshIp, request, sessionFrom } from '../support/client.ts';
 import { HOST_KINDS, startTestServer } from '../support/server.ts';
 
@@ -76,7 +76,7 @@ describe('the guard’s 403 for an unverified address', () => {
   it('has its own code, apart from the other 403s', async () => {
     const service = await createService({ store: createMemoryStore(), hasher: testHasher, mailer: { send: async () => {} } });
     try {
-      const { request: call } = await import('@sl-accounts/http/testing');
+      const { request: call } = await import('@sl-accounts/service/http/testing');
       const signup = await call(service.api, 'POST /api/signup', { json: { name: 'Unverified', email: 'unverified@example.com', password: 'long enough' } });
       const { answer } = await service.api.authorize({ headers: { cookie: `sl_session=${signup.cookies.sl_session}` } }, { verified: true });
       expect(answer?.status).toBe(403);

@@ -173,7 +173,8 @@ describe('the fetch entry’s module graph', () => {
     const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
     expect(code).not.toMatch(/from ['"]node:|\bBuffer\b|\bprocess\./);
     const graph = moduleGraph('packages/http/src/fetch.ts');
-    expect(graph.files.filter((f) => f.startsWith('packages/') && !f.startsWith('packages/http/') && !f.startsWith('packages/core/'))).toEqual([]);
+    // `@sl-accounts/service/core` is reached through the service's one-line entry for that subpath.
+    expect(graph.files.filter((f) => f.startsWith('packages/') && !f.startsWith('packages/http/') && !f.startsWith('packages/core/') && f !== 'packages/service/src/entries/core.ts')).toEqual([]);
   });
 
   it('@sl-accounts/service loads no node:http, streams, files or processes: only modules every runtime implements', () => {

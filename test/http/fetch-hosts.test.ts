@@ -1,15 +1,15 @@
 /**
  * The web-standard hosts' adapters, in-process (no socket): the Next.js route handlers
  * (`toNextJsHandler`) and the guard for Bun, Deno and Next.js (`requireSession` of
- * `@sl-accounts/http-fetch`, shipped as `@sl-accounts/service/fetch`), and `accounts(service)` of
- * `@sl-accounts/http-hono` on a runtime without node's request: Hono's own `Request` through
+ * `@sl-accounts/service/fetch`, shipped as `@sl-accounts/service/fetch`), and `accounts(service)` of
+ * `@sl-accounts/service/hono` on a runtime without node's request: Hono's own `Request` through
  * `api.fetch`, the client's address from Bun's or Deno's bindings. test:pack runs them for real.
  */
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { requireSession, toNextJsHandler } from '@sl-accounts/http-fetch';
-import { accounts } from '@sl-accounts/http-hono';
-import { testHasher } from '@sl-accounts/http/testing';
+import { requireSession, toNextJsHandler } from '@sl-accounts/service/fetch';
+import { accounts } from '@sl-accounts/service/hono';
+import { testHasher } from '@sl-accounts/service/http/testing';
 import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { json, useFetchService } from '../support/fetch-service.ts';

@@ -1,7 +1,7 @@
 /**
  * The two ways into the service answer alike: the black-box suite (test/blackbox/spec-run.ts) runs
  * against a recording proxy that sends every request, as received, to two servers configured alike,
- * one on the node:http path (`accounts(service)` of `@sl-accounts/http-node`) and one on
+ * one on the node:http path (`accounts(service)` of `@sl-accounts/service/http-node`) and one on
  * `service.fetch` (served on Node by `@hono/node-server`'s `getRequestListener`), and compares their
  * answers request by request: the status, every header but the naturally varying ones named below,
  * and the body byte for byte. The client gets the node path's answer, so the suite's own checks hold
@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock, TokenGenerator } from '@sl-accounts/core';
-import { accounts } from '@sl-accounts/http-node';
+import type { Clock, TokenGenerator } from '@sl-accounts/service/core';
+import { accounts } from '@sl-accounts/service/http-node';
 import { loadConfig, startServer, type RunningServer } from '@sl-accounts/server';
 import { TEST_ITERATIONS } from '../support/server.ts';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accounts } from '@sl-accounts/http-hono';
+import { accounts } from '@sl-accounts/service/hono';
 import { useFetchService } from '../support/fetch-service.ts';
 
 const start = useFetchService();

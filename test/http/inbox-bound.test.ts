@@ -11,7 +11,7 @@
 // @module-tag socket
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { INBOX_LIMIT } from '@sl-accounts/core';
+import { INBOX_LIMIT } from '@sl-accounts/service/core';
 import { loadConfig, startServer, type RunningServer } from '@sl-accounts/server';
 import type { ServerDatabase } from '@sl-accounts/store-postgres/testing';
 import { freshIp, request, sessionFrom, type ApiResponse } from '../support/client.ts';

@@ -3,7 +3,7 @@
  * per-IP limits, for registered and unknown addresses alike (issue 9).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '@sl-accounts/http/testing';
+import { ManualClock } from '@sl-accounts/service/http/testing';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, type ApiResponse } from '../support/client.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiReferencePage } from '@sl-accounts/docs-page';
-import { request } from '@sl-accounts/http/testing';
+import { request } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 

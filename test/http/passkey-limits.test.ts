@@ -7,8 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { URI, type TOTP } from 'otpauth';
-import { ManualClock } from '@sl-accounts/core/testing';
-import { PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_SIGN_IN_TOTAL_LIMIT } from '@sl-accounts/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
+import { PASSKEY_OPTIONS_SESSION_LIMIT, PASSKEY_SIGN_IN_TOTAL_LIMIT } from '@sl-accounts/service/core';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { checkAgainstOpenApi } from '../support/openapi-contract.ts';

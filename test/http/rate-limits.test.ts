@@ -2,7 +2,7 @@
  * Per-IP limits over HTTP: the spec's numbers, Retry-After, RateLimit headers, and which IP counts.
  */
 import { afterEach, expect, it } from 'vitest';
-import { ManualClock } from '@sl-accounts/http/testing';
+import { ManualClock } from '@sl-accounts/service/http/testing';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, type ApiResponse } from '../support/client.ts';
 import { MATRIX, describeEachServer, startTestServer } from '../support/server.ts';

@@ -2,11 +2,11 @@
  * Session lifetime over HTTP with a controlled clock, and the default work factor end to end.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSION_TTL_MS } from '@sl-accounts/core';
+import { SESSION_TTL_MS } from '@sl-accounts/service/core';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom } from '../support/client.ts';
 import { poll } from '../support/poll.ts';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { pino } from 'pino';
 import { loadConfig, startServer } from '@sl-accounts/server';
 import { HOST_KINDS, MATRIX, describeEachServer, hostListener, startTestServer } from '../support/server.ts';

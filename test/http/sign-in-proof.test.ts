@@ -8,7 +8,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { URI, type TOTP } from 'otpauth';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse, type RequestOptions } from '../support/client.ts';
 import { HOST_KINDS, MATRIX, describeEachServer, startTestServer, type ServerRow } from '../support/server.ts';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type JWK } from 'jose';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService, type Service } from '@sl-accounts/service';
-import { request, testHasher } from '@sl-accounts/http/testing';
+import { request, testHasher } from '@sl-accounts/service/http/testing';
 
 type Fault = 'none' | 'nonce' | 'issuer' | 'audience' | 'expired' | 'unsigned' | 'foreign-key';
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { URI, type TOTP } from 'otpauth';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService, type Service } from '@sl-accounts/service';
-import { ManualClock, request, testHasher, type TestAnswer } from '@sl-accounts/http/testing';
+import { ManualClock, request, testHasher, type TestAnswer } from '@sl-accounts/service/http/testing';
 import { browse, startTestProvider, type TestProvider } from '../support/oidc-provider.ts';
 
 const CALLBACK = 'http://localhost/api/sign-in/test/callback';

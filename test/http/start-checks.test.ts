@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { secretBox, secretContext } from '@sl-accounts/core';
+import { secretBox, secretContext } from '@sl-accounts/service/core';
 import { createSQLiteStore } from '@sl-accounts/store-sqlite';
 import { START_ENTRY, spawnServer, type ServerProcess } from '../support/server-process.ts';
 

@@ -12,7 +12,7 @@
 import { once } from 'node:events';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PBKDF2_ITERATIONS } from '@sl-accounts/core';
+import { DEFAULT_PBKDF2_ITERATIONS } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { createPGliteDatabase, createTestDatabase, locatePostgres } from '@sl-accounts/store-postgres/testing';
 import { request } from '../support/client.ts';

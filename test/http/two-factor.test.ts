@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import type { Logger } from 'pino';
 import { TOTP, URI } from 'otpauth';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse, type RequestOptions } from '../support/client.ts';
 import { IN_PROCESS } from '../support/in-process.ts';

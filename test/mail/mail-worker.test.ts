@@ -4,9 +4,9 @@
  * store's (the store contract covers every store's outbox; the server suites run on Postgres).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccountManager, startMailWorker, systemClock, type MailOutbox, type MailWorker } from '@sl-accounts/core';
-import { contactMail, messageIdOf, retryDelayMs } from '@sl-accounts/core/testing';
-import { createSmtpMailer, type SmtpMailer } from '@sl-accounts/mail-smtp';
+import { createAccountManager, startMailWorker, systemClock, type MailOutbox, type MailWorker } from '@sl-accounts/service/core';
+import { contactMail, messageIdOf, retryDelayMs } from '@sl-accounts/service/core/testing';
+import { createSmtpMailer, type SmtpMailer } from '@sl-accounts/service/mail-smtp';
 import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
 import { poll } from '../support/poll.ts';
 import { messageIds, startTestSmtp, type TestSmtp } from '../support/smtp.ts';

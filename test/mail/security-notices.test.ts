@@ -1,6 +1,6 @@
 /**
  * Security notices through a real server, its outbox and a real SMTP server in this process, on
- * every store: a password change, a completed reset, a deletion and a sign-in from a new device each
+ * every store but SQLite (SERVER_STORES: its outbox meets SMTP in mail.test.ts, its port in the store contract): a password change, a completed reset, a deletion and a sign-in from a new device each
  * mail the account's address exactly once, also when SMTP is down at the time and back later; each
  * says when, from which address and user agent, and where to reset the password (PUBLIC_URL's page,
  * never the request's Host), and carries no secret. A failed change sends nothing, a turned-off notice
@@ -11,7 +11,7 @@ import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { sample, scrape } from '../support/metrics.ts';
 import { poll } from '../support/poll.ts';
-import { STORES, startTestServer } from '../support/server.ts';
+import { SERVER_STORES, startTestServer } from '../support/server.ts';
 import { FAST_MAIL, mailField, messageIds, startTestSmtp, type ReceivedMail, type TestSmtp } from '../support/smtp.ts';
 
 const P = 'sl_accounts_';
@@ -35,7 +35,7 @@ let user = 0;
 let ip = 0;
 const nextIp = () => `198.51.100.${(++ip % 250) + 1}`;
 
-for (const store of STORES) {
+for (const store of SERVER_STORES) {
   describe.skipIf(store.skip !== undefined)(`security notices on the ${store.title} store`, () => {
     let smtp: TestSmtp | undefined;
     let server: RunningServer | undefined;

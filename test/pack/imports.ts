@@ -2,7 +2,7 @@
  * Every bare specifier a package's built JavaScript imports (static or dynamic), checked against
  * what its manifest declares: an import its manifest leaves out works in the workspace, where pnpm
  * links everything, and fails for a user (the issue that found it: installing the server and Koa
- * tarballs alone failed on a missing `@sl-accounts/http`).
+ * tarballs alone failed on a missing `@sl-accounts/service/http`).
  */
 import { builtinModules } from 'node:module';
 

@@ -10,7 +10,7 @@ export type HostName = 'koa' | 'express' | 'fastify' | 'hono' | 'node';
 
 export interface Host {
   readonly name: HostName;
-  /** The adapter package the host imports (node:http's is http-node). What it installs is its line in the docs (`readInstallLines`). */
+  /** The package of the adapter the host imports (Hono's and node:http's are subpaths of the service). What it installs is its line in the docs (`readInstallLines`). */
   readonly adapter: string;
   /** The snippet's prefix, and its text with the prefix and with the service at the root. */
   readonly mount: { readonly prefixed: string; readonly root: string };
@@ -22,8 +22,8 @@ export const HOSTS: readonly Host[] = [
   { name: 'koa', adapter: '@sl-accounts/http-koa', mount: { prefixed: "new Router().use('/accounts', ", root: 'new Router().use(' } },
   { name: 'express', adapter: '@sl-accounts/http-express', mount: { prefixed: "app.use('/accounts', ", root: 'app.use(' } },
   { name: 'fastify', adapter: '@sl-accounts/http-fastify', mount: { prefixed: ", { prefix: '/accounts' }", root: '' } },
-  { name: 'hono', adapter: '@sl-accounts/http-hono', mount: { prefixed: "route('/accounts', ", root: "route('/', " } },
-  { name: 'node', adapter: '@sl-accounts/http-node', mount: { prefixed: ", basePath: '/accounts'", root: '' } },
+  { name: 'hono', adapter: '@sl-accounts/service', mount: { prefixed: "route('/accounts', ", root: "route('/', " } },
+  { name: 'node', adapter: '@sl-accounts/service', mount: { prefixed: ", basePath: '/accounts'", root: '' } },
 ];
 
 /**
@@ -43,16 +43,16 @@ export interface WebHost {
 }
 
 export const WEB_HOSTS: readonly WebHost[] = [
-  { name: 'bun', runtime: 'bun', files: { 'app.ts': 'bun' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
-  { name: 'deno', runtime: 'deno', files: { 'app.ts': 'deno' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 3 },
-  { name: 'hono-bun', runtime: 'bun', files: { 'app.ts': 'hono-bun' }, mount: { prefixed: "route('/accounts', ", root: "route('/', " }, runs: [{ store: 'postgres', at: 'prefix' }], maxOwn: 3 },
+  { name: 'bun', runtime: 'bun', files: { 'app.ts': 'bun' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 2 },
+  { name: 'deno', runtime: 'deno', files: { 'app.ts': 'deno' }, mount: { prefixed: ", basePath: '/accounts'", root: '' }, runs: [{ store: 'postgres', at: 'prefix' }, { store: 'memory', at: 'root' }], maxOwn: 2 },
+  { name: 'hono-bun', runtime: 'bun', files: { 'app.ts': 'hono-bun' }, mount: { prefixed: "route('/accounts', ", root: "route('/', " }, runs: [{ store: 'postgres', at: 'prefix' }], maxOwn: 2 },
   {
     name: 'next',
     runtime: 'next',
     files: { 'lib/accounts.ts': 'next-service', 'app/accounts/[[...path]]/route.ts': 'next', 'app/me/route.ts': 'next-guard', 'app/profile/page.tsx': 'next-page' },
     mount: { prefixed: '', root: '' },
     runs: [{ store: 'postgres', at: 'prefix' }],
-    maxOwn: 3,
+    maxOwn: 2,
   },
 ];
 

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { digestToken, type RevocationListener, type SessionRevocations } from '@sl-accounts/core';
+import { digestToken, type RevocationListener, type SessionRevocations } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { createPostgresStore, type PostgresStore } from '@sl-accounts/store-postgres';
 import {

@@ -6,7 +6,7 @@
  * check that A then never answers a revoked session from memory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestToken } from '@sl-accounts/core';
+import { digestToken } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { createTestDatabase, locatePostgres, withSql, type ServerDatabase } from '@sl-accounts/store-postgres/testing';
 import { request, sessionFrom } from '../support/client.ts';

@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import { z } from 'zod';
-import type { ApiRoute } from '@sl-accounts/http';
+import type { ApiRoute } from '@sl-accounts/service/http';
 
 /** The `###` sections of a document by their title (`` `POST /accounts/api/signup` ``). */
 export function operationSections(text: string): Map<string, string> {

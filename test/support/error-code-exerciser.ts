@@ -7,11 +7,11 @@
  * table, or a body field another change adds (a password, a code), is exercised with no edit here.
  */
 import { URI, type TOTP } from 'otpauth';
-import { STEP_UP_WINDOW_MS, secretBox, type IdentityProvider } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
-import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { EXAMPLE_SIGNUP } from '@sl-accounts/http/examples';
-import { testHasher } from '@sl-accounts/http/testing';
+import { STEP_UP_WINDOW_MS, secretBox, type IdentityProvider } from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
+import { API_ROUTES, type ApiRoute } from '@sl-accounts/service/http';
+import { EXAMPLE_SIGNUP } from '@sl-accounts/service/http/examples';
+import { testHasher } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';

@@ -4,11 +4,11 @@
  * a service at http://accounts.test/accounts: the OpenAPI document, auth.md and each SKILL.md. Run in
  * a process of its own, so the table of every other test stays as it is.
  */
-import { API_ROUTES, type ApiRoute, type HttpRequest } from '@sl-accounts/http';
+import { API_ROUTES, type ApiRoute, type HttpRequest } from '@sl-accounts/service/http';
 import { EXTRA_ROUTES } from './extra-routes.ts';
 
 (API_ROUTES as ApiRoute[]).push(...EXTRA_ROUTES);
-const { authMarkdown, discoveryDocuments, openApiDocument } = await import('@sl-accounts/discovery');
+const { authMarkdown, discoveryDocuments, openApiDocument } = await import('@sl-accounts/service/discovery');
 
 const BASE = 'http://accounts.test/accounts';
 const skills: Record<string, string> = {};

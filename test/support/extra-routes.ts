@@ -5,7 +5,7 @@
  * in a process of their own and checks that every document then describes them, with no other edit.
  */
 import { z } from 'zod';
-import type { ApiRoute } from '@sl-accounts/http';
+import type { ApiRoute } from '@sl-accounts/service/http';
 
 const ok = { description: 'Done.', body: 'Ok', example: { ok: true } } as const;
 const notRun = async (): Promise<never> => {

@@ -4,7 +4,7 @@
  * composed after each case.
  */
 import { afterEach } from 'vitest';
-import { testHasher } from '@sl-accounts/http/testing';
+import { testHasher } from '@sl-accounts/service/http/testing';
 import { createService, type Service, type ServiceOptions } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 

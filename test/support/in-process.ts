@@ -2,7 +2,7 @@
  * `pnpm test:unit`'s host (TEST_IN_PROCESS=1): each test server is the service as `pnpm start`
  * composes it from its configuration (`configureService` of `@sl-accounts/server`: store, hasher,
  * limits, documents, `/mcp`), with no socket, and the suites' `fetch` calls to its URL are
- * handed to `service.api.handle` through `request` of `@sl-accounts/http/testing`, the entry an
+ * handed to `service.api.handle` through `request` of `@sl-accounts/service/http/testing`, the entry an
  * embedder's own tests use. No server, no connection, no parser between the suite and the contract:
  * hundreds of cases take seconds.
  *
@@ -10,7 +10,7 @@
  */
 import type { Server } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { request } from '@sl-accounts/http/testing';
+import { request } from '@sl-accounts/service/http/testing';
 import { configureService, type Config, type RunningServer, type ServerOverrides } from '@sl-accounts/server';
 
 /** Whether this run answers test servers in-process (`pnpm test:unit` sets it). */

@@ -6,8 +6,8 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from '@sl-accounts/discovery';
-import { pathPattern } from '@sl-accounts/http';
+import { openApiDocument } from '@sl-accounts/service/discovery';
+import { pathPattern } from '@sl-accounts/service/http';
 
 interface HeaderObject {
   readonly required?: boolean;

@@ -20,7 +20,7 @@ const webauthnModules = () => [...loaded].flatMap((url) => /\/node_modules\/(@si
 
 const { createService } = await import('@sl-accounts/service');
 const { createMemoryStore } = await import('@sl-accounts/store-memory');
-const { request, testHasher } = await import('@sl-accounts/http/testing');
+const { request, testHasher } = await import('@sl-accounts/service/http/testing');
 const mailer = { send: async () => {} };
 const ada = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
 const passkeyOptions = (api: Parameters<typeof request>[0], origin: string) => request(api, 'POST /api/passkeys/sign-in-options', { headers: { host: new URL(origin).host, origin } });

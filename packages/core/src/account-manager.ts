@@ -10,6 +10,7 @@
  * touched stays locked until the unit ends, so what is ended or mailed after it is what the change
  * saw. Sessions a change ends are handed to the session cache in front of the store (`forget`).
  */
+import type { ActivityEntry } from './activity.ts';
 import { EmailTaken } from './errors.ts';
 import type { AccountMail, OutgoingMail } from './ports.ts';
 import { NO_PASSWORD, type ContactMessage, type Identity, type NewSession, type OneTimeToken, type NewUser, type Passkey, type Repositories, type Store, type User, type UserRecord } from './store.ts';
@@ -65,7 +66,7 @@ export interface AccountManager {
    * Inserts the user (see `UserRepository.insert`) and, with `verification`, stores its token as the
    * new user's and queues its mails, in one unit of work: all or nothing. `null` when the address is taken.
    */
-  signUp(user: NewUser, verification?: EmailLink): Promise<User | null>;
+  signUp(user: NewUser, verification?: EmailLink, event?: Event): Promise<User | null>;
   /**
    * Stores a session under the credential generation its login read (see `SessionRepository.insert`):
    * whether it stored it (`false`: that generation is stale, or the user gone). With `maxPerUser`, ends
@@ -73,25 +74,25 @@ export interface AccountManager {
    * most that many); with `notice`, queues it to the user's address as the locked row has it. One
    * unit of work; without either, the single statement of the fast path.
    */
-  startSession(session: NewSession, maxPerUser?: number, notice?: AccountMail | null): Promise<boolean>;
+  startSession(session: NewSession, maxPerUser?: number, notice?: AccountMail | null, event?: Event): Promise<boolean>;
   /** A weaker hash replaced by an equivalent one (login's rehash), only while the generation is `generation`: no change of credential. */
   replaceHash(userId: number, generation: number, passwordHash: string): Promise<boolean>;
   /** Sets the user's name; the user as it is now, or `null` when there is no such user. */
-  rename(userId: number, name: string): Promise<User | null>;
+  rename(userId: number, name: string, event?: Event): Promise<User | null>;
   /**
    * Sets a new password while the generation is still `generation` (the one read before the current
    * password was checked), moves it on, ends every session of the user but `keep` and queues
    * `notice`: the ended sessions' digests, or `null` when the generation moved on (nothing changes).
    */
-  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  changePassword(userId: number, generation: number, passwordHash: string, keep: string | null, notice?: AccountMail | null, event?: Event): Promise<readonly string[] | null>;
   /**
    * Deletes the user with their sessions and tokens while the generation is still `generation`, and
    * queues `notice` to the address the account had (it goes although the account is gone): the ended
    * sessions' digests, or `null` when there was no such user or the generation moved on.
    */
-  deleteAccount(userId: number, generation: number, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  deleteAccount(userId: number, generation: number, notice?: AccountMail | null, event?: Event): Promise<readonly string[] | null>;
   /** Ends the user's session with this listed id: its digest, or `null` when no session of the user has it. */
-  endSession(userId: number, id: string): Promise<string | null>;
+  endSession(userId: number, id: string, event?: Event): Promise<string | null>;
   /**
    * Stores a reset token for `email`, then queues `mail` with its link: the token bound to the account
    * at the address and its generation now, or, for an address that is nobody's, bound to none (it
@@ -107,12 +108,12 @@ export interface AccountManager {
    * concurrent uses one succeeds. `null` for an unknown, used, expired or stale token (nothing
    * changes, but that a stale token is used up).
    */
-  completeReset(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null): Promise<PasswordReset | null>;
+  completeReset(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null, event?: Event): Promise<PasswordReset | null>;
   /**
    * Replaces the user's e-mail token with the link's and queues its mails, if the user is still at
    * the token's generation (the one the request checked the password against): whether it wrote.
    */
-  requestEmailLink(userId: number, link: EmailLink): Promise<boolean>;
+  requestEmailLink(userId: number, link: EmailLink, event?: Event): Promise<boolean>;
   /**
    * Uses an e-mail token unexpired at `now` (of concurrent uses at most one succeeds):
    * - `verify`: when the account's address is still the one the token was mailed to, marks it verified;
@@ -124,7 +125,7 @@ export interface AccountManager {
    * On success queues `mails(confirmed)` in the same unit of work. `null` for an unknown, used, expired
    * or stale token (nothing changes but that a stale token is used up).
    */
-  confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[]): Promise<EmailConfirmed | 'taken' | null>;
+  confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[], event?: (confirmed: EmailConfirmed) => ActivityEntry): Promise<EmailConfirmed | 'taken' | null>;
   /** Stores the message and, when `mail` is given, queues it: both or neither. */
   addContact(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
   /**
@@ -133,21 +134,21 @@ export interface AccountManager {
    * every session but `keep`, and queues `notice`: one unit of work. The ended sessions' digests,
    * or `null` (nothing changes) when the generation moved on or the enrolment is no longer that one.
    */
-  enableTotp(userId: number, generation: number, sealedSecret: string, step: number, recoveryDigests: readonly string[], keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  enableTotp(userId: number, generation: number, sealedSecret: string, step: number, recoveryDigests: readonly string[], keep: string | null, notice?: AccountMail | null, event?: Event): Promise<readonly string[] | null>;
   /**
    * Deletes the TOTP factor and the recovery codes (kept when `keepRecoveryCodes`: another factor,
    * a passkey, is still on), moves the generation on from `generation`, ends every session but
    * `keep` and queues `notice`: the ended digests, or `null` (nothing changes) when the generation
    * moved on.
    */
-  disableTotp(userId: number, generation: number, keep: string | null, notice?: AccountMail | null, keepRecoveryCodes?: boolean): Promise<readonly string[] | null>;
+  disableTotp(userId: number, generation: number, keep: string | null, notice?: AccountMail | null, keepRecoveryCodes?: boolean, event?: Event): Promise<readonly string[] | null>;
   /** Replaces the user's recovery codes with these digests and queues `notice`: both or neither. */
   renewRecoveryCodes(userId: number, recoveryDigests: readonly string[], notice?: AccountMail | null): Promise<void>;
   /**
    * Uses the user's recovery code with this digest and queues `notice(left)` to the user's address:
    * how many are left, or `null` when the user has no such code (of concurrent uses, one gets it).
    */
-  useRecoveryCode(userId: number, digest: string, notice: (left: number) => AccountMail | null): Promise<number | null>;
+  useRecoveryCode(userId: number, digest: string, notice: (left: number) => AccountMail | null, event?: Event): Promise<number | null>;
   /**
    * Adds a passkey to the user while the generation is still `generation` (the one read when the
    * registration was verified), moves it on, ends every session of the user but `keep` and queues
@@ -156,7 +157,7 @@ export interface AccountManager {
    * changes). `recoveryDigests`, when given (the account's first factor), replace its recovery
    * codes in the same unit.
    */
-  addPasskey(passkey: Passkey, generation: number, keep: string | null, notice?: AccountMail | null, recoveryDigests?: readonly string[] | null): Promise<readonly string[] | 'taken' | null>;
+  addPasskey(passkey: Passkey, generation: number, keep: string | null, notice?: AccountMail | null, recoveryDigests?: readonly string[] | null, event?: Event): Promise<readonly string[] | 'taken' | null>;
   /**
    * Removes the user's passkey with this id while the generation is still `generation`, moves it
    * on, ends every session of the user but `keep` and queues `notice`, in one unit of work: the
@@ -164,27 +165,53 @@ export interface AccountManager {
    * such passkey (then nothing changes). `lastFactor`: the recovery codes go too (no factor is
    * left for them to stand in for), as when TOTP is turned off.
    */
-  removePasskey(userId: number, id: string, generation: number, keep: string | null, notice?: AccountMail | null, lastFactor?: boolean): Promise<readonly string[] | 'missing' | null>;
   /**
    * Makes an account through an identity provider: the user (verified when the provider asserts its
    * address), its identity, and the verification link when it is not, in one unit of work. `'email'`
    * when the address is an account's, `'identity'` when the identity is (a concurrent first sign-in
    * of the same person won): then nothing is written.
    */
-  signUpWithIdentity(user: NewUser & { readonly emailVerified: boolean }, identity: Omit<Identity, 'userId'>, verification?: EmailLink): Promise<User | 'email' | 'identity'>;
+  signUpWithIdentity(user: NewUser & { readonly emailVerified: boolean }, identity: Omit<Identity, 'userId'>, verification?: EmailLink, event?: Event): Promise<User | 'email' | 'identity'>;
   /**
    * Links an identity to the account while it is at `generation`: moves the generation on (a new way
    * in is a change of credential), stores the identity, queues the notice and ends every session
    * but `keep`; the ended digests, `'taken'` when the identity is any account's or the account has
    * one at its provider (nothing is written), `null` when the generation moved.
    */
-  linkIdentity(identity: Identity, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'taken' | null>;
+  linkIdentity(identity: Identity, generation: number, keep: string | null, notice?: AccountMail | null, event?: Event): Promise<readonly string[] | 'taken' | null>;
   /**
    * Unlinks the account's identity at `provider` while it is at `generation`, unless the account
    * would be left no way in (no password, no passkey, no other identity): `'last'`; `'missing'` when
    * it has none there; `null` when the generation moved; else the ended digests (all but `keep`).
    */
-  unlinkIdentity(userId: number, provider: string, generation: number, keep: string | null, notice?: AccountMail | null): Promise<readonly string[] | 'missing' | 'last' | null>;
+  unlinkIdentity(userId: number, provider: string, generation: number, keep: string | null, notice?: AccountMail | null, event?: Event): Promise<readonly string[] | 'missing' | 'last' | null>;
+  removePasskey(userId: number, id: string, generation: number, keep: string | null, notice?: AccountMail | null, lastFactor?: boolean, event?: Event): Promise<readonly string[] | 'missing' | null>;
+  /**
+   * Locks the account (issue 43): marks it locked, moves the generation on (a login or a challenge
+   * in flight stores nothing: a lock racing a login leaves no session), ends every session and
+   * records `event`, in one unit of work. The ended sessions' digests; `null` when there is no such user.
+   */
+  lockAccount(userId: number, event: ActivityEntry): Promise<readonly string[] | null>;
+  /** Unlocks the account and records `event`: the user as it is now, or `null` when there is no such user. */
+  unlockAccount(userId: number, event: ActivityEntry): Promise<User | null>;
+  /** Ends every session of the user and records `event`: the ended digests, or `null` when there is no such user. */
+  endAllSessions(userId: number, event: ActivityEntry): Promise<readonly string[] | null>;
+  /**
+   * Removes every second factor of the user (TOTP, recovery codes, passkeys), moves the generation
+   * on, ends every session, queues `notice` and records `event`, in one unit of work (a person who
+   * lost their authenticator): the ended digests, or `null` when there is no such user.
+   */
+  removeSecondFactors(userId: number, event: ActivityEntry, notice?: AccountMail | null): Promise<readonly string[] | null>;
+  /** Records `event` for the user on its own (an action that changes nothing stored: a reset link sent, an export). */
+  record(userId: number | null, event: ActivityEntry): Promise<void>;
+}
+
+/** An event to record with a change, or none. */
+type Event = ActivityEntry | null | undefined;
+
+/** Appends `event` for `userId` through `tx`, if there is one. */
+async function log(tx: Repositories, userId: number | null, event: Event): Promise<void> {
+  if (event) await tx.activity.append({ ...event, userId });
 }
 
 /** Thrown inside a unit of work to undo what it wrote, and caught at its end: `reason` is the answer. */
@@ -231,23 +258,26 @@ export function createAccountManager(store: ManagedStore): AccountManager {
   };
 
   return {
-    async signUp(user, verification) {
-      if (!verification) {
+    async signUp(user, verification, event) {
+      if (!verification && !event) {
         const record = await store.users.insert(user);
         return record && toUser(record);
       }
       return store.transaction(async (tx) => {
         const record = await tx.users.insert(user);
         if (!record) return null;
-        // At the first generation, which the row just inserted holds: always written.
-        await putEmailToken(tx, record.id, verification.token);
-        for (const mail of verification.mails) await tx.outbox.add({ ...mail, queuedAt: verification.token.createdAt });
+        if (verification) {
+          // At the first generation, which the row just inserted holds: always written.
+          await putEmailToken(tx, record.id, verification.token);
+          for (const mail of verification.mails) await tx.outbox.add({ ...mail, queuedAt: verification.token.createdAt });
+        }
+        await log(tx, record.id, event);
         return toUser(record);
       });
     },
 
-    async startSession(session, maxPerUser, notice) {
-      if (maxPerUser === undefined && !notice) return store.sessions.insert(session);
+    async startSession(session, maxPerUser, notice, event) {
+      if (maxPerUser === undefined && !notice && !event) return store.sessions.insert(session);
       const trimmed = await ending(
         async (tx) => {
           // The insert locks the user's row: no change of address (which moves the generation) or
@@ -257,6 +287,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             const owner = await tx.users.findById(session.userId);
             if (owner) await tx.outbox.add(addressed(notice, owner.email));
           }
+          await log(tx, session.userId, event);
           if (maxPerUser === undefined) return [];
           return tx.sessions.deleteByUser(session.userId, { except: session.tokenDigest, keepNewest: maxPerUser - 1 });
         },
@@ -270,14 +301,20 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       return (await store.users.update(userId, { passwordHash }, { credentialGeneration: generation })) !== null;
     },
 
-    async rename(userId, name) {
-      const record = await store.users.update(userId, { name });
+    async rename(userId, name, event) {
+      const record = event
+        ? await store.transaction(async (tx) => {
+            const updated = await tx.users.update(userId, { name });
+            if (updated) await log(tx, userId, event);
+            return updated;
+          })
+        : await store.users.update(userId, { name });
       if (!record) return null;
       await forgetUser(userId);
       return toUser(record);
     },
 
-    changePassword(userId, generation, passwordHash, keep, notice) {
+    changePassword(userId, generation, passwordHash, keep, notice, event) {
       return ending(
         async (tx) => {
           // The compare-and-set locks the row first: a login waiting on it then finds the new
@@ -286,13 +323,14 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           const user = await tx.users.update(userId, { passwordHash, credentialGeneration: generation + 1 }, { credentialGeneration: generation });
           if (!user) return null;
           if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, userId, event);
           return tx.sessions.deleteByUser(userId, { except: keep });
         },
         (ended) => ended ?? [],
       );
     },
 
-    deleteAccount(userId, generation, notice) {
+    deleteAccount(userId, generation, notice, event) {
       return ending(
         async (tx) => {
           // Moved on first, as a change of credential: the row is locked and any login in flight stale.
@@ -302,13 +340,24 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           // Named before the user goes, so they can be reported.
           const ended = await tx.sessions.deleteByUser(userId);
           await tx.users.delete(userId);
+          await log(tx, userId, event);
           return ended;
         },
         (ended) => ended ?? [],
       );
     },
 
-    async endSession(userId, id) {
+    async endSession(userId, id, event) {
+      if (event) {
+        const digest = await store.transaction(async (tx) => {
+          const found = (await tx.sessions.listByUser(userId, EVER)).find((s) => s.id === id);
+          if (!found || !(await tx.sessions.delete(found.tokenDigest))) return null;
+          await log(tx, userId, event);
+          return found.tokenDigest;
+        });
+        if (digest) forget([digest]);
+        return digest;
+      }
       const listed = (await store.sessions.listByUser(userId, EVER)).find((s) => s.id === id);
       if (!listed || !(await store.sessions.delete(listed.tokenDigest))) return null;
       forget([listed.tokenDigest]);
@@ -331,7 +380,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       return user !== null;
     },
 
-    completeReset(tokenDigest, now, passwordHash, notice) {
+    completeReset(tokenDigest, now, passwordHash, notice, event) {
       return ending(
         async (tx) => {
           const token = await tx.oneTimeTokens.take('password-reset', tokenDigest, now);
@@ -347,21 +396,23 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           // (a provider that does not verify addresses: a pre-account takeover) go (ADR 56, rule 4).
           if (unverified) for (const identity of await tx.identities.listByUser(user.id)) await tx.identities.delete(user.id, identity.provider);
           if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, user.id, event);
           return { userId: user.id, email: user.email, endedSessions: await tx.sessions.deleteByUser(user.id) };
         },
         (done) => done?.endedSessions ?? [],
       );
     },
 
-    requestEmailLink(userId, link) {
+    requestEmailLink(userId, link, event) {
       return store.transaction(async (tx) => {
         if (!(await putEmailToken(tx, userId, link.token))) return false;
         for (const mail of link.mails) await tx.outbox.add({ ...mail, queuedAt: link.token.createdAt });
+        await log(tx, userId, event);
         return true;
       });
     },
 
-    async confirmEmailLink(tokenDigest, now, keep, mails) {
+    async confirmEmailLink(tokenDigest, now, keep, mails, event) {
       let confirmed: EmailConfirmed | null;
       try {
         confirmed = await ending(
@@ -393,6 +444,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
               done = { purpose: 'change', user: toUser(user), previousEmail: before.email, previousEmailVerified: before.emailVerified, endedSessions };
             }
             for (const mail of mails(done)) await tx.outbox.add({ ...mail, queuedAt: now });
+            await log(tx, done.user.id, event?.(done));
             return done;
           },
           (done) => done?.endedSessions ?? [],
@@ -405,7 +457,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       return confirmed;
     },
 
-    async enableTotp(userId, generation, sealedSecret, step, recoveryDigests, keep, notice) {
+    async enableTotp(userId, generation, sealedSecret, step, recoveryDigests, keep, notice, event) {
       try {
         return await ending(
           async (tx) => {
@@ -415,6 +467,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             if (!(await tx.totp.enable(userId, sealedSecret, step))) throw new Abandoned();
             await tx.recoveryCodes.replace(userId, recoveryDigests);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
+            await log(tx, userId, event);
             return tx.sessions.deleteByUser(userId, { except: keep });
           },
           (ended) => ended ?? [],
@@ -425,7 +478,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    disableTotp(userId, generation, keep, notice, keepRecoveryCodes = false) {
+    disableTotp(userId, generation, keep, notice, keepRecoveryCodes = false, event) {
       return ending(
         async (tx) => {
           const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
@@ -433,6 +486,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           await tx.totp.delete(userId);
           if (!keepRecoveryCodes) await tx.recoveryCodes.replace(userId, []);
           if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, userId, event);
           return tx.sessions.deleteByUser(userId, { except: keep });
         },
         (ended) => ended ?? [],
@@ -448,18 +502,19 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       });
     },
 
-    useRecoveryCode(userId, digest, notice) {
+    useRecoveryCode(userId, digest, notice, event) {
       return store.transaction(async (tx) => {
         const left = await tx.recoveryCodes.use(userId, digest);
         if (left === null) return null;
         const user = await tx.users.findById(userId);
         const mail = notice(left);
         if (user && mail) await tx.outbox.add(addressed(mail, user.email));
+        await log(tx, userId, event && { ...event, details: { ...event.details, left } });
         return left;
       });
     },
 
-    async addPasskey(passkey, generation, keep, notice, recoveryDigests = null) {
+    async addPasskey(passkey, generation, keep, notice, recoveryDigests = null, event = null) {
       try {
         return await ending(
           async (tx) => {
@@ -470,6 +525,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             if (!(await tx.passkeys.insert(passkey, generation + 1))) throw new Undo('taken' as const);
             if (recoveryDigests) await tx.recoveryCodes.replace(passkey.userId, recoveryDigests);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
+            await log(tx, passkey.userId, event);
             return tx.sessions.deleteByUser(passkey.userId, { except: keep });
           },
           (ended) => ended ?? [],
@@ -480,7 +536,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    async removePasskey(userId, id, generation, keep, notice, lastFactor = false) {
+    async removePasskey(userId, id, generation, keep, notice, lastFactor = false, event = null) {
       try {
         return await ending(
           async (tx) => {
@@ -489,6 +545,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             if (!(await tx.passkeys.delete(userId, id))) throw new Undo('missing' as const);
             if (lastFactor) await tx.recoveryCodes.replace(userId, []);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
+            await log(tx, userId, event);
             return tx.sessions.deleteByUser(userId, { except: keep });
           },
           (ended) => ended ?? [],
@@ -499,7 +556,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    async signUpWithIdentity(user, identity, verification) {
+    async signUpWithIdentity(user, identity, verification, event) {
       try {
         return await store.transaction(async (tx) => {
           const inserted = await tx.users.insert(user);
@@ -511,6 +568,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             await putEmailToken(tx, record.id, verification.token);
             for (const mail of verification.mails) await tx.outbox.add({ ...mail, queuedAt: verification.token.createdAt });
           }
+          await log(tx, record.id, event);
           return toUser(record);
         });
       } catch (error) {
@@ -519,7 +577,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    async linkIdentity(identity, generation, keep, notice) {
+    async linkIdentity(identity, generation, keep, notice, event) {
       try {
         return await ending(
           async (tx) => {
@@ -527,6 +585,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             if (!user) return null;
             if (!(await tx.identities.insert(identity, generation + 1))) throw new Undo('taken' as const);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
+            await log(tx, identity.userId, event);
             return tx.sessions.deleteByUser(identity.userId, { except: keep });
           },
           (ended) => ended ?? [],
@@ -537,7 +596,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    async unlinkIdentity(userId, provider, generation, keep, notice) {
+    async unlinkIdentity(userId, provider, generation, keep, notice, event) {
       try {
         return await ending(
           async (tx) => {
@@ -549,6 +608,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             const waysLeft = user.passwordHash !== NO_PASSWORD || (await tx.passkeys.listByUser(userId)).length > 0 || (await tx.identities.listByUser(userId)).length > 0;
             if (!waysLeft) throw new Undo('last' as const);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
+            await log(tx, userId, event);
             return tx.sessions.deleteByUser(userId, { except: keep });
           },
           (ended) => ended ?? [],
@@ -557,6 +617,72 @@ export function createAccountManager(store: ManagedStore): AccountManager {
         if (error instanceof Undo) return error.reason as 'missing' | 'last';
         throw error;
       }
+    },
+
+    async lockAccount(userId, event) {
+      // The generation read here is the compare of the move: a change that moved it meanwhile
+      // makes the move find nothing, and the lock is tried again on the row as it is then.
+      for (;;) {
+        const result = await ending(
+          async (tx) => {
+            const before = await tx.users.findById(userId);
+            if (!before) return null;
+            const user = await tx.users.update(userId, { locked: true, credentialGeneration: before.credentialGeneration + 1 }, { credentialGeneration: before.credentialGeneration });
+            if (!user) return 'moved' as const;
+            const ended = await tx.sessions.deleteByUser(userId);
+            await log(tx, userId, event);
+            return ended;
+          },
+          (ended) => (Array.isArray(ended) ? ended : []),
+        );
+        if (result !== 'moved') return result;
+      }
+    },
+
+    async unlockAccount(userId, event) {
+      const user = await store.transaction(async (tx) => {
+        const updated = await tx.users.update(userId, { locked: false });
+        if (updated) await log(tx, userId, event);
+        return updated;
+      });
+      return user && toUser(user);
+    },
+
+    endAllSessions(userId, event) {
+      return ending(
+        async (tx) => {
+          if (!(await tx.users.findById(userId))) return null;
+          const ended = await tx.sessions.deleteByUser(userId);
+          await log(tx, userId, { ...event, details: { ...event.details, sessions: ended.length } });
+          return ended;
+        },
+        (ended) => ended ?? [],
+      );
+    },
+
+    async removeSecondFactors(userId, event, notice) {
+      for (;;) {
+        const result = await ending(
+          async (tx) => {
+            const before = await tx.users.findById(userId);
+            if (!before) return null;
+            const user = await tx.users.update(userId, { credentialGeneration: before.credentialGeneration + 1 }, { credentialGeneration: before.credentialGeneration });
+            if (!user) return 'moved' as const;
+            await tx.totp.delete(userId);
+            await tx.recoveryCodes.replace(userId, []);
+            for (const passkey of await tx.passkeys.listByUser(userId)) await tx.passkeys.delete(userId, passkey.id);
+            if (notice) await tx.outbox.add(addressed(notice, user.email));
+            await log(tx, userId, event);
+            return tx.sessions.deleteByUser(userId);
+          },
+          (ended) => (Array.isArray(ended) ? ended : []),
+        );
+        if (result !== 'moved') return result;
+      }
+    },
+
+    async record(userId, event) {
+      await store.activity.append({ ...event, userId });
     },
 
     async addContact(message, mail) {

@@ -3,6 +3,8 @@
  * use-cases/) over the given ports. Any Node host can call them with its own transport.
  */
 import { accountDeletionUseCases, type AccountDeletionUseCases } from './use-cases/account-deletion.ts';
+import { activityUseCases, type ActivityUseCases } from './use-cases/activity.ts';
+import { adminUseCases, type AdminUseCases } from './use-cases/admin.ts';
 import { contactUseCases, type ContactUseCases } from './use-cases/contact.ts';
 import { emailUseCases, type EmailUseCases } from './use-cases/email.ts';
 import { createContext, type AccountsOptions } from './use-cases/context.ts';
@@ -38,7 +40,8 @@ export interface Accounts
     EmailUseCases,
     PasskeyUseCases,
     TwoFactorUseCases,
-    SignInProviderUseCases {}
+    SignInProviderUseCases,
+    ActivityUseCases {}
 
 /**
  * What `createAccounts` needs: the store (or a store with a session cache in front, `cacheSessions`),
@@ -52,7 +55,20 @@ export type AccountsPorts = { readonly store: ManagedStore } & Partial<Omit<Port
  * call these with its own transport. Throws RangeError for an option out of bounds.
  */
 export function createAccounts(ports: AccountsPorts, options: AccountsOptions = {}): Accounts {
-  const context = createContext(
+  return { ...useCasesOf(contextOf(ports, options)) };
+}
+
+/**
+ * The operator's use cases (issue 43) over the same ports and options as `createAccounts`: the admin
+ * API and the CLI are thin adapters over them. Throws RangeError for an option out of bounds.
+ */
+export function createAdmin(ports: AccountsPorts, options: AccountsOptions = {}): AdminUseCases {
+  return adminUseCases(contextOf(ports, options));
+}
+
+/** The context of both entries. */
+function contextOf(ports: AccountsPorts, options: AccountsOptions) {
+  return createContext(
     {
       store: ports.store,
       hasher: ports.hasher ?? new Pbkdf2PasswordHasher(),
@@ -61,7 +77,11 @@ export function createAccounts(ports: AccountsPorts, options: AccountsOptions = 
     },
     options,
   );
+}
+
+function useCasesOf(context: ReturnType<typeof contextOf>): Accounts {
   return {
+    ...activityUseCases(context),
     ...signupUseCases(context),
     ...loginUseCases(context),
     ...sessionUseCases(context),

@@ -148,6 +148,15 @@ export class PasskeysUnavailable extends Error {
   }
 }
 
+/** An operator locked the account (issue 43): the right password, or any other way in, opens nothing. */
+export class AccountLocked extends Error {
+  readonly code = 'account_locked' as const;
+  constructor() {
+    super('This account is locked: contact the site to have it unlocked');
+    this.name = 'AccountLocked';
+  }
+}
+
 /** A store (database) did not answer. Adapters throw it so callers can answer "try later", not "bug". */
 export class StoreUnavailable extends Error {
   readonly code = 'store_unavailable' as const;
@@ -232,6 +241,7 @@ export const DOMAIN_ERRORS = [
   ProviderUnavailable,
   SignInRefused,
   LastSignInMethod,
+  AccountLocked,
 ] as const;
 
 /** Any domain error. */

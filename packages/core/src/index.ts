@@ -1,11 +1,11 @@
 /**
  * The core's public surface: the use cases and their options, the ports an adapter implements, the
  * domain errors, the request schemas, and the default adapters that need nothing but Node. Fakes
- * and fixtures for tests are in `@sl-accounts/core/testing`.
+ * and fixtures for tests are in `@sl-accounts/service/core/testing`.
  */
 
 // The use cases.
-export { createAccounts, type Accounts, type AccountsPorts } from './accounts.ts';
+export { createAccounts, createAdmin, type Accounts, type AccountsPorts } from './accounts.ts';
 export { type AccountsOptions, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SERVICE_NAME } from './use-cases/context.ts';
 export { type RequestMeta, type SessionMeta, type RequestBody, type ParsedBody, type ReadBody } from './use-cases/request.ts';
 export { type IssuedSession, type ListedSession, SESSION_TTL_MS } from './use-cases/sessions.ts';
@@ -87,6 +87,7 @@ export {
   SignInRefused,
   type SignInFailure,
   LastSignInMethod,
+  AccountLocked,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,
@@ -156,6 +157,8 @@ export type {
   TotpRepository,
   RecoveryCodeRepository,
   StepUp,
+  AccountDirectory,
+  PendingLinks,
 } from './store.ts';
 
 // The login flow (docs/decisions/0053-one-login-flow.md): its states, the second step, the one ending.
@@ -199,6 +202,23 @@ export {
   type ProviderKind,
   type CallbackChecks,
 } from './identity-providers.ts';
+export { EXPORT_ACTIVITY_LIMIT, type ActivityUseCases, type ActivityView, type ActivityPage, type AccountExport, type AccountProfile } from './use-cases/activity.ts';
+export { ACCOUNT_PAGE_SIZE, MAX_REASON_LENGTH, parseAccountId, type AdminUseCases, type OperatorMeta, type AccountDetails, type AccountList } from './use-cases/admin.ts';
+// The activity log (docs/decisions/0057-activity-log.md).
+export {
+  ACTIVITY_TYPES,
+  ACTIVITY_PAGE_SIZE,
+  DEFAULT_ACTIVITY_RETENTION_DAYS,
+  failureSummary,
+  isActivityType,
+  type ActivityType,
+  type ActivityDetail,
+  type ActivityEntry,
+  type NewActivity,
+  type ActivityEvent,
+  type ActivityQuery,
+  type ActivityRepository,
+} from './activity.ts';
 
 // The other ports.
 export type {

@@ -222,6 +222,12 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
     get recoveryCodes() {
       return store.recoveryCodes;
     },
+    get activity() {
+      return store.activity;
+    },
+    get directory() {
+      return store.directory;
+    },
     get contacts() {
       return store.contacts;
     },

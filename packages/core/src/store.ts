@@ -23,6 +23,7 @@
  *
  * The store contract (`@sl-accounts/store-contract`) is the acceptance test of an implementation.
  */
+import type { ActivityRepository } from './activity.ts';
 import type { Clock, DeviceKeyStore, MailOutbox, OutboxRepository, PasswordHasher, RateLimiter, SessionRevocations, TokenGenerator } from './ports.ts';
 
 export interface User {
@@ -48,6 +49,11 @@ export interface UserRecord extends User {
    * (its address above all) is still so while the generation is.
    */
   readonly credentialGeneration: number;
+  /**
+   * Whether an operator locked the account (issue 43): it cannot sign in by any method. Absent when
+   * it is not locked (a store leaves the field out rather than writing `false`).
+   */
+  readonly locked?: boolean;
 }
 
 /** The credential generation of every new account. */
@@ -76,6 +82,8 @@ export interface UserChanges {
   readonly emailVerified?: boolean;
   readonly passwordHash?: string;
   readonly credentialGeneration?: number;
+  /** Locks (`true`) or unlocks (`false`) the account. */
+  readonly locked?: boolean;
 }
 
 /** What a conditional update expects the user's row still to hold (the compare of a compare-and-set). */
@@ -448,6 +456,35 @@ export interface Repositories {
   readonly recoveryCodes: RecoveryCodeRepository;
   /** Identities at identity providers, by issuer and subject. */
   readonly identities: IdentityRepository;
+  /** The activity log (security events), newest first. */
+  readonly activity: ActivityRepository;
+}
+
+/**
+ * What the operator's tools read beyond the use cases' own repositories (issue 43): accounts found by
+ * the start of their address, and the contact messages sent from an address (for the owner's
+ * export). Read-only, outside units of work: one statement each.
+ */
+export interface AccountDirectory {
+  /**
+   * Accounts whose (normalised) address starts with `prefix`, by id ascending, with ids above
+   * `after` (the cursor: the last id of the page before); at most `limit`.
+   */
+  search(prefix: string, after: number | null, limit: number): Promise<readonly UserRecord[]>;
+  /** The contact messages stored with this (normalised) address as the sender's, oldest first; at most `limit`. */
+  contactsFrom(email: string, limit: number): Promise<readonly ContactMessage[]>;
+  /**
+   * The account's pending links, metadata only (never a token or its digest): its e-mail link's
+   * token (a verification or a change of address, with the address it was mailed to), and a reset
+   * token bound to it; expired ones included until the sweep.
+   */
+  pendingLinks(userId: number): Promise<PendingLinks>;
+}
+
+/** What `AccountDirectory.pendingLinks` answers. */
+export interface PendingLinks {
+  readonly emailLink: { readonly purpose: 'verify' | 'change'; readonly email: string; readonly createdAt: Date; readonly expiresAt: Date } | null;
+  readonly passwordReset: { readonly createdAt: Date; readonly expiresAt: Date } | null;
 }
 
 /** What `Store.deleteExpired` deleted. */
@@ -479,6 +516,8 @@ export interface Store extends Repositories {
   readonly deviceKeys: DeviceKeyStore;
   /** Every revocation of a session in this store's data (see `SessionRevocations`). */
   readonly revocations: SessionRevocations;
+  /** The operator's reads: accounts by the start of their address, contact messages by sender (issue 43). */
+  readonly directory: AccountDirectory;
   /**
    * Housekeeping: deletes the sessions and single-use tokens that expired at or before `now`, and
    * the outbox's stand-ins due by then; answers how many of each. `now` is the caller's clock's.

@@ -1,5 +1,5 @@
 /**
- * Fakes and fixtures for tests of the core and of anything built on it (`@sl-accounts/core/testing`):
+ * Fakes and fixtures for tests of the core and of anything built on it (`@sl-accounts/service/core/testing`):
  * not part of the production surface.
  */
 import { Pbkdf2PasswordHasher } from './password-hasher.ts';
@@ -42,7 +42,7 @@ export interface CapturedMail extends Mailer {
 }
 
 /**
- * A mailer that keeps every mail instead of sending it. With `request` of `@sl-accounts/http/testing`,
+ * A mailer that keeps every mail instead of sending it. With `request` of `@sl-accounts/service/http/testing`,
  * which awaits the outbox after each answer, a test reads the mail its request caused at once:
  *
  *   const mailbox = captureMail();

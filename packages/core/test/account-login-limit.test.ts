@@ -3,8 +3,8 @@
  * the password is checked, and taken back when the login succeeds.
  */
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_LOGIN_LIMIT, InvalidCredentials, countedLimits, Pbkdf2PasswordHasher, RateLimited, createAccounts, randomTokens, type AccountsOptions, type RateLimitStatus } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { ACCOUNT_LOGIN_LIMIT, InvalidCredentials, countedLimits, Pbkdf2PasswordHasher, RateLimited, createAccounts, randomTokens, type AccountsOptions, type RateLimitStatus } from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ALICE = { name: 'Alice', email: 'alice@example.com', password: 'correct horse' };

@@ -13,9 +13,9 @@ import {
   digestToken,
   randomTokens,
   type PasswordHasher,
-} from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
 import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 
 const ALICE = { name: 'Alice', email: 'alice@example.com', password: 'correct horse' };
 const meta = (clientIp = '203.0.113.1', sessionToken?: string) => ({ clientIp, sessionToken: sessionToken ?? null });
@@ -183,11 +183,11 @@ describe('sessions', () => {
     clock.advance(SESSION_TTL_MS / 2);
     signedInAtOnce(await accounts.login({ email: ALICE.email, password: ALICE.password }, meta('198.51.100.7')));
     // The signup's verification link (valid a day) is gone by now.
-    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, rateLimitWindows: 1 });
+    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, rateLimitWindows: 1, activity: 0 });
     clock.advance(SESSION_TTL_MS / 2);
     // The login's per-IP window, its per-account window, the account's window of new-device notices (it
     // came with no device proof) and the inbox's (the notice went to an address nobody verified).
-    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, rateLimitWindows: 4 });
+    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, rateLimitWindows: 4, activity: 0 });
     expect(store.sessions.size).toBe(1);
     expect(store.rateLimiter.size).toBe(0);
   });

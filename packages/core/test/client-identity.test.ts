@@ -3,8 +3,8 @@
  * network is one client, and what is not an address never opens a bucket of its own.
  */
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, RateLimited, ValidationError, createAccounts, randomTokens, type AccountsOptions } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { Pbkdf2PasswordHasher, RateLimited, ValidationError, createAccounts, randomTokens, type AccountsOptions } from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 function setup(options: AccountsOptions = {}) {

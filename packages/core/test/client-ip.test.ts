@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalIp, clientKey } from '@sl-accounts/core';
+import { canonicalIp, clientKey } from '@sl-accounts/service/core';
 
 describe('canonicalIp', () => {
   it.each([

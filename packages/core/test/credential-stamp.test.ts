@@ -19,8 +19,8 @@ import {
   randomTokens,
   type AccountsOptions,
   type PasswordHasher,
-} from '@sl-accounts/core';
-import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
+} from '@sl-accounts/service/core';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };

@@ -3,9 +3,9 @@
  * link), their switches, and what each refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, Unauthenticated, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/core';
+import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, Unauthenticated, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/service/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
 let ip = 0;

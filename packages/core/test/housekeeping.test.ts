@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { startHousekeeping } from '@sl-accounts/core';
+import { startHousekeeping } from '@sl-accounts/service/core';
 
 describe('startHousekeeping', () => {
   it('sweeps on every interval, never twice at once, and reports errors', async () => {

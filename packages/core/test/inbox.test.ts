@@ -5,8 +5,8 @@
  * its address is never what gives way; an account's links to an address leave room for its owner's.
  */
 import { describe, expect, it } from 'vitest';
-import { EmailTaken, INBOX_LIMIT, INBOX_POLICY, RateLimited, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, createAccounts, countedLimits, inboxOf, randomTokens, slotBudget, type QueuedMail, type RateLimiter } from '@sl-accounts/core';
-import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/core/testing';
+import { EmailTaken, INBOX_LIMIT, INBOX_POLICY, RateLimited, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, createAccounts, countedLimits, inboxOf, randomTokens, slotBudget, type QueuedMail, type RateLimiter } from '@sl-accounts/service/core';
+import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const HOUR = 3_600_000;

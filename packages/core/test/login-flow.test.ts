@@ -21,8 +21,8 @@ import {
   type LoginStep,
   type RequestMeta,
   type SignedIn,
-} from '@sl-accounts/core';
-import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/core/testing';
+} from '@sl-accounts/service/core';
+import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createContext } from '../src/use-cases/context.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contactMail } from '@sl-accounts/core/testing';
+import { contactMail } from '@sl-accounts/service/core/testing';
 
 const message = {
   name: 'Ada\r\nBcc: victim@example.org',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createAccounts, Pbkdf2PasswordHasher, randomTokens, SECURITY_EVENTS, securityNotices, WrongPassword, type AccountsOptions } from '@sl-accounts/core';
-import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
+import { createAccounts, Pbkdf2PasswordHasher, randomTokens, SECURITY_EVENTS, securityNotices, WrongPassword, type AccountsOptions } from '@sl-accounts/service/core';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const at = new Date('2031-03-01T12:00:00.000Z');

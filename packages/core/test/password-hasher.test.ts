@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pbkdf2 } from 'node:crypto';
 import { promisify } from 'node:util';
-import { Pbkdf2PasswordHasher, type Pbkdf2 } from '@sl-accounts/core';
+import { Pbkdf2PasswordHasher, type Pbkdf2 } from '@sl-accounts/service/core';
 
 const PHC = /^\$pbkdf2-sha256\$i=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
 

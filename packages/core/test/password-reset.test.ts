@@ -3,9 +3,9 @@
  * token's single use and lifetime, and what the reset ends.
  */
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, RESET_TOKEN_TTL_MS, Unauthenticated, ValidationError, createAccountManager, createAccounts, digestToken, randomTokens, type QueuedMail } from '@sl-accounts/core';
+import { Pbkdf2PasswordHasher, RESET_TOKEN_TTL_MS, Unauthenticated, ValidationError, createAccountManager, createAccounts, digestToken, randomTokens, type QueuedMail } from '@sl-accounts/service/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
-import { ManualClock, signedInAtOnce } from '@sl-accounts/core/testing';
+import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
 const NEW_PASSWORD = 'a new and longer passphrase';

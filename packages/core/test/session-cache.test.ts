@@ -13,8 +13,8 @@ import {
   type SessionRevocations,
   type SessionWithUser,
   type Store,
-} from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
+} from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 /** A feed the test drives: what it delivers, and how far behind it says it is. */

@@ -3,8 +3,8 @@
  * accepts, every store keeps exactly (the store contract's round trip); what it refuses is a 400.
  */
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, ValidationError, createAccounts, randomTokens } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
+import { Pbkdf2PasswordHasher, ValidationError, createAccounts, randomTokens } from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 function setup() {

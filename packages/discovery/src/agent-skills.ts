@@ -3,8 +3,8 @@
  * once, at start-up, and the index carries the SHA-256 of exactly those bytes.
  */
 import { createHash } from 'node:crypto';
-import { RATE_LIMITS, SESSION_TTL_MS } from '@sl-accounts/core';
-import { SESSION_COOKIE, type ApiRoute } from '@sl-accounts/http';
+import { RATE_LIMITS, SESSION_TTL_MS } from '@sl-accounts/service/core';
+import { SESSION_COOKIE, type ApiRoute } from '@sl-accounts/service/http';
 import { operationWriter, section, type Place } from './operation-text.ts';
 import { describeDuration, describeLimit, inertUrl, splitBase } from './wording.ts';
 

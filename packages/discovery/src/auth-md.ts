@@ -2,9 +2,9 @@
  * `/auth.md`: how an automated agent signs in. Operations, answers, bounds, limits and lifetimes are
  * generated from the route table and the code that enforces them, as the OpenAPI document is.
  */
-import { ACCOUNT_LOGIN_LIMIT, LOGIN_CHALLENGE_TTL_MS, MAX_CHALLENGE_FAILURES, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS, STEP_UP_WINDOW_MS } from '@sl-accounts/core';
-import { API_ROUTES, BODY_LIMIT_BYTES, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE, sessionCookie, type ApiRoute } from '@sl-accounts/http';
-import { EXAMPLE_USER_RESPONSE } from '@sl-accounts/http/examples';
+import { ACCOUNT_LOGIN_LIMIT, LOGIN_CHALLENGE_TTL_MS, MAX_CHALLENGE_FAILURES, RESET_ADDRESS_LIMIT, RESET_TOKEN_TTL_MS, SESSION_TTL_MS, STEP_UP_WINDOW_MS } from '@sl-accounts/service/core';
+import { API_ROUTES, BODY_LIMIT_BYTES, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE, sessionCookie, type ApiRoute } from '@sl-accounts/service/http';
+import { EXAMPLE_USER_RESPONSE } from '@sl-accounts/service/http/examples';
 import { routeResponses } from './openapi.ts';
 import { operationName, operationWriter, section, type Place } from './operation-text.ts';
 import { describeDuration, describeLimit, inertUrl, markdownLink, operationsWithAuth, prefixPaths, rateLimitTable, splitBase } from './wording.ts';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import fresh from 'fresh';
-import { headerValue, isStreamBody, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
+import { headerValue, isStreamBody, type HttpAnswer, type HttpRequest } from '@sl-accounts/service/http';
 import { preferredEncoding } from './negotiation.ts';
 
 /**

@@ -5,16 +5,16 @@
  * its fields everywhere with no other edit.
  */
 import { z } from 'zod';
-import { ANY_CHARACTER, NOT_WHITE_SPACE, WHITE_SPACE } from '@sl-accounts/core';
-import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, PasskeyResponse, PasskeysResponse, SignInProvider, SignInProvidersResponse, AuthorizationUrlResponse, Identity, IdentitiesResponse } from './response-schemas.ts';
+import { ANY_CHARACTER, NOT_WHITE_SPACE, WHITE_SPACE } from '@sl-accounts/service/core';
+import { API_ROUTES, type ApiRoute } from '@sl-accounts/service/http';
+import { ErrorResponse, Health, Ok, RecoveryCodes, SecondFactorChallenge, SecondFactorLoginResponse, Session, SessionsResponse, TotpEnrolment, User, UserResponse, Passkey, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, PasskeyResponse, PasskeysResponse, SignInProvider, SignInProvidersResponse, AuthorizationUrlResponse, Identity, IdentitiesResponse, ActivityEvent, ActivityResponse, AccountExportResponse } from './response-schemas.ts';
 import { describeBounds } from './wording.ts';
 import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
 
 /** A JSON Schema, as a plain object. */
 export type JsonSchema = Record<string, unknown>;
 
-const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, SignInProvider, SignInProvidersResponse, AuthorizationUrlResponse, Identity, IdentitiesResponse,
+const RESPONSE_SCHEMAS = { User, UserResponse, Session, SessionsResponse, Ok, ErrorResponse, Health, SecondFactorChallenge, SecondFactorLoginResponse, TotpEnrolment, RecoveryCodes, Passkey, PasskeysResponse, PasskeyResponse, PasskeyOptionsResponse, PasskeyRegistrationOptionsResponse, SignInProvider, SignInProvidersResponse, AuthorizationUrlResponse, Identity, IdentitiesResponse, ActivityEvent, ActivityResponse, AccountExportResponse,
   // Under WebAuthn's own names, so a generated client's types read as the browser libraries' do.
   PublicKeyCredentialCreationOptionsJSON: PasskeyCreationOptions,
   PublicKeyCredentialRequestOptionsJSON: PasskeyRequestOptions,

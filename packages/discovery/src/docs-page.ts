@@ -4,7 +4,7 @@
  * of `@sl-accounts/docs-page` is one (Scalar). Without it, nothing links to a page: `GET /` answers
  * every client with the JSON index, and the index and the API catalog name no docs.
  */
-import type { DocumentRoute } from '@sl-accounts/http';
+import type { DocumentRoute } from '@sl-accounts/service/http';
 
 /**
  * Makes the docs page for a service from its name (the page's title) and its normalised mount path

@@ -3,9 +3,9 @@
  * for the `documents` option of `createHttpApi`, which serves them beside the API operations in
  * every host alike.
  */
-import { DEFAULT_SERVICE_NAME } from '@sl-accounts/core';
-import { API_ROUTES, normaliseBasePath, type DocumentRoute } from '@sl-accounts/http';
-import { createSkills, skillsIndex } from './agent-skills.ts';
+import { DEFAULT_SERVICE_NAME } from '@sl-accounts/service/core';
+import { API_ROUTES, normaliseBasePath, type DocumentRoute } from '@sl-accounts/service/http';
+import { createSkills, skillsIndex, type Skill } from './agent-skills.ts';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
 import { authMarkdown } from './auth-md.ts';
 import type { DocsPage } from './docs-page.ts';
@@ -39,6 +39,25 @@ export interface DiscoveryOptions {
 }
 
 /**
+ * The skills of one service, rendered once per process for each place and name: their bytes depend
+ * on nothing else, and writing them is most of what a service's start costs (1.4 s of test:unit's
+ * 34 s of CPU, one rendering per test server, profiled on 2026-12-06). A few places at most in a
+ * process; the oldest goes past SKILL_PLACES.
+ */
+const renderedSkills = new Map<string, readonly Skill[]>();
+const SKILL_PLACES = 16;
+function skillsFor(publicUrl: string | undefined, serviceName: string, basePath: string): readonly Skill[] {
+  const key = JSON.stringify([publicUrl ?? null, serviceName, basePath]);
+  let skills = renderedSkills.get(key);
+  if (!skills) {
+    skills = createSkills(publicUrl, serviceName, basePath);
+    if (renderedSkills.size >= SKILL_PLACES) renderedSkills.delete(renderedSkills.keys().next().value!);
+    renderedSkills.set(key, skills);
+  }
+  return skills;
+}
+
+/**
  * Every document, for `createHttpApi({ documents })`: the discovery resources, the docs page when
  * given, `extra`, and `GET /` linking them. Each 200 carries an `ETag` and a `Cache-Control`, and a
  * client whose copy is current gets 304 (see `withValidators`).
@@ -47,7 +66,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
   const { publicUrl } = options;
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const basePath = normaliseBasePath(options.basePath);
-  const skills = createSkills(publicUrl, serviceName, basePath);
+  const skills = skillsFor(publicUrl, serviceName, basePath);
   const docs = options.docsPage?.({ serviceName, basePath });
   const MARKDOWN = 'text/markdown; charset=utf-8';
   const documents: DocumentRoute[] = [

@@ -1,7 +1,7 @@
 /**
  * The discovery documents of the account and contact service: `/openapi.json`, `/auth.md`, the API
  * catalog, the agent skills and `GET /`, as documents for the `documents` option of `createHttpApi`
- * (`@sl-accounts/http`), with a docs page when one is given (`/docs/api`: `@sl-accounts/docs-page`).
+ * (`@sl-accounts/service/http`), with a docs page when one is given (`/docs/api`: `@sl-accounts/docs-page`).
  */
 
 export { discoveryDocuments, type DiscoveryOptions } from './documents.ts';

@@ -6,7 +6,7 @@
  * outcome and takes the focus. The pages themselves hold no token: the script reads it from the address.
  */
 import { createHash } from 'node:crypto';
-import type { DocumentRoute } from '@sl-accounts/http';
+import type { DocumentRoute } from '@sl-accounts/service/http';
 import { documentAnswer } from './document-answer.ts';
 import { LINK_PAGE_SCRIPT, LINK_PAGE_STYLE } from './link-page-script.ts';
 import { PASSKEY_PAGE_SCRIPT } from './passkey-page-script.ts';

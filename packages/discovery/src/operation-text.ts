@@ -4,8 +4,8 @@
  * and bounds (from the request schema the route names), a curl command with the route's example
  * and its answers. A route added to the table is written like every other, with no other edit.
  */
-import { RATE_LIMITS, SESSION_PASSWORD_POLICY } from '@sl-accounts/core';
-import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
+import { RATE_LIMITS, SESSION_PASSWORD_POLICY } from '@sl-accounts/service/core';
+import { API_ROUTES, type ApiRoute } from '@sl-accounts/service/http';
 import { requestBodySchema } from './component-schemas.ts';
 import { routeResponses } from './openapi.ts';
 import { SESSION_PASSWORD_SENTENCE, curl, describeLimit, fieldTable, prefixPaths } from './wording.ts';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
-import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/http';
+import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/service/http';
 
 /** Every `code` the service answers, the use cases' and the transport's, for the schema's description. */
 const ERROR_CODES = [...Object.keys(STATUS_BY_CODE), ...Object.keys(TRANSPORT_ERROR_STATUS)];
@@ -58,6 +58,43 @@ export const Session = z.object({
 });
 
 export const SessionsResponse = z.object({ ok: z.literal(true), sessions: z.array(Session) });
+
+/** A security event of the activity log (issue 43). */
+export const ActivityEvent = z.object({
+  id: z.string().meta({ description: 'The event’s id; `?cursor=` with it pages past it.' }),
+  type: z.string().meta({ description: 'What happened: `account-created`, `signed-in`, `sign-in-failed`, `password-changed`, `password-reset`, `password-reset-sent`, `email-change-requested`, `email-changed`, `email-verified`, `name-changed`, `factor-added`, `factor-removed`, `recovery-code-used`, `sessions-ended`, `account-locked`, `account-unlocked`, `account-deleted`, `account-exported`.' }),
+  at: z.iso.datetime(),
+  count: z.number().int().min(1).meta({ description: '1, or how many failed sign-ins the hour’s summary counts.' }),
+  clientIp: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  actor: z.string().nullable().meta({ description: '`null`: the owner (or a client on the account); `operator`: the site’s operator.' }),
+  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).meta({ description: 'The sign-in’s `method` and `newDevice`, a factor’s `kind`, an operator’s `reason`.' }),
+});
+
+export const ActivityResponse = z.object({
+  ok: z.literal(true),
+  events: z.array(ActivityEvent),
+  nextCursor: z.string().nullable().meta({ description: 'Send as `?cursor=` for the older events; `null` at the end.' }),
+});
+
+const ExportSession = z.object({ id: z.string(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() });
+export const AccountExportResponse = z.object({
+  ok: z.literal(true),
+  export: z.object({
+    exportedAt: z.iso.datetime(),
+    profile: z.object({ id: z.number().int(), name: z.string(), email: z.string(), emailVerified: z.boolean(), locked: z.boolean() }),
+    sessions: z.array(ExportSession),
+    secondFactors: z.object({ totp: z.object({ enabled: z.boolean(), createdAt: z.iso.datetime() }).nullable(), recoveryCodesLeft: z.number().int().min(0) }),
+    passkeys: z.array(z.object({ id: z.string(), name: z.string(), createdAt: z.iso.datetime(), lastUsedAt: z.iso.datetime().nullable(), transports: z.array(z.string()) })),
+    pendingLinks: z.object({
+      emailLink: z.object({ purpose: z.enum(['verify', 'change']), email: z.string(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() }).nullable(),
+      passwordReset: z.object({ createdAt: z.iso.datetime(), expiresAt: z.iso.datetime() }).nullable(),
+    }),
+    identities: z.array(z.object({ provider: z.string(), subject: z.string(), email: z.string().nullable(), linkedAt: z.iso.datetime() })),
+    activity: z.array(ActivityEvent),
+    contactMessages: z.array(z.object({ name: z.string(), email: z.string(), message: z.string(), clientIp: z.string(), userAgent: z.string().nullable(), receivedAt: z.iso.datetime() })),
+  }),
+});
 
 export const Passkey = z.object({
   id: z.string().meta({ description: 'The credential ID the authenticator chose (base64url): public; the routes take it.' }),

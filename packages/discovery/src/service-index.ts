@@ -3,7 +3,7 @@
  * docs page when there is one; anything else, and every client when there is none, gets a small
  * JSON index of the API, its documentation and the discovery documents.
  */
-import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
+import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/service/http';
 import { API_CATALOG_LINK } from './api-catalog.ts';
 import { documentAnswer } from './document-answer.ts';
 import { preferredType } from './negotiation.ts';

@@ -2,8 +2,8 @@
  * Phrases the discovery documents share, derived from code (rate-limit rules, JSON Schemas) so that
  * no number is typed twice.
  */
-import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl-accounts/core';
-import { API_ROUTES, BODY_LIMIT_BYTES, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE, type ApiRoute } from '@sl-accounts/http';
+import { ACCOUNT_LOGIN_LIMIT, RATE_LIMITS, type LimitedOperation, type RateLimitRule } from '@sl-accounts/service/core';
+import { API_ROUTES, BODY_LIMIT_BYTES, LOGIN_CHALLENGE_COOKIE, SESSION_COOKIE, type ApiRoute } from '@sl-accounts/service/http';
 
 const UNITS = [
   ['day', 86_400_000],

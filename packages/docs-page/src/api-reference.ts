@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { preferredEncoding, type DocsPage } from '@sl-accounts/discovery';
-import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
+import { preferredEncoding, type DocsPage } from '@sl-accounts/service/discovery';
+import { headerValue, type HttpAnswer, type HttpRequest } from '@sl-accounts/service/http';
 import { IMMUTABLE_CACHE_CONTROL, contentHash } from './caching.ts';
 
 /** Where the page is served, under the service's base path. */

@@ -1,12 +1,12 @@
 /**
  * The service in an Express app (4 or 5), as Express mounts anything: `app.use(prefix, handlers)`.
- * Built on the Connect-style middleware of `@sl-accounts/http-node`; Express itself is never
+ * Built on the Connect-style middleware of `@sl-accounts/service/http-node`; Express itself is never
  * imported, so the adapter fits whichever Express the app has.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { User } from '@sl-accounts/core';
-import type { AuthorizeOptions, HttpService } from '@sl-accounts/http';
-import { accounts as middleware, bodyErrors, sendAnswer, type Next } from '@sl-accounts/http-node';
+import type { User } from '@sl-accounts/service/core';
+import type { AuthorizeOptions, HttpService } from '@sl-accounts/service/http';
+import { accounts as middleware, bodyErrors, sendAnswer, type Next } from '@sl-accounts/service/http-node';
 
 /**
  * What Express hands a middleware, as far as the adapter reads it: Express's own types fit, and its

@@ -1,6 +1,6 @@
 import type { preHandlerAsyncHookHandler } from 'fastify';
-import type { User } from '@sl-accounts/core';
-import type { AuthorizeOptions, HttpService } from '@sl-accounts/http';
+import type { User } from '@sl-accounts/service/core';
+import type { AuthorizeOptions, HttpService } from '@sl-accounts/service/http';
 import { send } from './send.ts';
 
 declare module 'fastify' {

@@ -7,8 +7,8 @@
  * its own routes only.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { HttpApi, HttpService } from '@sl-accounts/http';
-import { matchedPrefix, toHttpRequest } from '@sl-accounts/http-node';
+import type { HttpApi, HttpService } from '@sl-accounts/service/http';
+import { matchedPrefix, toHttpRequest } from '@sl-accounts/service/http-node';
 import { send } from './send.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { FastifyReply } from 'fastify';
-import { isStreamBody, type HttpAnswer } from '@sl-accounts/http';
+import { isStreamBody, type HttpAnswer } from '@sl-accounts/service/http';
 
 /**
  * Sends a contract answer through Fastify's reply, so the app's hooks (`onSend`, `onResponse`, its

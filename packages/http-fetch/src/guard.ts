@@ -1,5 +1,5 @@
-import type { User } from '@sl-accounts/core';
-import { isStreamBody, type AuthorizeOptions, type HttpAnswer, type HttpService } from '@sl-accounts/http';
+import type { User } from '@sl-accounts/service/core';
+import { isStreamBody, type AuthorizeOptions, type HttpAnswer, type HttpService } from '@sl-accounts/service/http';
 
 /** The guard's outcome: the signed-in user, or the `Response` to send instead. */
 export type SessionResult = User | Response;

@@ -1,4 +1,4 @@
-import type { HttpService } from '@sl-accounts/http';
+import type { HttpService } from '@sl-accounts/service/http';
 
 /** A Next.js route module's handlers, one per method: `export const { GET, POST, ... } = toNextJsHandler(service)`. */
 export interface NextJsHandlers {

@@ -9,8 +9,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { basePath as routeBasePath } from 'hono/route';
-import { requestPath, type HttpApi, type HttpService } from '@sl-accounts/http';
-import { toHttpRequest } from '@sl-accounts/http-node';
+import { requestPath, type HttpApi, type HttpService } from '@sl-accounts/service/http';
+import { toHttpRequest } from '@sl-accounts/service/http-node';
 import { toResponse } from './response.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import type { User } from '@sl-accounts/core';
-import type { AuthorizeOptions, HttpService } from '@sl-accounts/http';
+import type { User } from '@sl-accounts/service/core';
+import type { AuthorizeOptions, HttpService } from '@sl-accounts/service/http';
 import { toResponse } from './response.ts';
 
 /** What the guard sets: `c.get('user')`. */

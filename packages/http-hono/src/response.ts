@@ -1,4 +1,4 @@
-import { isStreamBody, type HttpAnswer } from '@sl-accounts/http';
+import { isStreamBody, type HttpAnswer } from '@sl-accounts/service/http';
 
 /** A contract answer as a web `Response`: its status, headers and body as they are (a stream stays one; Hono drops the body of a HEAD answer). */
 export function toResponse(answer: HttpAnswer): Response {

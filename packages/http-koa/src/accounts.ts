@@ -7,8 +7,8 @@
 import type { IncomingMessage } from 'node:http';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context, Next } from 'koa';
-import type { HostBody, HttpApi, HttpService } from '@sl-accounts/http';
-import { matchedPrefix, toHttpRequest } from '@sl-accounts/http-node';
+import type { HostBody, HttpApi, HttpService } from '@sl-accounts/service/http';
+import { matchedPrefix, toHttpRequest } from '@sl-accounts/service/http-node';
 import { send } from './send.ts';
 
 /** Koa's request as koa-bodyparser and `@koa/bodyparser` leave it. */

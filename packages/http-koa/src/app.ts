@@ -1,6 +1,6 @@
 import Koa, { type Middleware } from 'koa';
-import { logClientFault, type HttpService, type Logger } from '@sl-accounts/http';
-import { toHttpRequest } from '@sl-accounts/http-node';
+import { logClientFault, type HttpService, type Logger } from '@sl-accounts/service/http';
+import { toHttpRequest } from '@sl-accounts/service/http-node';
 import { hostBodyOf } from './accounts.ts';
 import { send } from './send.ts';
 

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { AuthorizeOptions, HttpService } from '@sl-accounts/http';
+import type { AuthorizeOptions, HttpService } from '@sl-accounts/service/http';
 import { send } from './send.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Context } from 'koa';
-import { isStreamBody, type HttpAnswer } from '@sl-accounts/http';
+import { isStreamBody, type HttpAnswer } from '@sl-accounts/service/http';
 
 /**
  * Writes a contract answer the Koa way (`ctx.status`, `ctx.body`), so the app's own middleware sees

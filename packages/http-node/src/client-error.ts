@@ -4,7 +4,7 @@
  * listener answers the same way and logs one short line, since any client can cause any number.
  */
 import type { Duplex } from 'node:stream';
-import { logClientFault, type Logger } from '@sl-accounts/http';
+import { logClientFault, type Logger } from '@sl-accounts/service/http';
 
 /** Node's own answers to a request it could not parse (as its default listener sends them). */
 const ANSWERS: Readonly<Record<string, string>> = {

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { isStreamBody, type HostBody, type HttpAnswer, type HttpRequest } from '@sl-accounts/http';
+import { isStreamBody, type HostBody, type HttpAnswer, type HttpRequest } from '@sl-accounts/service/http';
 import { answeredByStop } from './stop.ts';
 
 /**

@@ -16,7 +16,7 @@
  * node's own `requireHostHeader` (on by default) already answers 400 to HTTP/1.1 without `Host`.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { errorResponse, nextRequestId, requestPath, type Logger } from '@sl-accounts/http';
+import { errorResponse, nextRequestId, requestPath, type Logger } from '@sl-accounts/service/http';
 
 /** Why the request's framing is faulty, or `undefined` when it is not. */
 export function faultyFraming(req: IncomingMessage): string | undefined {

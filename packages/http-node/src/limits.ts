@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import { DEFAULT_IPV6_PREFIX, canonicalIp, clientKey } from '@sl-accounts/core';
-import type { Logger } from '@sl-accounts/http';
+import { DEFAULT_IPV6_PREFIX, canonicalIp, clientKey } from '@sl-accounts/service/core';
+import type { Logger } from '@sl-accounts/service/http';
 import { InFlight } from './in-flight.ts';
 
 /** What one client may hold of the HTTP server (pnpm start reads them from the environment). */

@@ -5,8 +5,8 @@
  * that answers a body parser's failure on the service's paths the contract's way.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isHostBodyError, requestPath, type AuthorizeOptions, type HostBody, type HttpApi, type HttpService } from '@sl-accounts/http';
-import type { User } from '@sl-accounts/core';
+import { isHostBodyError, requestPath, type AuthorizeOptions, type HostBody, type HttpApi, type HttpService } from '@sl-accounts/service/http';
+import type { User } from '@sl-accounts/service/core';
 import { sendAnswer, toHttpRequest } from './convert.ts';
 
 /**

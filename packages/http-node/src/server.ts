@@ -5,7 +5,7 @@
  * that drops no request that reached the socket (stop.ts).
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { silentLogger, type Logger } from '@sl-accounts/http';
+import { silentLogger, type Logger } from '@sl-accounts/service/http';
 import { answerClientError } from './client-error.ts';
 import { refuseFaultyFraming } from './framing.ts';
 import { cutSlowReaders, limitConnections, serverOptions, type HttpLimits } from './limits.ts';

@@ -21,7 +21,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
-import { errorResponse, type Logger } from '@sl-accounts/http';
+import { errorResponse, type Logger } from '@sl-accounts/service/http';
 import { InFlight } from './in-flight.ts';
 
 /** What the stop knows of an open connection. */

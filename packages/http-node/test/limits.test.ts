@@ -6,7 +6,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '@sl-accounts/http';
+import { silentLogger } from '@sl-accounts/service/http';
 // Internals of this package (users get them through hardenServer and createNodeServer).
 import { cutSlowReaders, defaultMaxConnections, limitConnections, openFilesLimit } from '../src/limits.ts';
 

@@ -3,7 +3,7 @@
  * API operation, document, `/mcp` request, unknown path and wrong method the same way in any host. A
  * host adapter only copies the request in and the answer out.
  */
-import { Unauthenticated, countedLimits, isDomainError, type Accounts, type User } from '@sl-accounts/core';
+import { Unauthenticated, countedLimits, isDomainError, type Accounts, type User } from '@sl-accounts/service/core';
 import { isVerified, type AuthorizeOptions, type Authorization } from './authorize.ts';
 import { baseUrlOf, originHeaders, requestOrigin } from './base-url.ts';
 import { hostBodyError } from './body.ts';
@@ -36,13 +36,13 @@ export interface HttpApiOptions {
   readonly publicUrl?: string | undefined;
   /**
    * Documents to serve beside the operations, with GET and HEAD: the discovery documents of
-   * `@sl-accounts/discovery` (`discoveryDocuments`), the docs page and the MCP server card among them.
+   * `@sl-accounts/service/discovery` (`discoveryDocuments`), the docs page and the MCP server card among them.
    * As a function of the base path, they follow the service wherever a host mounts it (see
    * `HttpRequest.mountPath`); as a list, they are served as they are under every mount. None by
    * default: the contract alone serves the API.
    */
   readonly documents?: readonly DocumentRoute[] | ((basePath: string) => readonly DocumentRoute[]);
-  /** The MCP endpoint (`createMcpEndpoint` of `@sl-accounts/mcp`), served at `<base>/mcp` for every method. None by default. */
+  /** The MCP endpoint (`createMcpEndpoint` of `@sl-accounts/service/mcp`), served at `<base>/mcp` for every method. None by default. */
   readonly mcp?: McpHandler | undefined;
   /**
    * The path the service is mounted under (`BASE_PATH`, e.g. `/accounts`); '' or absent for the root.

@@ -1,4 +1,4 @@
-import type { User } from '@sl-accounts/core';
+import type { User } from '@sl-accounts/service/core';
 import type { HttpAnswer } from './http-types.ts';
 
 /** What a host's route asks of the signed-in user, through any adapter's `requireSession(service, options)`. */

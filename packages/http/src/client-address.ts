@@ -1,4 +1,4 @@
-import { canonicalIp, UNKNOWN_CLIENT } from '@sl-accounts/core';
+import { canonicalIp, UNKNOWN_CLIENT } from '@sl-accounts/service/core';
 import { headerValue, type HttpRequest } from './http-types.ts';
 import type { Logger } from './logger.ts';
 

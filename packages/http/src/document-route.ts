@@ -3,7 +3,7 @@ import type { HttpAnswer, HttpRequest } from './http-types.ts';
 /**
  * A read-only resource that `createHttpApi` serves with GET and HEAD beside the operations (its
  * `documents` option): routed, answered 405 for other methods, and given CORS and `Vary` as it
- * declares. `@sl-accounts/discovery` makes the discovery documents as such routes.
+ * declares. `@sl-accounts/service/discovery` makes the discovery documents as such routes.
  */
 export interface DocumentRoute {
   /** The path below the mount path (`/openapi.json`), or at the origin's root for `/.well-known/` ones. */

@@ -1,4 +1,4 @@
-import { isDomainError, type DomainErrorCode, type FieldIssue } from '@sl-accounts/core';
+import { isDomainError, type DomainErrorCode, type FieldIssue } from '@sl-accounts/service/core';
 import { jsonAnswer, type HttpAnswer } from './http-types.ts';
 import type { Logger } from './logger.ts';
 import { clearedSessionCookie } from './session-cookie.ts';
@@ -82,6 +82,7 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   provider_unavailable: 503,
   sign_in_refused: 400,
   last_sign_in_method: 409,
+  account_locked: 403,
 };
 
 /** A client error found by the transport (body rules, routing); its message is safe to show. */

@@ -1,5 +1,5 @@
 /**
- * The example values of the contract (`@sl-accounts/http/examples`): the route table gives each
+ * The example values of the contract (`@sl-accounts/service/http/examples`): the route table gives each
  * request body, path parameter and response one, and the discovery documents show them. Every
  * example describes one account's life, in the order the documents tell it: the signup example and
  * then the login example, sent as they are, sign that account up and in (the docs' "Test Request"
@@ -28,7 +28,7 @@ import {
   type ContactInput,
   type LoginInput,
   type SignupInput,
-} from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
 import { BODY_LIMIT_BYTES, UNSUPPORTED_ENCODING, tooLarge } from './body.ts';
 import { CROSS_SITE_REFUSED } from './cross-site.ts';
 import { HttpError, answerForThrown } from './errors.ts';
@@ -166,6 +166,7 @@ export const ERROR_EXAMPLES = {
   passkeyNotFound: errorExample(new NotFound('Passkey')),
   passkeyRefused: errorExample(new InvalidCredentials('The passkey was not accepted')),
   badRegistration: errorExample(new ValidationError([{ path: 'response', message: 'is not a valid answer to a passkey registration of this account (it may have expired: ask for new options)' }])),
+  badCursor: errorExample(new ValidationError([{ path: 'cursor', message: 'is not a cursor this API gave' }])),
   badResetToken: errorExample(new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }])),
   crossSite: errorExample(new HttpError(403, CROSS_SITE_REFUSED, 'cross_site')),
   notJson: errorExample(new HttpError(400, 'Content-Type must be application/json', 'json_required')),
@@ -185,4 +186,37 @@ export const ERROR_EXAMPLES = {
   providerUnavailable: errorExample(new ProviderUnavailable()),
   identityNotFound: errorExample(new NotFound('Identity')),
   lastSignInMethod: errorExample(new LastSignInMethod()),
+} as const;
+
+/** One event of `GET /api/me/activity`. */
+const EXAMPLE_EVENT = {
+  id: '42',
+  type: 'signed-in',
+  at: EXAMPLE_TIME,
+  count: 1,
+  clientIp: '203.0.113.7',
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',
+  actor: null,
+  details: { method: 'password', newDevice: false },
+} as const;
+/** `GET /api/me/activity`'s answer. */
+export const EXAMPLE_ACTIVITY = {
+  ok: true,
+  events: [EXAMPLE_EVENT, { id: '41', type: 'sign-in-failed', at: '2025-12-31T11:58:00.000Z', count: 3, clientIp: '198.51.100.23', userAgent: 'curl/8.5.0', actor: null, details: {} }],
+  nextCursor: null,
+} as const;
+/** `GET /api/me/export`'s answer. */
+export const EXAMPLE_EXPORT = {
+  ok: true,
+  export: {
+    exportedAt: EXAMPLE_TIME,
+    profile: { id: 1, name: 'Ada Lovelace', email: 'ada@example.com', emailVerified: true, locked: false },
+    sessions: [{ id: '4f9c2a4e-6d1b-4b5e-9a7c-2f1d8e3b6a90', createdAt: EXAMPLE_TIME, expiresAt: '2026-01-08T12:00:00.000Z' }],
+    secondFactors: { totp: { enabled: true, createdAt: '2025-12-01T09:00:00.000Z' }, recoveryCodesLeft: 9 },
+    passkeys: [{ id: 'AbC123_-xyz', name: 'Laptop', createdAt: '2025-12-02T10:00:00.000Z', lastUsedAt: EXAMPLE_TIME, transports: ['internal'] }],
+    pendingLinks: { emailLink: { purpose: 'change', email: 'ada@lovelace.example', createdAt: '2025-12-31T11:00:00.000Z', expiresAt: '2026-01-01T11:00:00.000Z' }, passwordReset: null },
+    identities: [],
+    activity: [EXAMPLE_EVENT],
+    contactMessages: [{ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello!', clientIp: '203.0.113.7', userAgent: null, receivedAt: '2025-12-20T15:00:00.000Z' }],
+  },
 } as const;

@@ -2,7 +2,7 @@
  * The HTTP contract of the account and contact service, framework-free: give `createHttpApi` the
  * core's use cases and hand its `handle` each request; write back the answer. Also the pieces other
  * transports and hosts share (body rules, client address, request ids, logging shape). The discovery
- * documents (`@sl-accounts/discovery`) and the docs page (`@sl-accounts/docs-page`) are served
+ * documents (`@sl-accounts/service/discovery`) and the docs page (`@sl-accounts/docs-page`) are served
  * through the `documents` option.
  */
 

@@ -2,7 +2,7 @@ import type { HttpAnswer, HttpRequest } from './http-types.ts';
 
 /**
  * What the contract hands `<base>/mcp` to: the shape of `createMcpEndpoint(...)` of
- * `@sl-accounts/mcp`, copied here so that neither the contract nor any host adapter needs the MCP
+ * `@sl-accounts/service/mcp`, copied here so that neither the contract nor any host adapter needs the MCP
  * SDK. Every request to that path, whatever its method, goes to `handle` with its body unread.
  */
 export interface McpHandler {

@@ -1,4 +1,4 @@
-import type { ReadBody, RequestMeta } from '@sl-accounts/core';
+import type { ReadBody, RequestMeta } from '@sl-accounts/service/core';
 import { readJsonBody } from './body.ts';
 import { requestOrigin } from './base-url.ts';
 import { HttpError } from './errors.ts';
@@ -70,7 +70,7 @@ export class OperationRequest {
   }
 
   /** The request target's query string, with its `?` (or ''). */
-  query(): string {
+  queryString(): string {
     const at = this.request.url.indexOf('?');
     return at < 0 ? '' : this.request.url.slice(at);
   }
@@ -80,6 +80,13 @@ export class OperationRequest {
     const value = this.#params[name];
     if (value === undefined) throw new Error(`the route has no {${name}} segment`);
     return value;
+  }
+
+  /** A query parameter's first value, or `null` when the request has none. */
+  query(name: string): string | null {
+    const url = this.request.url;
+    const at = url.indexOf('?');
+    return at < 0 ? null : new URLSearchParams(url.slice(at + 1)).get(name);
   }
 
   clientIp(): string {

@@ -1,4 +1,4 @@
-import type { RateLimitStatus } from '@sl-accounts/core';
+import type { RateLimitStatus } from '@sl-accounts/service/core';
 
 /**
  * `RateLimit-Policy` and `RateLimit` in draft-ietf-httpapi-ratelimit-headers-10 syntax: one list

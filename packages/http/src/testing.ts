@@ -1,5 +1,5 @@
 /**
- * Testing an app that embeds the service, in-process (`@sl-accounts/http/testing`): `request` hands
+ * Testing an app that embeds the service, in-process (`@sl-accounts/service/http/testing`): `request` hands
  * one request to `api.handle` as a host would, with no server and no socket, and gives back what a
  * test reads; `ManualClock` moves time without waiting; `testHasher` hashes passwords at no cost.
  * Not part of the production surface.
@@ -12,9 +12,9 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { HttpApi } from './api.ts';
 import { isStreamBody, type HttpRequest } from './http-types.ts';
 
-export { ManualClock } from '@sl-accounts/core/testing';
-export { testHasher } from '@sl-accounts/core/testing';
-export { captureMail, type CapturedMail, type SentMail } from '@sl-accounts/core/testing';
+export { ManualClock } from '@sl-accounts/service/core/testing';
+export { testHasher } from '@sl-accounts/service/core/testing';
+export { captureMail, type CapturedMail, type SentMail } from '@sl-accounts/service/core/testing';
 
 export interface TestRequestOptions {
   /** A value sent as the JSON body, with `Content-Type: application/json`. */

@@ -4,7 +4,7 @@
  * test/discovery/hosts.test.ts's; these are the rules themselves.)
  */
 import { describe, expect, it } from 'vitest';
-import { baseUrlOf, type HttpRequest } from '@sl-accounts/http';
+import { baseUrlOf, type HttpRequest } from '@sl-accounts/service/http';
 // Internals of this package: what the contract accepts as a host, and the request's origin.
 import { checkedHost, originHeaders, requestOrigin } from '../src/base-url.ts';
 

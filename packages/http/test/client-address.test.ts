@@ -3,7 +3,7 @@
  * outermost trusted proxy appended; never what the client wrote itself.
  */
 import { describe, expect, it } from 'vitest';
-import { clientAddress, type HttpRequest, type Logger } from '@sl-accounts/http';
+import { clientAddress, type HttpRequest, type Logger } from '@sl-accounts/service/http';
 
 const from = (remoteAddress: string | undefined, forwardedFor?: string): HttpRequest => ({
   method: 'POST',

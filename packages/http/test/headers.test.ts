@@ -1,6 +1,6 @@
 /** What the contract writes and reads in headers: its cookies, the RateLimit headers, JSON media types. */
 import { describe, expect, it } from 'vitest';
-import { DEVICE_COOKIE, SESSION_COOKIE, clearedSessionCookie, deviceCookie, isJsonMediaType, sessionCookie } from '@sl-accounts/http';
+import { DEVICE_COOKIE, SESSION_COOKIE, clearedSessionCookie, deviceCookie, isJsonMediaType, sessionCookie } from '@sl-accounts/service/http';
 // An internal of this package: the RateLimit headers of the statuses a use case counted.
 import { rateLimitHeaders } from '../src/rate-limit-headers.ts';
 

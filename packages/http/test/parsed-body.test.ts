@@ -4,7 +4,7 @@
  * recursion, so any depth JSON.parse reads is answered like any other body (issue 25).
  */
 import { describe, expect, it } from 'vitest';
-import { BODY_LIMIT_BYTES, HttpError, readJsonBody } from '@sl-accounts/http';
+import { BODY_LIMIT_BYTES, HttpError, readJsonBody } from '@sl-accounts/service/http';
 
 const read = (parsed: unknown) =>
   readJsonBody({ method: 'POST', url: '/api/login', headers: { 'content-type': 'application/json' }, remoteAddress: undefined, body: null, hostBody: { parsed } });

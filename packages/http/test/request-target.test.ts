@@ -3,7 +3,7 @@
  * `normaliseBasePath` is what BASE_PATH may be.
  */
 import { describe, expect, it } from 'vitest';
-import { headerValue, normaliseBasePath, requestPath } from '@sl-accounts/http';
+import { headerValue, normaliseBasePath, requestPath } from '@sl-accounts/service/http';
 
 describe('requestPath', () => {
   it.each([

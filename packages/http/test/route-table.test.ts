@@ -3,10 +3,11 @@
  * and listed once, and the answers its traits imply derived rather than written again.
  */
 import { describe, expect, it } from 'vitest';
-import { API_ROUTES, type ApiRoute } from '@sl-accounts/http';
-import { ERROR_EXAMPLES } from '@sl-accounts/http/examples';
+import { API_ROUTES, type ApiRoute } from '@sl-accounts/service/http';
+import { ERROR_EXAMPLES } from '@sl-accounts/service/http/examples';
 // Internals of this package: the resource files the table is assembled from.
 import * as account from '../src/routes/account.ts';
+import * as activity from '../src/routes/activity.ts';
 import * as contact from '../src/routes/contact.ts';
 import * as health from '../src/routes/health.ts';
 import * as identity from '../src/routes/identity.ts';
@@ -16,7 +17,7 @@ import * as secondFactor from '../src/routes/second-factor.ts';
 import * as sessions from '../src/routes/sessions.ts';
 import * as signInProviders from '../src/routes/sign-in-providers.ts';
 
-const RESOURCES = { account, contact, health, identity, login, passkeys, secondFactor, sessions, signInProviders };
+const RESOURCES = { account, activity, contact, health, identity, login, passkeys, secondFactor, sessions, signInProviders };
 /** Every route as its resource file declares it, by the name it is exported under. */
 const declared: [name: string, route: ApiRoute][] = Object.values(RESOURCES).flatMap((module) => Object.entries(module as Record<string, ApiRoute>));
 const declarationOf = (route: ApiRoute) => declared.find(([, d]) => d.operationId === route.operationId)![1];

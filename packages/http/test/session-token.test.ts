@@ -3,8 +3,8 @@
  * operations and a host's guard (`authorize`, `session`) read it through alike.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '@sl-accounts/http';
-import { ManualClock, request, testHasher } from '@sl-accounts/http/testing';
+import { silentLogger } from '@sl-accounts/service/http';
+import { ManualClock, request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 // An internal of this package: the one reader of the session cookie.

@@ -1,9 +1,9 @@
 /**
- * `@sl-accounts/http/testing`: `request` hands a request to `api.handle` as a host would and gives
+ * `@sl-accounts/service/http/testing`: `request` hands a request to `api.handle` as a host would and gives
  * back what a test reads; the service is the real one, on the memory store.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, request, testHasher } from '@sl-accounts/http/testing';
+import { ManualClock, request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 

@@ -1,6 +1,6 @@
 import { createTransport } from 'nodemailer';
 import { encodeWord } from 'nodemailer/lib/mime-funcs';
-import type { Mailer, OutgoingMail } from '@sl-accounts/core';
+import type { Mailer, OutgoingMail } from '@sl-accounts/service/core';
 
 /**
  * A subject as its reader is to see it. nodemailer encodes what needs encoding, but passes a valid

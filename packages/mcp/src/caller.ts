@@ -1,5 +1,5 @@
 /** The types the endpoint and its lazily imported fetch handler share (no runtime code). */
-import type { HostBody } from '@sl-accounts/http';
+import type { HostBody } from '@sl-accounts/service/http';
 
 /** Who is calling, as the host determined it. */
 export interface McpCaller {

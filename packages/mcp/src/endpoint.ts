@@ -1,11 +1,11 @@
 /**
  * `/mcp` on Streamable HTTP (official SDK, stateless), as the contract's `McpHandler`: the HTTP
- * contract of `@sl-accounts/http` routes `<base>/mcp` here (`createHttpApi({ mcp })`), so every host
+ * contract of `@sl-accounts/service/http` routes `<base>/mcp` here (`createHttpApi({ mcp })`), so every host
  * serves it through its one adapter. A web-standard `fetch` is there too. The SDK is imported on the
  * first request to /mcp, not at start-up.
  */
-import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl-accounts/core';
-import { headerValue, normaliseBasePath, silentLogger, type DocumentRoute, type HttpAnswer, type HttpRequest, type Logger, type McpContext, type McpHandler } from '@sl-accounts/http';
+import { DEFAULT_SERVICE_NAME, type Accounts } from '@sl-accounts/service/core';
+import { headerValue, normaliseBasePath, silentLogger, type DocumentRoute, type HttpAnswer, type HttpRequest, type Logger, type McpContext, type McpHandler } from '@sl-accounts/service/http';
 import type { McpCaller, McpFetch } from './caller.ts';
 import { jsonRpcError } from './json-rpc.ts';
 import { lazily } from './lazily.ts';
@@ -30,7 +30,7 @@ export interface McpEndpointOptions {
 export interface McpEndpoint extends McpHandler {
   /**
    * The server card at `/.well-known/mcp/server-card.json` and `<basePath>/mcp/server-card`, as
-   * documents for `discoveryDocuments({ extra })` of `@sl-accounts/discovery`, pointing at `<basePath>/mcp`.
+   * documents for `discoveryDocuments({ extra })` of `@sl-accounts/service/discovery`, pointing at `<basePath>/mcp`.
    */
   documents(basePath?: string): DocumentRoute[];
   /**

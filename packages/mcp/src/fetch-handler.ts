@@ -4,8 +4,8 @@
  * so the endpoint imports this module on its first request, not at start-up (see `endpoint.ts`).
  */
 import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from '@modelcontextprotocol/server';
-import type { Accounts, RequestMeta } from '@sl-accounts/core';
-import { BODY_LIMIT_BYTES, HttpError, isJsonMediaType, readJsonBody, type HostBody, type Logger } from '@sl-accounts/http';
+import type { Accounts, RequestMeta } from '@sl-accounts/service/core';
+import { BODY_LIMIT_BYTES, HttpError, isJsonMediaType, readJsonBody, type HostBody, type Logger } from '@sl-accounts/service/http';
 import { batchRefusal } from './batch.ts';
 import { optionsResponse, withCors } from './cors.ts';
 import type { McpCaller, McpFetch } from './caller.ts';

@@ -10,9 +10,9 @@ import {
   type JsonSchemaValidator,
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
-import { isDomainError, type Accounts, type RequestMeta } from '@sl-accounts/core';
-import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument } from '@sl-accounts/discovery';
-import type { ErrorBody } from '@sl-accounts/http';
+import { isDomainError, type Accounts, type RequestMeta } from '@sl-accounts/service/core';
+import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument } from '@sl-accounts/service/discovery';
+import type { ErrorBody } from '@sl-accounts/service/http';
 import { MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The MCP server card (SEP-2127 draft): what an MCP client needs to know before it connects to `/mcp`.
  */
-import { API_VERSION } from '@sl-accounts/discovery';
-import type { DocumentRoute } from '@sl-accounts/http';
+import { API_VERSION } from '@sl-accounts/service/discovery';
+import type { DocumentRoute } from '@sl-accounts/service/http';
 import Negotiator from 'negotiator';
 import { MCP_PATH, MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { MCP_PROTOCOL_VERSIONS } from '@sl-accounts/mcp';
+import { MCP_PROTOCOL_VERSIONS } from '@sl-accounts/service/mcp';
 import { lazily } from '../src/lazily.ts';
 import { MODERN_REVISION } from '../src/protocol.ts';
 

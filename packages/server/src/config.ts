@@ -25,9 +25,10 @@ import {
   type SecurityNoticeOptions,
   type RetrySchedule,
   type IdentityProviderOptions,
-} from '@sl-accounts/core';
-import { normaliseBasePath } from '@sl-accounts/http';
-import type { HttpLimits } from '@sl-accounts/http-node';
+} from '@sl-accounts/service/core';
+import { normaliseBasePath } from '@sl-accounts/service/http';
+import type { HttpLimits } from '@sl-accounts/service/http-node';
+import { parseAdminTokens, type AdminConfig } from './admin.ts';
 import { DEFAULT_DB_TIMEOUT_MS, parsePGliteSettings } from '@sl-accounts/store-postgres/settings';
 import { DEFAULT_RATE_LIMIT_KEYS } from '@sl-accounts/store-memory';
 /** The file name only: the store itself (and node:sqlite) is loaded when STORE=sqlite opens it. */
@@ -99,6 +100,10 @@ export interface Config {
   readonly logFormat: LogFormat | undefined;
   /** `undefined`: no metrics (METRICS_PORT unset). */
   readonly metrics: MetricsConfig | undefined;
+  /** `undefined`: no operator's API (ADMIN_PORT unset). */
+  readonly admin?: AdminConfig | undefined;
+  /** Days the activity log keeps an event (ACTIVITY_RETENTION_DAYS); default 90. */
+  readonly activityRetentionDays?: number;
   readonly http: HttpLimits;
   readonly mail: MailConfig;
   /** SECRETS_KEY (base64 of 32 bytes), or `undefined` (see `production`). */
@@ -212,6 +217,19 @@ const Env = z
     METRICS_PORT: optional(z.coerce.number().int().min(0).max(65_535)),
     // Loopback by default: the metrics describe the service to its operators, not to its users.
     METRICS_HOST: optional(z.string()).default('127.0.0.1'),
+    // The operator's API (issue 43): off unless ADMIN_PORT is set; loopback by default, as the metrics.
+    ADMIN_PORT: optional(z.coerce.number().int().min(0).max(65_535)),
+    ADMIN_HOST: optional(z.string()).default('127.0.0.1'),
+    ADMIN_TOKENS: optional(
+      z.string().superRefine((value, ctx) => {
+        try {
+          parseAdminTokens(value);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^ADMIN_TOKENS: /, '') });
+        }
+      }),
+    ),
+    ACTIVITY_RETENTION_DAYS: optional(z.coerce.number().int().min(1).max(36_500)),
     DB_TIMEOUT_MS: milliseconds(DEFAULT_DB_TIMEOUT_MS),
     HEADERS_TIMEOUT_MS: milliseconds(10_000),
     REQUEST_TIMEOUT_MS: milliseconds(30_000),
@@ -234,6 +252,7 @@ const Env = z
     NODE_ENV: optional(z.string()),
   })
   .superRefine((env, ctx) => {
+    if (env.ADMIN_PORT !== undefined && !env.ADMIN_TOKENS) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKENS'], message: 'ADMIN_PORT needs ADMIN_TOKENS (name:token pairs)' });
     if (env.STORE === 'postgres' && !env.DATABASE_URL) ctx.addIssue({ code: 'custom', path: ['STORE'], message: 'STORE=postgres needs DATABASE_URL' });
     // The headers are part of the request, and Node refuses the opposite.
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
@@ -277,6 +296,8 @@ const Env = z
       logLevel: env.LOG_LEVEL,
       logFormat: env.LOG_FORMAT,
       metrics: env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST },
+      ...(env.ADMIN_PORT === undefined ? {} : { admin: { port: env.ADMIN_PORT, host: env.ADMIN_HOST, tokens: parseAdminTokens(env.ADMIN_TOKENS!) } }),
+      ...(env.ACTIVITY_RETENTION_DAYS === undefined ? {} : { activityRetentionDays: env.ACTIVITY_RETENTION_DAYS }),
       http: {
         headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
         requestTimeoutMs: env.REQUEST_TIMEOUT_MS,

@@ -12,7 +12,7 @@
  */
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { logClientFault } from '@sl-accounts/http';
+import { logClientFault } from '@sl-accounts/service/http';
 import { serviceMiddleware } from '@sl-accounts/http-koa';
 import { runMain } from './run.ts';
 import type { ListenerFactory, Service } from './serve.ts';

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import type * as PinoPrettyModule from 'pino-pretty';
-import { DEFAULT_SERVICE_NAME } from '@sl-accounts/core';
+import { DEFAULT_SERVICE_NAME } from '@sl-accounts/service/core';
 import type { Config, LogFormat } from './config.ts';
 
 /** The format for `stdout` when none is configured: readable on a terminal, JSON elsewhere. */

@@ -2,8 +2,8 @@
  * The mail side of the configuration: the mailer that MAIL settings choose (SMTP, or the log) and
  * how the service's outbox worker runs. The worker itself is `createService`'s.
  */
-import type { Mailer } from '@sl-accounts/core';
-import type { Logger } from '@sl-accounts/http';
+import type { Mailer } from '@sl-accounts/service/core';
+import type { Logger } from '@sl-accounts/service/http';
 import { logMailer, type MailOptions } from '@sl-accounts/service';
 import type { MailConfig } from './config.ts';
 
@@ -28,7 +28,7 @@ export async function configuredMail(
   logger: Logger,
   hooks: Pick<MailOptions, 'onSent' | 'onAttemptFailed' | 'onDropped'> = {},
 ): Promise<{ readonly mailer: Mailer; readonly mail: MailOptions; close(): void }> {
-  const smtp = config.smtp ? (await import('@sl-accounts/mail-smtp')).createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
+  const smtp = config.smtp ? (await import('@sl-accounts/service/mail-smtp')).createSmtpMailer({ url: config.smtp.url, from: config.from, timeoutMs: config.smtp.timeoutMs }) : undefined;
   return {
     mailer: smtp ?? logMailer(logger),
     mail: { messageIdDomain: senderDomain(config.from), pollMs: config.pollMs, leaseMs: config.leaseMs, retry: config.retry, logSent: smtp !== undefined, ...hooks },

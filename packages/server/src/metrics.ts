@@ -10,8 +10,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, INBOX_POLICY, MAIL_KINDS, PROFILE_SESSION_POLICY, SESSION_PASSWORD_POLICY, isDomainError, type Accounts, type DroppedMail, type MailOutbox, type SessionCacheStats } from '@sl-accounts/core';
-import { pathPattern, requestPath } from '@sl-accounts/http';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, INBOX_POLICY, MAIL_KINDS, PROFILE_SESSION_POLICY, SESSION_PASSWORD_POLICY, isDomainError, type Accounts, type DroppedMail, type MailOutbox, type SessionCacheStats } from '@sl-accounts/service/core';
+import { pathPattern, requestPath } from '@sl-accounts/service/http';
 import type { PoolStats } from '@sl-accounts/store-postgres';
 import type { MetricsConfig } from './config.ts';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import type { Store } from '@sl-accounts/core';
-import type { Logger } from '@sl-accounts/http';
+import type { Store } from '@sl-accounts/service/core';
+import type { Logger } from '@sl-accounts/service/http';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import type { PoolStats, PostgresStore } from '@sl-accounts/store-postgres';
 import type { StoreConfig } from './config.ts';

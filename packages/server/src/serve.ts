@@ -1,21 +1,22 @@
 /**
  * The server: the service (`createService` of `@sl-accounts/service`, composed from the configuration:
  * the store it names, the hasher at its cost, SMTP or the log, the docs page) on a hardened
- * node:http server (`@sl-accounts/http-node`), under whichever request listener the caller makes of
+ * node:http server (`@sl-accounts/service/http-node`), under whichever request listener the caller makes of
  * the service (the Koa adapter for `pnpm start`, plain node:http in examples/node-http), with
  * metrics when asked for and a graceful stop. Nothing here knows a framework.
  */
 import type { RequestListener, Server } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
-import { DEFAULT_PBKDF2_ITERATIONS, developmentSecretBox, Pbkdf2PasswordHasher, secretBox, type Accounts, type AccountsOptions, type Clock, type SecretBox, type TokenGenerator } from '@sl-accounts/core';
+import { DEFAULT_PBKDF2_ITERATIONS, developmentSecretBox, Pbkdf2PasswordHasher, secretBox, type Accounts, type AccountsOptions, type Clock, type SecretBox, type TokenGenerator } from '@sl-accounts/service/core';
 import { apiReferencePage } from '@sl-accounts/docs-page';
-import type { Logger } from '@sl-accounts/http';
-import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/http-node';
+import type { Logger } from '@sl-accounts/service/http';
+import { createNodeServer, deprioritizeThreadPool } from '@sl-accounts/service/http-node';
 import { createService, type Service as ComposedService } from '@sl-accounts/service';
 import type { Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { configuredMail, mailSummary } from './mail.ts';
 import { openStore, storeSummary, type ConfiguredStore } from './open-store.ts';
+import { listenAdmin } from './admin.ts';
 import type { ServiceMetrics } from './metrics.ts';
 
 /** What a request listener serves: the composed service (its `api` answers every path, `/mcp` included). */
@@ -23,7 +24,7 @@ export type Service = ComposedService;
 
 /**
  * What the caller runs the service under: a function from the service to a node:http request
- * listener (a Koa app's `callback()`, an Express app, `accounts` of `@sl-accounts/http-node`).
+ * listener (a Koa app's `callback()`, an Express app, `accounts` of `@sl-accounts/service/http-node`).
  */
 export type ListenerFactory = (service: Service) => RequestListener;
 
@@ -122,6 +123,7 @@ export async function configureService(config: Config, overrides: ServerOverride
       ...(overrides.rateLimits ? { rateLimits: overrides.rateLimits } : {}),
       ...(config.mail.contactTo === undefined ? {} : { contactTo: config.mail.contactTo }),
       identityProviders: config.identityProviders,
+      ...(config.activityRetentionDays === undefined ? {} : { activityRetentionDays: config.activityRetentionDays }),
     },
     logger,
     basePath: config.basePath,
@@ -173,6 +175,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
     metrics.observeRequests(server, served);
   }
   let metricsUrl: string | undefined;
+  let admin: Awaited<ReturnType<typeof listenAdmin>> | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -182,8 +185,10 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
       });
     });
     if (metrics && config.metrics) metricsUrl = await metrics.listen(config.metrics);
+    if (config.admin) admin = await listenAdmin(service.admin, config.admin, logger);
   } catch (error) {
     server.close();
+    await admin?.close();
     await configured.close();
     throw error;
   }
@@ -205,6 +210,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
       ...storeSummary(config.store),
       docs: `${url}${config.basePath}/docs/api`,
       ...(metricsUrl ? { metrics: metricsUrl } : {}),
+      ...(admin ? { admin: admin.url, operators: config.admin!.tokens.map((t) => t.name) } : {}),
       mail: mailSummary(config.mail),
       contactTo: config.mail.contactTo ?? null,
       maxConnections,
@@ -224,7 +230,7 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
       (closing ??= (async () => {
         // Keep-alive clients leave once their answer is written, instead of holding the stop up; the
         // service stops its mail worker meanwhile and closes the store once the requests are done.
-        await configured.close(node.close(DRAIN_MS));
+        await configured.close(Promise.all([node.close(DRAIN_MS), admin?.close()]));
       })()),
   };
 }

@@ -12,8 +12,8 @@ import {
   type MailOutbox,
   type MailWorkerOptions,
   type QueuedMail,
-} from '@sl-accounts/core';
-import type { Logger } from '@sl-accounts/http';
+} from '@sl-accounts/service/core';
+import type { Logger } from '@sl-accounts/service/http';
 
 /** How the outbox worker sends (see `startMailWorker` of the core); each has the core's default. */
 export interface MailOptions extends Partial<Pick<MailWorkerOptions, 'pollMs' | 'leaseMs' | 'retry'>> {
@@ -54,7 +54,7 @@ export function logMailer(logger: Logger): Mailer {
  * sees every mail it would have lost.
  */
 export function defaultMailer(logger: Logger | undefined): Mailer {
-  const advice = 'pass createService a mailer (createSmtpMailer({ url, from }) of @sl-accounts/mail-smtp)';
+  const advice = 'pass createService a mailer (createSmtpMailer({ url, from }) of @sl-accounts/service/mail-smtp)';
   if (logger) {
     logger.warn({}, `no mailer: mails are not sent but written to this log; ${advice}`);
     return logMailer(logger);

@@ -6,7 +6,7 @@
  * the URL's form only here.
  */
 import { z } from 'zod';
-import { normaliseBasePath } from '@sl-accounts/http';
+import { normaliseBasePath } from '@sl-accounts/service/http';
 
 /** An object with these methods (a port as the service calls it). */
 const withMethods = (what: string, ...methods: string[]) =>
@@ -33,7 +33,7 @@ const ServiceOptionsSchema = z.strictObject({
   clock: withMethods('a Clock', 'now').optional(),
   tokens: withMethods('a TokenGenerator', 'generate').optional(),
   accounts: z
-    .looseObject({ secrets: z.union([z.null(), withMethods('', 'seal', 'open')], 'must be a SecretBox (secretBox(SECRETS_KEY) of @sl-accounts/core, an object with seal() and open()) or null').optional() })
+    .looseObject({ secrets: z.union([z.null(), withMethods('', 'seal', 'open')], 'must be a SecretBox (secretBox(SECRETS_KEY) of @sl-accounts/service/core, an object with seal() and open()) or null').optional() })
     .optional(),
   logger: withMethods('a logger (pino fits)', 'debug', 'info', 'warn', 'error').optional(),
   basePath: z
@@ -51,7 +51,7 @@ const ServiceOptionsSchema = z.strictObject({
   trustProxy: z.int().min(0).max(MAX_TRUST_PROXY).optional(),
   docsPage: z.custom((value) => typeof value === 'function', 'must be a docs page (apiReferencePage of @sl-accounts/docs-page)').optional(),
   mcp: z.boolean().optional(),
-  mailer: withMethods('a Mailer (createSmtpMailer(...) of @sl-accounts/mail-smtp)', 'send').optional(),
+  mailer: withMethods('a Mailer (createSmtpMailer(...) of @sl-accounts/service/mail-smtp)', 'send').optional(),
   // Its numbers checked here: a pollMs of 'soon' or -1 was a timer firing every millisecond.
   mail: z.looseObject({ pollMs: z.int().min(1).optional(), leaseMs: z.int().min(1).optional(), droppedLogIntervalMs: z.int().min(1).optional(), messageIdDomain: z.string().min(1).optional() }).optional(),
   sessionCache: z.union([z.literal(false), z.looseObject({})]).optional(),

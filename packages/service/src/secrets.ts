@@ -5,7 +5,7 @@
  * is stored: the newest factor's secret must open under it, else the start is refused with one
  * line naming SECRETS_KEY, instead of every code answering an error later.
  */
-import { developmentSecretBox, secretContext, type SecretBox, type Store } from '@sl-accounts/core';
+import { developmentSecretBox, secretContext, type SecretBox, type Store } from '@sl-accounts/service/core';
 
 /** The box the service seals with, `null` for none; rejects when it cannot open what is stored. */
 export async function settleSecrets(given: SecretBox | null | undefined, store: Pick<Store, 'totp'>, warn: (message: string) => void, production = process.env.NODE_ENV === 'production'): Promise<SecretBox | null> {

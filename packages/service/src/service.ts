@@ -8,6 +8,8 @@ import {
   DEFAULT_SERVICE_NAME,
   cacheSessions,
   createAccounts,
+  createAdmin,
+  type AdminUseCases,
   startHousekeeping,
   systemClock,
   type Accounts,
@@ -20,10 +22,10 @@ import {
   type SessionCacheStats,
   type Store,
   type TokenGenerator,
-} from '@sl-accounts/core';
-import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/discovery';
-import { createHttpApi, normaliseBasePath, requestBase, silentLogger, type FetchHandler, type HttpApi, type Logger } from '@sl-accounts/http';
-import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/mcp';
+} from '@sl-accounts/service/core';
+import { RESET_PAGE_PATH, VERIFY_PAGE_PATH, discoveryDocuments, type DocsPage } from '@sl-accounts/service/discovery';
+import { createHttpApi, normaliseBasePath, requestBase, silentLogger, type FetchHandler, type HttpApi, type Logger } from '@sl-accounts/service/http';
+import { createMcpEndpoint, type McpEndpoint } from '@sl-accounts/service/mcp';
 import { defaultMailer, startMail, type MailOptions } from './mail.ts';
 import { checkServiceOptions } from './options.ts';
 import { settleSecrets } from './secrets.ts';
@@ -39,7 +41,7 @@ export interface ServiceOptions {
    * process), `createPostgresStore(...)` or `createPGliteStore(...)` of `@sl-accounts/store-postgres`. The service migrates it (when it can) and `close()` closes it.
    */
   readonly store: ServiceStore;
-  /** Default: PBKDF2-SHA256 at 600,000 iterations. Tests pass a cheap one (`@sl-accounts/core/testing`). */
+  /** Default: PBKDF2-SHA256 at 600,000 iterations. Tests pass a cheap one (`@sl-accounts/service/core/testing`). */
   readonly hasher?: PasswordHasher;
   /** Default: the system clock. Tests pass a `ManualClock` to move time without waiting. */
   readonly clock?: Clock;
@@ -87,7 +89,7 @@ export interface ServiceOptions {
   /** `/mcp` (served by `api`) and its server card; default on. `false`: neither is served, and the MCP SDK is never loaded. */
   readonly mcp?: boolean;
   /**
-   * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/mail-smtp`. Default, for
+   * Where the outbox's mails go: `createSmtpMailer(...)` of `@sl-accounts/service/mail-smtp`. Default, for
    * development only: no mail is sent, and the service says so once; each mail (reset links
    * included) is written to `logger` at info, or without a logger to standard error.
    */
@@ -120,6 +122,8 @@ export interface ServiceOptions {
 export interface Service {
   /** The use cases, for a host's own routes or scripts. */
   readonly accounts: Accounts;
+  /** The operator's use cases (find, lock, unlock, end sessions, …): what the admin API and the CLI call. */
+  readonly admin: AdminUseCases;
   /** The HTTP contract: `api.handle(request)` answers every operation, document and `/mcp` request; mount it with a host adapter. */
   readonly api: HttpApi;
   /**
@@ -198,6 +202,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     { onBackgroundError: (err) => logger.error({ err }, 'a password reset request could not be stored; no mail was queued'), ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets, identityProviders: [...(options.accounts?.identityProviders ?? []), ...(options.identityProviders ?? [])] },
   );
   const accounts = options.observeAccounts ? options.observeAccounts(created) : created;
+  // The operator's use cases (issue 43) over the same store and rules: the admin API and the CLI adapt them.
+  const admin = createAdmin(
+    { store: sessions?.store ?? store, clock, ...(options.hasher ? { hasher: options.hasher } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) },
+    { ...options.accounts, resetUrl, verifyUrl, passkeyOrigin, secrets },
+  );
   const serviceName = options.accounts?.serviceName;
   const docsPage = options.docsPage;
   // The card names the page (its `websiteUrl`) only when there is one.
@@ -242,6 +251,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let closing: Promise<void> | undefined;
   return {
     accounts,
+    admin,
     api,
     fetch: api.fetch,
     mcp,

@@ -5,13 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { secretBox } from '@sl-accounts/core';
-import { testHasher } from '@sl-accounts/http/testing';
-import { request } from '@sl-accounts/http/testing';
+import { secretBox } from '@sl-accounts/service/core';
+import { testHasher } from '@sl-accounts/service/http/testing';
+import { request } from '@sl-accounts/service/http/testing';
 import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createPostgresStore } from '@sl-accounts/store-postgres';
-import { createSmtpMailer } from '@sl-accounts/mail-smtp';
+import { createSmtpMailer } from '@sl-accounts/service/mail-smtp';
 
 /** Asks until `check` passes or `ms` have passed; answers the last value. */
 async function poll<T>(ask: () => Promise<T>, check: (value: T) => boolean, ms: number): Promise<T> {

@@ -5,7 +5,7 @@
  * `localhost` without a port that no browser page could use.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { request, testHasher } from '@sl-accounts/http/testing';
+import { request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TOTP } from 'otpauth';
-import { secretBox, secretContext, type SecretBox } from '@sl-accounts/core';
-import { request, testHasher } from '@sl-accounts/http/testing';
+import { secretBox, secretContext, type SecretBox } from '@sl-accounts/service/core';
+import { request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { createMemoryStore, type MemoryStore } from '@sl-accounts/store-memory';
 

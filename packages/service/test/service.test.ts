@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Pbkdf2PasswordHasher, type Mailer } from '@sl-accounts/core';
-import { ManualClock } from '@sl-accounts/core/testing';
-import type { HttpAnswer, HttpApi } from '@sl-accounts/http';
+import { Pbkdf2PasswordHasher, type Mailer } from '@sl-accounts/service/core';
+import { ManualClock } from '@sl-accounts/service/core/testing';
+import type { HttpAnswer, HttpApi } from '@sl-accounts/service/http';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService } from '@sl-accounts/service';
 

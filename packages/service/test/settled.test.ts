@@ -5,8 +5,8 @@
  * there, and no mail goes twice (the flush and the outbox's own poll share one claim).
  */
 import { expect, it } from 'vitest';
-import type { Mailer } from '@sl-accounts/core';
-import { request, testHasher } from '@sl-accounts/http/testing';
+import type { Mailer } from '@sl-accounts/service/core';
+import { request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService } from '@sl-accounts/service';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 

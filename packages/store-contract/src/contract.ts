@@ -7,8 +7,9 @@
  * it back, else (contact messages) through the test-only inspection that `open` provides.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccountManager, type AccountManager, type Store } from '@sl-accounts/core';
+import { createAccountManager, type AccountManager, type Store } from '@sl-accounts/service/core';
 import { accountChangeCases, resetCases, sessionListCases } from './cases/account-life.ts';
+import { activityCases } from './cases/activity.ts';
 import { contactCases } from './cases/contacts.ts';
 import { credentialCases } from './cases/credentials.ts';
 import { emailCases } from './cases/email.ts';
@@ -94,5 +95,6 @@ export function testStoreContract(name: string | TestStore, open: OpenStore): vo
     describe('every string comes back exactly as given', () => roundTripCases(current));
     describe('units of work and the members the rules build on', () => unitOfWorkCases(current));
     describe('second factors: TOTP, recovery codes, login challenges, step-ups', () => secondFactorCases(current));
+    describe('the activity log, the account lock and the directory', () => activityCases(current));
   });
 }

@@ -1,5 +1,5 @@
 /** What the contract and its case modules share: the store of the running case (types only). */
-import type { AccountManager, ContactMessage, Store } from '@sl-accounts/core';
+import type { AccountManager, ContactMessage, Store } from '@sl-accounts/service/core';
 
 /**
  * What the contract reads of a store beyond its ports: contact messages, which nothing in the

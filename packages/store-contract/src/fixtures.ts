@@ -2,7 +2,7 @@
  * Fixed values for the contract cases. Time is always passed in, so the cases use dates far from
  * today: an adapter that read its own clock would fail them.
  */
-import { FIRST_CREDENTIAL_GENERATION, type AccountManager, type NewSession, type OneTimeToken, type OneTimeTokenPurpose, type User } from '@sl-accounts/core';
+import { FIRST_CREDENTIAL_GENERATION, type AccountManager, type NewSession, type OneTimeToken, type OneTimeTokenPurpose, type User } from '@sl-accounts/service/core';
 
 export const T0 = new Date('2031-03-01T12:00:00.000Z');
 export const at = (ms: number) => new Date(T0.getTime() + ms);

@@ -1,5 +1,5 @@
 /** A store that records which of its members a piece of work calls, for the cases that compare two runs. */
-import type { Repositories, Store } from '@sl-accounts/core';
+import type { Repositories, Store } from '@sl-accounts/service/core';
 
 const REPOSITORIES = new Set<PropertyKey>(['users', 'sessions', 'oneTimeTokens', 'contacts', 'outbox']);
 

@@ -1,4 +1,4 @@
-import type { ContactMessage, ContactRepository } from '@sl-accounts/core';
+import type { ContactMessage, ContactRepository } from '@sl-accounts/service/core';
 
 /** Default most messages kept. */
 export const DEFAULT_CONTACT_CAPACITY = 10_000;

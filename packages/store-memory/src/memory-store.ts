@@ -1,4 +1,5 @@
-import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OneTimeTokenPurpose, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/core';
+import { InProcessRevocations, type ContactRepository, type DeviceKeyStore, type OneTimeTokenPurpose, type OutboxRepository, type Repositories, type SessionRepository, type Store } from '@sl-accounts/service/core';
+import { ActivityLog, activityRepository, memoryDirectory } from './activity.ts';
 import { MemoryContactStore } from './contact-store.ts';
 import { Gate } from './gate.ts';
 import { MemoryOutbox } from './outbox.ts';
@@ -53,6 +54,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const gate = new Gate();
   const guard = (what: string) => gate.check(what);
   const tables = new Tables();
+  const activityLog = new ActivityLog();
   const revocations = new InProcessRevocations();
   const outbox = new MemoryOutbox({ guard, ...(options.outboxCapacity === undefined ? {} : { capacity: options.outboxCapacity }) });
   const contacts = new MemoryContactStore({
@@ -77,6 +79,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       totp: totpRepository(where),
       recoveryCodes: recoveryCodeRepository(where),
       identities: identityRepository(where),
+      activity: activityRepository(activityLog, unit),
     };
   };
   const autocommit = repositories(new Unit(false));
@@ -99,11 +102,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     totp: outside(gate, 'totp', autocommit.totp),
     recoveryCodes: outside(gate, 'recoveryCodes', autocommit.recoveryCodes),
     identities: outside(gate, 'identities', autocommit.identities),
+    activity: outside(gate, 'activity', autocommit.activity),
     contacts,
     outbox,
     rateLimiter: new MemoryRateLimiter(options.rateLimitKeys, guard),
     deviceKeys,
     revocations,
+    directory: outside(gate, 'directory', memoryDirectory(tables, contacts)),
 
     transaction: (work) =>
       gate.unit(async () => {
@@ -129,6 +134,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
             totp: live('totp', tx.totp),
             recoveryCodes: live('recoveryCodes', tx.recoveryCodes),
             identities: live('identities', tx.identities),
+            activity: live('activity', tx.activity),
           });
           ended = true;
           unit.commit();

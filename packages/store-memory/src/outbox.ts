@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MAIL_KINDS, type DroppedMail, type MailKind, type MailOutbox, type MailToQueue, type OutgoingMail, type QueuedMail } from '@sl-accounts/core';
+import { MAIL_KINDS, type DroppedMail, type MailKind, type MailOutbox, type MailToQueue, type OutgoingMail, type QueuedMail } from '@sl-accounts/service/core';
 
 interface Entry {
   readonly mail: OutgoingMail & { readonly kind: MailKind };

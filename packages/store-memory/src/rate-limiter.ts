@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { RateLimitHit, RateLimiter, RateLimitRule } from '@sl-accounts/core';
+import type { RateLimitHit, RateLimiter, RateLimitRule } from '@sl-accounts/service/core';
 
 /** Default bound on the windows a memory limiter keeps (see MemoryRateLimiter). */
 export const DEFAULT_RATE_LIMIT_KEYS = 100_000;

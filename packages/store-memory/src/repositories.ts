@@ -15,8 +15,8 @@ import {
   type SessionRepository,
   type UserRecord,
   type UserRepository,
-} from '@sl-accounts/core';
-import { toUser } from '@sl-accounts/core';
+} from '@sl-accounts/service/core';
+import { toUser } from '@sl-accounts/service/core';
 import { identityKey, type Tables, type Unit } from './tables.ts';
 
 /** What the repositories of one unit of work (or of none) write to. */
@@ -60,7 +60,9 @@ export function userRepository(where: Where): UserRepository {
       // The unique index's part: the check and the write are one synchronous step.
       const holder = changes.email === undefined ? undefined : tables.idByEmail.get(changes.email);
       if (holder !== undefined && holder !== userId) throw new EmailTaken();
-      const updated: UserRecord = { ...record, ...changes };
+      // Unlocked is the field left out, as the SQL stores read it.
+      const { locked, ...rest } = { ...record, ...changes };
+      const updated: UserRecord = locked ? { ...rest, locked } : rest;
       tables.setUser(unit, updated, record);
       // Every session of the user shows it: caches in front forget them.
       if (changes.name !== undefined || changes.email !== undefined || changes.emailVerified !== undefined) revoke(where, tables.sessionsOf(userId));

@@ -1,4 +1,4 @@
-import type { Identity, OneTimeToken, Passkey, StepUp, TotpFactor, UserRecord } from '@sl-accounts/core';
+import type { Identity, OneTimeToken, Passkey, StepUp, TotpFactor, UserRecord } from '@sl-accounts/service/core';
 
 /** The memory store's key of an identity: issuer and subject, unique together (JSON keeps them apart). */
 export const identityKey = (issuer: string, subject: string): string => JSON.stringify([issuer, subject]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DroppedMail, MailKind } from '@sl-accounts/core';
+import type { DroppedMail, MailKind } from '@sl-accounts/service/core';
 import { createMemoryStore, DEFAULT_OUTBOX_CAPACITY, MemoryOutbox } from '@sl-accounts/store-memory';
 
 const mail = (n: number, kind?: MailKind) => ({ to: 'ops@example.net', subject: `mail ${n}`, text: 'text', ...(kind ? { kind } : {}) });

@@ -4,8 +4,8 @@
  * connection it would wait for ever), so the core's tests on this store find such a call.
  */
 import { describe, expect, it } from 'vitest';
-import { createAccounts, randomTokens } from '@sl-accounts/core';
-import { ManualClock, testHasher } from '@sl-accounts/core/testing';
+import { createAccounts, randomTokens } from '@sl-accounts/service/core';
+import { ManualClock, testHasher } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', passwordHash: '$pbkdf2-sha256$i=1$YQ$YQ', createdAt: new Date('2030-01-01T00:00:00Z') };

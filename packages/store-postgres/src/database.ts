@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/core';
+import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/service/core';
 
 /**
  * The tables as Kysely sees them. These types stay inside this package: the adapters map rows to
@@ -17,6 +17,22 @@ export interface Database {
   readonly totp_factors: TotpFactorsTable;
   readonly recovery_codes: RecoveryCodesTable;
   readonly identities: IdentitiesTable;
+  readonly activity: ActivityTable;
+}
+
+/** The activity log (issue 43): one row per event; `summary` keys a counted one (failed sign-ins per hour). */
+export interface ActivityTable {
+  /** bigint identity: pg reads it as a string. */
+  id: ColumnType<string | number, never, never>;
+  user_id: number | null;
+  type: string;
+  at: Date;
+  client_ip: string | null;
+  user_agent: string | null;
+  actor: string | null;
+  details: ColumnType<Record<string, string | number | boolean | null>, unknown, unknown>;
+  count: Generated<number>;
+  summary: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Single-use tokens of every purpose (docs/decisions/0054); each goes with its account. */
@@ -89,6 +105,8 @@ export interface UsersTable {
   /** Moved on by every change of credential; 0 for a new account. */
   credential_generation: Generated<number>;
   created_at: Date;
+  /** Whether an operator locked the account (issue 43). */
+  locked: Generated<boolean>;
 }
 
 export interface SessionsTable {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DeviceKeyStore } from '@sl-accounts/core';
+import type { DeviceKeyStore } from '@sl-accounts/service/core';
 import type { Database } from './database.ts';
 
 export class PostgresDeviceKeyStore implements DeviceKeyStore {

@@ -3,7 +3,7 @@
  * issuer and subject (the primary key), one per account and provider (a unique index), gone with the
  * account (the foreign key cascades). Each method is one statement.
  */
-import type { Identity, IdentityRepository } from '@sl-accounts/core';
+import type { Identity, IdentityRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 

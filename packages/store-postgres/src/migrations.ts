@@ -360,6 +360,33 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   },
 };
 
+// 0014 and 0015 are left to the single-use tokens and identities added beside this one.
+Object.assign(MIGRATIONS, {
+  '0016_activity': {
+    // The activity log and the account lock (issue 43, docs/decisions/0057-activity-log.md). Events
+    // stay when their account goes (no foreign key): the operator's record of a deletion; the sweep
+    // deletes them after ACTIVITY_RETENTION_DAYS. A failed sign-in is counted on the row of its
+    // account's hour (`summary`, unique), so a flood does not grow the table.
+    async up(db: Kysely<unknown>) {
+      await sql`alter table users add column locked boolean not null default false`.execute(db);
+      await sql`create table activity (
+        id bigint generated always as identity primary key,
+        user_id integer,
+        type text not null,
+        at timestamptz not null,
+        client_ip text,
+        user_agent text,
+        actor text,
+        details jsonb not null,
+        count integer not null default 1 check (count >= 1),
+        summary text unique)`.execute(db);
+      await sql`create index activity_user_id_idx on activity (user_id, id)`.execute(db);
+      await sql`create index activity_type_idx on activity (type, id)`.execute(db);
+      await sql`create index activity_at_idx on activity (at)`.execute(db);
+    },
+  },
+} satisfies Record<string, Migration>);
+
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Our own advisory-lock key (an int4, so it cannot meet Kysely's int8 one). */

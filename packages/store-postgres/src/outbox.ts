@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { ContactRepository, MailKind, MailOutbox, OutboxRepository, QueuedMail } from '@sl-accounts/core';
+import type { ContactRepository, MailKind, MailOutbox, OutboxRepository, QueuedMail } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Database } from './database.ts';
 import { KIND_RANK } from './migrations.ts';

@@ -1,4 +1,4 @@
-import type { Passkey, PasskeyRepository } from '@sl-accounts/core';
+import type { Passkey, PasskeyRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 

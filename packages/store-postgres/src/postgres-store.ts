@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PGliteDialect, PostgresDialect, sql, type Compilable, type QueryCreator } from 'kysely';
-import { DEFAULT_SERVICE_NAME, InProcessRevocations, type Repositories, type SessionRevocations, type Store } from '@sl-accounts/core';
+import { DEFAULT_SERVICE_NAME, InProcessRevocations, type Repositories, type SessionRevocations, type Store } from '@sl-accounts/service/core';
 import { statement, throughKysely, type RunStatement } from './compiled.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { importPGlite } from './import-pglite.ts';
@@ -21,6 +21,8 @@ import { passkeyRepository } from './passkeys.ts';
 import { identityRepository } from './identities.ts';
 import { unitOn, type Unit } from './unit.ts';
 import { userRepository } from './users.ts';
+import { activityRepository } from './activity.ts';
+import { directoryOn } from './directory.ts';
 import { recoveryCodeRepository, totpRepository } from './second-factors.ts';
 
 /** Every store port and the limiter on one Postgres (or PGlite) database, plus its lifecycle. */
@@ -236,6 +238,7 @@ function repositories(unit: Unit): Repositories {
     totp: totpRepository(unit),
     recoveryCodes: recoveryCodeRepository(unit),
     identities: identityRepository(unit),
+    activity: activityRepository(unit),
   };
 }
 
@@ -266,6 +269,7 @@ function storeOn(db: Kysely<Database>, connections: Connections, revocations: Se
     rateLimiter: new PostgresRateLimiter(db, rows),
     deviceKeys: new PostgresDeviceKeyStore(db),
     revocations,
+    directory: directoryOn(unitOn(rows, false, published)),
     async deleteExpired(now) {
       // The caller's `now`, never SQL now(): the clock is a port, and tests move it.
       const [sessions, tokens, standIns] = await Promise.all([deleteExpiredSessions(rows, now), deleteExpiredTokens(rows, now), deleteStandIns(rows, now)]);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import { StoreUnavailable } from '@sl-accounts/core';
+import { StoreUnavailable } from '@sl-accounts/service/core';
 import { toStoreError } from './unavailable.ts';
 
 export interface PoolBounds {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { RateLimitHit, RateLimiter, RateLimitRule } from '@sl-accounts/core';
+import type { RateLimitHit, RateLimiter, RateLimitRule } from '@sl-accounts/service/core';
 import { statement, type RunStatement } from './compiled.ts';
 import type { Database } from './database.ts';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import pg from 'pg';
-import { DEFAULT_SERVICE_NAME, InProcessRevocations, type RevocationListener, type SessionRevocations } from '@sl-accounts/core';
+import { DEFAULT_SERVICE_NAME, InProcessRevocations, type RevocationListener, type SessionRevocations } from '@sl-accounts/service/core';
 
 /**
  * The channel the triggers of migration 0003 notify: token digests joined by commas, or `*` for

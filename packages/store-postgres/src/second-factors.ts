@@ -2,7 +2,7 @@
  * Second factors' storage (docs/decisions/0043 and 0044): TOTP factors, recovery codes, login
  * challenges and step-ups, in Kysely's builder compiled once (`statement`), as the rest of this store.
  */
-import type { RecoveryCodeRepository, TotpFactor, TotpRepository } from '@sl-accounts/core';
+import type { RecoveryCodeRepository, TotpFactor, TotpRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 

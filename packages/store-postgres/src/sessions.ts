@@ -1,4 +1,4 @@
-import type { FactorKind, SessionRepository } from '@sl-accounts/core';
+import type { FactorKind, SessionRepository } from '@sl-accounts/service/core';
 import type { Kysely } from 'kysely';
 import { statement } from './compiled.ts';
 import type { Database } from './database.ts';

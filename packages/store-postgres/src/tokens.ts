@@ -4,7 +4,7 @@
  * removed the row sees it.
  */
 import { sql, type Kysely } from 'kysely';
-import type { OneTimeToken, OneTimeTokenPurpose, OneTimeTokenRepository } from '@sl-accounts/core';
+import type { OneTimeToken, OneTimeTokenPurpose, OneTimeTokenRepository } from '@sl-accounts/service/core';
 import { statement } from './compiled.ts';
 import type { Database } from './database.ts';
 import type { Unit } from './unit.ts';

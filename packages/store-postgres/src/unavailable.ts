@@ -1,4 +1,4 @@
-import { StoreUnavailable } from '@sl-accounts/core';
+import { StoreUnavailable } from '@sl-accounts/service/core';
 
 /** Node socket errors and SQLSTATEs that mean "the server is not there (now)", not "the query is wrong". */
 const UNAVAILABLE_CODES = new Set([

@@ -1,4 +1,4 @@
-import type { InProcessRevocations } from '@sl-accounts/core';
+import type { InProcessRevocations } from '@sl-accounts/service/core';
 import type { RunStatement } from './compiled.ts';
 
 /** Where a repository's statements go: one unit of work's connection, or the pool (each statement its own). */

@@ -1,26 +1,29 @@
-import { EmailTaken, type UserChanges, type UserExpectation, type UserRecord, type UserRepository } from '@sl-accounts/core';
+import { EmailTaken, type UserChanges, type UserExpectation, type UserRecord, type UserRepository } from '@sl-accounts/service/core';
 import { statement, type Statement } from './compiled.ts';
 import type { Unit } from './unit.ts';
 
 /** The columns of a `UserRecord`. */
-const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation'] as const;
+export const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation', 'locked'] as const;
 
-interface RecordRow {
+export interface RecordRow {
   id: number;
   name: string;
   email: string;
   email_verified: boolean;
   password_hash: string;
   credential_generation: number;
+  locked: boolean;
 }
 
-const toRecord = (row: RecordRow): UserRecord => ({
+export const toRecord = (row: RecordRow): UserRecord => ({
   id: row.id,
   name: row.name,
   email: row.email,
   emailVerified: row.email_verified,
   passwordHash: row.password_hash,
   credentialGeneration: row.credential_generation,
+  // Left out when unlocked (UserRecord.locked).
+  ...(row.locked ? { locked: true } : {}),
 });
 
 /** SQLSTATE unique_violation: an address another user holds. */
@@ -40,7 +43,7 @@ const deleteUser = statement(1, (db, id: number) => db.deleteFrom('users').where
 const sessionsOf = statement(1, (db, userId: number) => db.deleteFrom('sessions').where('user_id', '=', userId).returning('token_digest'));
 const digestsOf = statement(1, (db, userId: number) => db.selectFrom('sessions').select('token_digest').where('user_id', '=', userId));
 
-const COLUMNS = { name: 'name', email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', credentialGeneration: 'credential_generation' } as const;
+const COLUMNS = { name: 'name', email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', credentialGeneration: 'credential_generation', locked: 'locked' } as const;
 type Field = keyof typeof COLUMNS;
 const FIELDS = Object.keys(COLUMNS) as Field[];
 

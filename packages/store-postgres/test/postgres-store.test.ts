@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import { createAccountManager, createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock, type OneTimeToken, type OneTimeTokenPurpose } from '@sl-accounts/core';
+import { createAccountManager, createAccounts, digestToken, Pbkdf2PasswordHasher, randomTokens, StoreUnavailable, systemClock, type OneTimeToken, type OneTimeTokenPurpose } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { DEFAULT_PGLITE_SETTINGS, createPGliteStore, createPostgresStore, describeDatabaseError, isConnectionError } from '@sl-accounts/store-postgres';
 import {
@@ -104,7 +104,7 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
     const stores = Array.from({ length: 5 }, () => openTestStore(database));
     try {
       const applied = await Promise.all(stores.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_credential_generation', '0009_reset_same_work_and_mail_kind', '0010_email_verification', '0011_mail_kind_unverified', '0012_second_factor', '0013_passkeys', '0014_one_time_tokens', '0015_identities']);
+      expect(applied.flat()).toEqual(['0001_initial', '0002_rate_limit_refund', '0003_session_revocations', '0004_mail_outbox', '0005_password_reset', '0006_session_ids', '0007_device_cookies', '0008_credential_generation', '0009_reset_same_work_and_mail_kind', '0010_email_verification', '0011_mail_kind_unverified', '0012_second_factor', '0013_passkeys', '0014_one_time_tokens', '0015_identities', '0016_activity']);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -153,7 +153,7 @@ describe.skipIf(postgres.skip)(`concurrent migrations on ${postgres.title}`, () 
     });
     const store = openTestStore(database);
     try {
-      expect(await store.migrate()).toEqual(['0014_one_time_tokens', '0015_identities']);
+      expect(await store.migrate()).toEqual(['0014_one_time_tokens', '0015_identities', '0016_activity']);
       const tables = (await store.query<{ name: string | null }>("select to_regclass('password_resets')::text as name union all select to_regclass('email_tokens')::text union all select to_regclass('login_challenges')::text union all select to_regclass('passkey_challenges')::text union all select to_regclass('step_ups')::text")).map((r) => r.name);
       expect(tables).toEqual([null, null, null, null, null]);
       const token = (digest: string, purpose: OneTimeTokenPurpose, userId: number | null, fields: Partial<OneTimeToken>): OneTimeToken => ({

@@ -3,7 +3,7 @@
  * migrated database of its own. Which of them run is TEST_STORES' choice (see `@sl-accounts/store-contract`).
  */
 // @module-tag database
-import type { ContactMessage } from '@sl-accounts/core';
+import type { ContactMessage } from '@sl-accounts/service/core';
 import { testStore, testStoreContract, type OpenStore } from '@sl-accounts/store-contract';
 import {
   createPGliteDatabase,

@@ -1,17 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import { EmailTaken, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/core';
+import { EmailTaken, type MailKind, type Repositories, type UserChanges, type UserExpectation, type UserRecord } from '@sl-accounts/service/core';
 import { compiled, isUniqueViolation, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 import { secondFactorRepositories } from './second-factors.ts';
 import { identityRepository } from './identities.ts';
+import { activityRepository } from './activity.ts';
 import { tokenRepositories } from './tokens.ts';
 
 const date = (ms: number) => new Date(ms);
 
-const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation'] as const;
-type RecordRow = Pick<Selectable<Database['users']>, (typeof RECORD)[number]>;
-const toRecord = (row: RecordRow): UserRecord => ({ id: row.id, name: row.name, email: row.email, emailVerified: row.email_verified === 1, passwordHash: row.password_hash, credentialGeneration: row.credential_generation });
+export const RECORD = ['id', 'name', 'email', 'email_verified', 'password_hash', 'credential_generation', 'locked'] as const;
+export type RecordRow = Pick<Selectable<Database['users']>, (typeof RECORD)[number]>;
+export const toRecord = (row: RecordRow): UserRecord => ({
+  id: row.id,
+  name: row.name,
+  email: row.email,
+  emailVerified: row.email_verified === 1,
+  passwordHash: row.password_hash,
+  credentialGeneration: row.credential_generation,
+  // Left out when unlocked (UserRecord.locked).
+  ...(row.locked === 1 ? { locked: true } : {}),
+});
 
 // ON CONFLICT DO NOTHING without a target covers the unique index on lower(email): a taken address
 // yields no row (and no error), and the unit of work goes on.
@@ -24,7 +34,7 @@ const userById = compiled(1, (db, id: number) => db.selectFrom('users').select(R
 const deleteUser = compiled(1, (db, id: number) => db.deleteFrom('users').where('id', '=', id));
 const digestsOf = compiled(1, (db, userId: number) => db.selectFrom('sessions').select('token_digest').where('user_id', '=', userId));
 
-const COLUMNS = { name: 'name', email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', credentialGeneration: 'credential_generation' } as const;
+const COLUMNS = { name: 'name', email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', credentialGeneration: 'credential_generation', locked: 'locked' } as const;
 const FIELDS = Object.keys(COLUMNS) as (keyof typeof COLUMNS)[];
 const EXPECTED = ['credentialGeneration', 'email', 'emailVerified'] as const;
 /** Each shape of update (the fields it sets, those it expects), compiled when first used. */
@@ -143,6 +153,7 @@ export function repositories(unit: Unit): Repositories {
     },
     ...secondFactorRepositories(unit),
     identities: identityRepository(unit),
+    activity: activityRepository(unit),
     outbox: {
       add: (mail) => step((run) => void addMail.changes(run, randomUUID(), mail.to, mail.subject, mail.text, mail.replyTo ?? null, mail.kind ?? 'security', mail.queuedAt)),
     },

@@ -1,6 +1,6 @@
 import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
-import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/core';
+import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/service/core';
 
 /**
  * The tables as Kysely sees them (inside this package only). SQLite has no date or boolean type:
@@ -11,7 +11,7 @@ import type { FactorKind, MailKind, OneTimeTokenPurpose } from '@sl-accounts/cor
 type Time = ColumnType<number, Date, Date>;
 
 export interface Database {
-  readonly users: { id: Generated<number>; name: string; email: string; password_hash: string; email_verified: Generated<number>; credential_generation: Generated<number>; created_at: Time };
+  readonly users: { id: Generated<number>; name: string; email: string; password_hash: string; email_verified: Generated<number>; credential_generation: Generated<number>; created_at: Time; locked: Generated<number> };
   /** `step_up_kind` and `step_up_at`: the session's newest step-up (both `null` before any). */
   readonly sessions: { token_digest: string; id: string; user_id: number; created_at: Time; expires_at: Time; step_up_kind: FactorKind | null; step_up_at: ColumnType<number | null, Date | null, Date | null> };
   /** Single-use tokens of every purpose; `slot` holds at most one (`reset:<email>`, `email:<userId>`). */
@@ -36,6 +36,8 @@ export interface Database {
   /** `transports` is a JSON array; `public_key` a blob. */
   readonly passkeys: { id: string; user_id: number; name: string; public_key: Uint8Array; counter: number; transports: string; created_at: Time; last_used_at: ColumnType<number | null, Date | null, Date | null> };
   readonly identities: { issuer: string; subject: string; provider: string; user_id: number; email: string | null; linked_at: Time };
+  /** The activity log (issue 43): `details` is a JSON object; `summary` the key of a counted event. */
+  readonly activity: { id: Generated<number>; user_id: number | null; type: string; at: Time; client_ip: string | null; user_agent: string | null; actor: string | null; details: string; count: Generated<number>; summary?: string | null };
 }
 
 /** The order claims take the kinds in (core's MAIL_KINDS), as the outbox's claim index has it. */
@@ -59,6 +61,9 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004_one_time_tokens': { up: (db) => run(db, ONE_TIME_TOKENS) },
   // Identities at providers (issue 42), as store-postgres's 0015_identities.
   '0005_identities': { up: (db) => run(db, IDENTITIES) },
+  // The activity log and the account lock (issue 43), as store-postgres's 0016_activity. Numbered 6,
+  // leaving 0005 to the identities being added beside it.
+  '0006_activity': { up: (db) => run(db, ACTIVITY) },
 };
 
 /** Runs each statement of `text` (separated by `;` at a line's end) through Kysely, in order. */
@@ -162,6 +167,18 @@ create table identities (issuer text not null check (length(issuer) <= 2000), su
   provider text not null check (length(provider) <= 32), user_id integer not null references users (id) on delete cascade,
   email text, linked_at integer not null, primary key (issuer, subject));
 create unique index identities_user_id_provider_key on identities (user_id, provider);
+`;
+
+// Events stay when their account goes (no foreign key): the operator's record of a deletion. The
+// sweep deletes them after ACTIVITY_RETENTION_DAYS.
+const ACTIVITY = `
+alter table users add column locked integer not null default 0 check (locked in (0, 1));
+create table activity (id integer primary key autoincrement, user_id integer, type text not null, at integer not null,
+  client_ip text, user_agent text, actor text, details text not null, count integer not null default 1 check (count >= 1),
+  summary text unique);
+create index activity_user_id_idx on activity (user_id, id);
+create index activity_type_idx on activity (type, id);
+create index activity_at_idx on activity (at);
 `;
 
 /**

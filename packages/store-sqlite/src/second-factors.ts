@@ -5,7 +5,7 @@
  * process holds the file).
  */
 import type { Selectable } from 'kysely';
-import type { Passkey, Repositories, TotpFactor } from '@sl-accounts/core';
+import type { Passkey, Repositories, TotpFactor } from '@sl-accounts/service/core';
 import { compiled, type Compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 

@@ -1,7 +1,8 @@
+import { directoryOn } from './directory.ts';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
-import { InProcessRevocations, StoreUnavailable, type MailOutbox, type OneTimeTokenPurpose, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/core';
+import { InProcessRevocations, StoreUnavailable, type MailOutbox, type OneTimeTokenPurpose, type QueuedMail, type RateLimiter, type Store } from '@sl-accounts/service/core';
 import { compiled, isUnwritable, kyselyOn, openFile, runnerOn, type Runner, type Unit } from './database.ts';
 import { repositories } from './repositories.ts';
 import { KIND_RANK, migrateToLatest } from './schema.ts';
@@ -169,6 +170,7 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
     deleteExpired: (now) => step((r) => deleteEndedWindows.changes(r, now)),
   };
   const repos = repositories(outside);
+  const directory = directoryOn(outside);
 
   const store: SQLiteStore = {
     ...repos,
@@ -183,6 +185,7 @@ export function openSQLite(options: SQLiteStoreOptions): { readonly store: SQLit
         }),
     },
     revocations,
+    directory,
     transaction: (work) =>
       gate.alone(async () => {
         // IMMEDIATE takes the write lock now, not at the first write: with the file held by this

@@ -4,7 +4,7 @@
  * put's check of the generation, its replacement of the slot and its trim run with nothing between.
  */
 import { sql, type Selectable } from 'kysely';
-import type { OneTimeToken, OneTimeTokenPurpose, Repositories, StepUp } from '@sl-accounts/core';
+import type { OneTimeToken, OneTimeTokenPurpose, Repositories, StepUp } from '@sl-accounts/service/core';
 import { compiled, type Unit } from './database.ts';
 import type { Database } from './schema.ts';
 

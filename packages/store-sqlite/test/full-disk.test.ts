@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { request, testHasher } from '@sl-accounts/http/testing';
+import { request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService, type Service } from '@sl-accounts/service';
 import { openSQLite } from '../src/sqlite-store.ts';
 

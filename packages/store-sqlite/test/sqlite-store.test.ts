@@ -7,8 +7,8 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAccountManager, type OneTimeToken, type OneTimeTokenPurpose } from '@sl-accounts/core';
-import { request, testHasher } from '@sl-accounts/http/testing';
+import { createAccountManager, type OneTimeToken, type OneTimeTokenPurpose } from '@sl-accounts/service/core';
+import { request, testHasher } from '@sl-accounts/service/http/testing';
 import { createService } from '@sl-accounts/service';
 import { testStore } from '@sl-accounts/store-contract';
 import { createSQLiteStore, SQLITE_FILE, type SQLiteStore } from '@sl-accounts/store-sqlite';
@@ -92,7 +92,7 @@ describe.skipIf(sqlite.skip !== undefined)('the SQLite store', () => {
     file.exec(`insert into login_challenges (token_digest, user_id, credential_generation, failures, created_at, expires_at) values ('${d(31)}', 1, 2, 3, ${T}, ${T + 300_000})`);
     file.exec(`insert into passkey_challenges (digest, purpose, user_id, created_at, expires_at) values ('${d(41)}', 'step-up', 1, ${T}, ${T + 300_000}), ('${d(42)}', 'sign-in', null, ${T}, ${T + 300_000})`);
 
-    expect(await store.migrate()).toEqual(['0004_one_time_tokens', '0005_identities']);
+    expect(await store.migrate()).toEqual(['0004_one_time_tokens', '0005_identities', '0006_activity']);
     const tables = file.prepare("select name from sqlite_master where type = 'table'").all().map((r) => r.name);
     for (const gone of ['password_resets', 'email_tokens', 'login_challenges', 'passkey_challenges', 'step_ups']) expect(tables).not.toContain(gone);
     const now = new Date(T);

@@ -6,7 +6,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import type { ContactMessage } from '@sl-accounts/core';
+import type { ContactMessage } from '@sl-accounts/service/core';
 import { testStore, testStoreContract } from '@sl-accounts/store-contract';
 import { createSQLiteStore, openSQLite, SQLITE_FILE } from '../src/sqlite-store.ts';
 

@@ -1,3 +1,4 @@
+import { activityEntry } from './activity-entries.ts';
 import { Unauthenticated } from '../errors.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
 import { DeleteAccountRequest, parseRequest } from '../schemas.ts';
@@ -28,7 +29,7 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         await stepUp(context, session, input.code, tally);
         // The notice is queued in the deletion's transaction, to the address the account had: it goes
         // although the account is gone, and never for a deletion that did not happen.
-        const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record));
+        const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record), activityEntry(context, 'account-deleted', meta));
         if (ended === null) throw new Unauthenticated();
         return {};
       }),

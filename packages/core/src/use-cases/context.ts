@@ -1,4 +1,5 @@
 import { PasskeysUnavailable } from '../errors.ts';
+import { DEFAULT_ACTIVITY_RETENTION_DAYS } from '../activity.ts';
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import { createAccountManager, type AccountManager, type ManagedStore } from '../account-manager.ts';
@@ -108,6 +109,8 @@ export interface AccountsOptions {
   readonly identityProviders?: readonly (IdentityProviderOptions | IdentityProvider)[];
   /** How long one request to an identity provider may take; default DEFAULT_PROVIDER_TIMEOUT_MS. */
   readonly providerTimeoutMs?: number;
+  /** Days the activity log keeps an event (the sweep deletes older ones); default DEFAULT_ACTIVITY_RETENTION_DAYS (90). */
+  readonly activityRetentionDays?: number;
 }
 
 /** A kind of second factor an account may have on (see `AccountsOptions.factorSources`). */
@@ -160,6 +163,8 @@ export interface UseCaseContext {
   readonly factorSources: readonly FactorSource[];
   /** The identity providers, by id, in configuration order. */
   readonly identityProviders: ReadonlyMap<string, IdentityProvider>;
+  /** How long the activity log keeps an event, in milliseconds. */
+  readonly activityRetentionMs: number;
   /** Counts the request against the operation's per-client limit; returns the canonical client address. */
   limit(operation: LimitedOperation, meta: RequestMeta, tally: Tally): Promise<string>;
 }
@@ -200,6 +205,9 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
   // A configured rule bounds guesses at a password as the default does: its windows are never evicted.
   const accountRule = options.accountLoginLimit === undefined ? ACCOUNT_LOGIN_LIMIT : options.accountLoginLimit && { ...options.accountLoginLimit, guesses: true };
 
+  const retentionDays = options.activityRetentionDays ?? DEFAULT_ACTIVITY_RETENTION_DAYS;
+  if (!Number.isInteger(retentionDays) || retentionDays < 1) throw new RangeError('activityRetentionDays must be a positive integer');
+
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
   const identityProviders = new Map<string, IdentityProvider>();
   for (const option of options.identityProviders ?? []) {
@@ -209,6 +217,7 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
   }
   return {
     identityProviders,
+    activityRetentionMs: retentionDays * 24 * 60 * 60 * 1000,
     ports,
     manager: createAccountManager(ports.store),
     devices: createDeviceProofs(ports.store.deviceKeys, tokens, clock),

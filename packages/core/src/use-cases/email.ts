@@ -3,6 +3,7 @@
  * request), the change of address (a link to the new address, a notice to the old one; the address
  * moves only when the link is confirmed), and the change of name.
  */
+import { activityEntry } from './activity-entries.ts';
 import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
 import type { EmailConfirmed, EmailLink, EmailTokenPurpose } from '../account-manager.ts';
 import type { AccountMail, OutgoingMail } from '../ports.ts';
@@ -161,7 +162,9 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
             addressNotice(context, 'email-changed', meta, { to: done.user.email, newEmail: done.user.email, toNewAddress: true }),
           ].filter((mail) => mail !== null);
         };
-        const done = await manager.confirmEmailLink(digestToken(input.token), clock.now(), presentedDigest(meta), mails);
+        const done = await manager.confirmEmailLink(digestToken(input.token), clock.now(), presentedDigest(meta), mails, (done) =>
+          activityEntry(context, done.purpose === 'change' ? 'email-changed' : 'email-verified', meta, done.purpose === 'change' ? { previousEmail: done.previousEmail, email: done.user.email } : { email: done.user.email }),
+        );
         if (done === 'taken') throw new EmailTaken();
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         return { user: done.user, purpose: done.purpose };
@@ -208,7 +211,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         const toOld = notice && toAddress(notice, record.email);
         // Under the generation the password was checked against: a password changed or reset while
         // it was hashed (by the owner, locking out whoever asked) stores no link and mails nothing.
-        if (!(await manager.requestEmailLink(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld)))) {
+        if (!(await manager.requestEmailLink(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld), activityEntry(context, 'email-change-requested', meta, { newEmail: input.newEmail })))) {
           await ticket.refund();
           throw new Unauthenticated();
         }
@@ -221,7 +224,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         // Counted before the body is read, valid or not, as every limited request is.
         await countRequest(rateLimiter, PROFILE_SESSION_POLICY, accountKey(PROFILE_SESSION_POLICY, session.digest), context.profileRule, clock.now(), tally);
         const input = parseRequest(UpdateProfileRequest, await readBody(body));
-        const user = await manager.rename(session.user.id, input.name);
+        const user = await manager.rename(session.user.id, input.name, activityEntry(context, 'name-changed', meta));
         if (!user) throw new Unauthenticated();
         return { user };
       }),

@@ -17,8 +17,9 @@
  * the generation the credential was checked against with the cap applied, the verified factor is
  * the session's step-up, and a fresh device proof comes with it. No way in writes any of that again.
  */
+import { activityEntry } from './activity-entries.ts';
 import type { IssuedDeviceProof } from '../device-proofs.ts';
-import { InvalidCode, InvalidCredentials, LoginChallengeInvalid } from '../errors.ts';
+import { AccountLocked, InvalidCode, InvalidCredentials, LoginChallengeInvalid } from '../errors.ts';
 import { accountKey, NEW_DEVICE_NOTICE_POLICY, refundRequest, type Tally } from '../rate-limits.ts';
 import type { FactorKind, OneTimeToken, User, UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
@@ -83,6 +84,11 @@ export interface CheckedSignIn {
    * Unset: `endSignIn` checks the presented proofs, when the new-device notice is on.
    */
   readonly newDevice?: boolean;
+  /**
+   * How the person signed in, as the activity log records it: `password`, `passkey`, `signup`, an
+   * identity provider's name; default `second-factor` when a second step verified `factor`, else `password`.
+   */
+  readonly method?: string;
   /** The failure when the account's credentials changed meanwhile (nothing is stored); default InvalidCredentials. */
   readonly failure?: () => Error;
 }
@@ -98,11 +104,21 @@ const invalidCredentials = () => new InvalidCredentials();
  * one, and the kinds listed only for an account with one.
  */
 export async function nextStep(context: UseCaseContext, checked: CheckedSignIn, meta: RequestMeta): Promise<LoginStep> {
+  refuseLocked(checked.account);
   if (!(await hasSecondFactor(context, checked.account.id))) return endSignIn(context, checked, meta);
   await endPresentedSessions(context, meta);
   const secondFactor = await startChallenge(context, { id: checked.account.id, credentialGeneration: checked.generation }, await factorMethods(context, checked.account.id));
   if (!secondFactor) throw (checked.failure ?? invalidCredentials)();
   return { secondFactor };
+}
+
+/**
+ * A locked account (issue 43) signs in by no method: checked on the account as the way in read it,
+ * after its credential (a wrong one fails as any wrong one does). A lock committed after that read
+ * moved the generation on, so the session's insert stores nothing: a lock racing a sign-in leaves no session.
+ */
+function refuseLocked(account: User | UserRecord): void {
+  if ((account as Partial<UserRecord>).locked) throw new AccountLocked();
 }
 
 /** Ends every presented session, not only the first (one planted under a longer path would outlive the sign-in). */
@@ -193,6 +209,7 @@ export async function endSignIn(context: UseCaseContext, checked: CheckedSignIn,
   const { notices, newDeviceNoticeRule, devices, manager, maxSessions } = context;
   const { store, clock, tokens } = context.ports;
   const { account, generation } = checked;
+  refuseLocked(account);
   await endPresentedSessions(context, meta);
   const newDevice = notices.enabled('new-device-sign-in') && (checked.newDevice ?? !(await devices.verify(meta.deviceProof, account.id)));
   // The notice's limiter step is counted before the session is stored, so a sign-in that then loses
@@ -203,7 +220,9 @@ export async function endSignIn(context: UseCaseContext, checked: CheckedSignIn,
   const token = tokens.generate();
   const createdAt = clock.now();
   const expiresAt = new Date(createdAt.getTime() + SESSION_TTL_MS);
-  if (!(await manager.startSession({ tokenDigest: digestToken(token), userId: account.id, credentialGeneration: generation, createdAt, expiresAt }, maxSessions, notice))) throw (checked.failure ?? invalidCredentials)();
+  const method = checked.method ?? (checked.factor ? 'second-factor' : 'password');
+  const event = activityEntry(context, 'signed-in', meta, { method, ...(checked.factor ? { factor: checked.factor } : {}), newDevice });
+  if (!(await manager.startSession({ tokenDigest: digestToken(token), userId: account.id, credentialGeneration: generation, createdAt, expiresAt }, maxSessions, notice, event))) throw (checked.failure ?? invalidCredentials)();
   // A factor verified with the sign-in (a passkey, a second step): the session may make the owner's changes for the step-up's window.
   if (checked.factor) await recordStepUp(context, digestToken(token), checked.factor);
   const user: User = { id: account.id, name: account.name, email: account.email, emailVerified: account.emailVerified };

@@ -1,5 +1,7 @@
+import { activityEntry } from './activity-entries.ts';
 import { DEVICE_LOGIN_POLICY } from '../device-proofs.ts';
-import { InvalidCredentials } from '../errors.ts';
+import { failureSummary } from '../activity.ts';
+import { AccountLocked, InvalidCredentials } from '../errors.ts';
 import { ACCOUNT_LOGIN_POLICY, accountKey, countRequest, refundRequest, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { LoginRequest, parseRequest, SecondFactorLoginRequest } from '../schemas.ts';
 import type { UseCaseContext } from './context.ts';
@@ -36,6 +38,12 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
   /** Whether a login checks the presented device proofs: for its limit, or for the new-device notice. */
   const checksDevices = accountRule !== null || notices.enabled('new-device-sign-in');
 
+  /** A failed sign-in, summarised: one row per account (or, `null`, per no account) and hour, counted, so a flood does not grow the log. */
+  async function countFailure(userId: number | null, meta: RequestMeta): Promise<void> {
+    const event = activityEntry(context, 'sign-in-failed', meta);
+    await store.activity.count({ ...event, userId }, failureSummary(userId, event.at));
+  }
+
   /** Login's steps, inside `withQuota`. */
   async function login(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<LoginStep> {
     await context.limit('login', meta, tally);
@@ -57,10 +65,18 @@ export function loginUseCases(context: UseCaseContext): LoginUseCases {
     }
     if (!record) {
       await hasher.verifyDummy(input.password);
+      // The same statement as a known account's failure (its time tells nothing of registration):
+      // counted on the hour's one row of failures at addresses that are nobody's.
+      await countFailure(null, meta);
       throw new InvalidCredentials();
     }
-    if (!(await hasher.verify(input.password, record.passwordHash))) throw new InvalidCredentials();
+    if (!(await hasher.verify(input.password, record.passwordHash))) {
+      await countFailure(record.id, meta);
+      throw new InvalidCredentials();
+    }
     if (attempt) await refundRequest(rateLimiter, attempt, clock.now(), tally);
+    // Locked by an operator: the right password says so (403), a wrong one failed as any does above.
+    if (record.locked) throw new AccountLocked();
     const generation = record.credentialGeneration;
     // Only under the generation the check was made against: a password changed meanwhile stays.
     if (hasher.needsRehash(record.passwordHash)) await context.manager.replaceHash(record.id, generation, await hasher.hash(input.password));

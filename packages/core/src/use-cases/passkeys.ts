@@ -18,6 +18,7 @@
  * - **Adding or removing** a passkey moves the credential generation (every other session ends) and
  *   mails a notice, in one unit of work.
  */
+import { activityEntry } from './activity-entries.ts';
 import { randomBytes } from 'node:crypto';
 import { decodeClientDataJSON, generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from './webauthn.ts';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from './webauthn.ts';
@@ -320,7 +321,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       // holds a way back in without it. Decided under the generation read above, which the add compares.
       const codes = (await hasSecondFactor(context, record.id)) ? null : recoveryCodes();
       // Added only while the generation is still the proof's: of a change racing this add, one wins.
-      const added = await context.manager.addPasskey(passkey, generation, session.digest, notice, codes?.digests ?? null);
+      const added = await context.manager.addPasskey(passkey, generation, session.digest, notice, codes?.digests ?? null, activityEntry(context, 'factor-added', meta, { kind: 'passkey', name: passkey.name }));
       // The account's credentials changed while the answer was checked: its sessions ended with it.
       if (added === null) throw new Unauthenticated();
       if (added === 'taken') throw new ValidationError([{ path: 'response', message: 'is a passkey registered already' }]);
@@ -352,7 +353,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         const notice = await accountNotice(context, 'passkey-removed', meta, record, { passkeyName: passkey.name });
         // The last factor takes the recovery codes with it (as turning TOTP off does); under the generation the add compares.
         const lastFactor = !(await store.totp.find(record.id))?.enabled && (await store.passkeys.listByUser(record.id)).length === 1;
-        const removed = await context.manager.removePasskey(record.id, id, record.credentialGeneration, session.digest, notice, lastFactor);
+        const removed = await context.manager.removePasskey(record.id, id, record.credentialGeneration, session.digest, notice, lastFactor, activityEntry(context, 'factor-removed', meta, { kind: 'passkey', name: passkey.name }));
         if (removed === 'missing') throw new NotFound('Passkey');
         if (removed === null) throw new Unauthenticated();
         return {};
@@ -377,7 +378,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         const verified = await verifyAssertion(input.response as unknown as AuthenticationResponseJSON, 'sign-in', null);
         if (!verified) throw badSignIn();
         // A passkey is a factor: the session may make the owner's changes for the step-up's window.
-        return endSignIn(context, { account: verified.record, generation: verified.record.credentialGeneration, factor: 'passkey', failure: badSignIn }, meta);
+        return endSignIn(context, { account: verified.record, generation: verified.record.credentialGeneration, factor: 'passkey', method: 'passkey', failure: badSignIn }, meta);
       }),
 
     passkeyLoginOptions: (meta) =>

@@ -1,3 +1,4 @@
+import { activityEntry } from './activity-entries.ts';
 import { ValidationError } from '../errors.ts';
 import type { IssuedDeviceProof } from '../device-proofs.ts';
 import type { OutgoingMail } from '../ports.ts';
@@ -87,7 +88,7 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
         const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice goes to the account's address only if the token was good: it is queued with the change.
-        const done = await context.manager.completeReset(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta));
+        const done = await context.manager.completeReset(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta), activityEntry(context, 'password-reset', meta));
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         // The owner proved themselves through the mailbox: the failures others counted against the
         // account (guesses at the old password) go, and this client gets a device proof, so it signs

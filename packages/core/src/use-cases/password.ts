@@ -1,3 +1,4 @@
+import { activityEntry } from './activity-entries.ts';
 import { Unauthenticated, WrongPassword } from '../errors.ts';
 import { NO_PASSWORD, type UserRecord } from '../store.ts';
 import { hasRecentStepUp } from './second-factor.ts';
@@ -65,7 +66,7 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
         await stepUp(context, session, input.code, tally);
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice is queued with the change, or not at all (a change that lost its race sends none).
-        const ended = await context.manager.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record));
+        const ended = await context.manager.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record), activityEntry(context, 'password-changed', meta));
         if (ended === null) throw new Unauthenticated();
         return {};
       }),

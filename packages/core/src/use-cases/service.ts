@@ -24,6 +24,8 @@ export interface SweepCounts {
   readonly passkeyChallenges: number;
   /** Ended rate-limit windows. */
   readonly rateLimitWindows: number;
+  /** Activity events older than ACTIVITY_RETENTION_DAYS. */
+  readonly activity: number;
 }
 
 /** The sweep's kinds of single-use token, by purpose. */
@@ -71,7 +73,12 @@ export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
 
     async sweep() {
       const now = clock.now();
-      const [expired, rateLimitWindows] = await Promise.all([store.deleteExpired(now), store.rateLimiter.deleteExpired(now)]);
+      // Events past ACTIVITY_RETENTION_DAYS go with the rest of what expired.
+      const [expired, rateLimitWindows, activity] = await Promise.all([
+        store.deleteExpired(now),
+        store.rateLimiter.deleteExpired(now),
+        store.activity.deleteBefore(new Date(now.getTime() - context.activityRetentionMs)),
+      ]);
       const of = (purposes: readonly OneTimeTokenPurpose[]) => purposes.reduce((n, purpose) => n + (expired.oneTimeTokens[purpose] ?? 0), 0);
       return {
         sessions: expired.sessions,
@@ -81,6 +88,7 @@ export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
         loginChallenges: of(SWEPT.loginChallenges),
         passkeyChallenges: of(SWEPT.passkeyChallenges),
         rateLimitWindows,
+        activity,
       };
     },
   };

@@ -1,8 +1,9 @@
+import { activityEntry } from './activity-entries.ts';
 import { NotFound, Unauthenticated } from '../errors.ts';
 import type { User } from '../store.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
-import { firstLive, type SessionMeta } from './request.ts';
+import { firstLive, type RequestMeta, type SessionMeta } from './request.ts';
 
 /** Session lifetime: absolute, from issue. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -100,7 +101,7 @@ export function sessionUseCases(context: UseCaseContext): SessionUseCases {
 
     async endSession(id: string, meta: SessionMeta): Promise<{ readonly current: boolean }> {
       const { user, digest } = await signedIn(context, meta);
-      const ended = await context.manager.endSession(user.id, id);
+      const ended = await context.manager.endSession(user.id, id, activityEntry(context, 'sessions-ended', meta as Partial<RequestMeta>, { sessions: 1 }));
       if (ended === null) throw new NotFound('Session');
       return { current: ended === digest };
     },

@@ -18,6 +18,7 @@ import { IdentityLinkRequest, parseRequest, ProviderSignInRequest, SignupRequest
 import { FIRST_CREDENTIAL_GENERATION, NO_PASSWORD, type UserRecord } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
+import { activityEntry } from './activity-entries.ts';
 import type { UseCaseContext } from './context.ts';
 import { verificationLink } from './email.ts';
 import { endSignIn, nextStep, type LoginStep } from './login-flow.ts';
@@ -200,6 +201,7 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
       { name: accountName(identity, email), email, passwordHash: NO_PASSWORD, createdAt, emailVerified: identity.emailVerified },
       { provider: provider.id, issuer: identity.issuer, subject: identity.subject, email, linkedAt: createdAt },
       ticket ? verificationLink(context, email, FIRST_CREDENTIAL_GENERATION) : undefined,
+      activityEntry(context, 'account-created', meta, { method: provider.id }),
     );
     if (made === 'email') {
       await ticket?.refund();
@@ -208,18 +210,18 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
     if (made === 'identity') {
       await ticket?.refund();
       // Another first sign-in of the same person won: sign in to the account it made.
-      return signInHolder(identity, meta);
+      return signInHolder(provider, identity, meta);
     }
     // As signup's: the new account's first generation, its client the device that made it.
-    return endSignIn(context, { account: made, generation: FIRST_CREDENTIAL_GENERATION, newDevice: false }, meta);
+    return endSignIn(context, { account: made, generation: FIRST_CREDENTIAL_GENERATION, newDevice: false, method: provider.id }, meta);
   }
 
   /** The identity is an account's: sign in to it, through its second factor when it has one. */
-  async function signInHolder(identity: ProviderIdentity, meta: RequestMeta): Promise<LoginStep> {
+  async function signInHolder(provider: IdentityProvider, identity: ProviderIdentity, meta: RequestMeta): Promise<LoginStep> {
     const held = await store.identities.find(identity.issuer, identity.subject);
     const account = held && (await store.users.findById(held.userId));
     if (!account) throw new SignInRefused('identity_invalid');
-    return nextStep(context, { account, generation: account.credentialGeneration, failure: () => new SignInRefused('identity_invalid') }, meta);
+    return nextStep(context, { account, generation: account.credentialGeneration, method: provider.id, failure: () => new SignInRefused('identity_invalid') }, meta);
   }
 
   /** Links the checked identity to the account the state names, while its generation is the proof's. */
@@ -231,7 +233,7 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
     if (!account) throw new SignInRefused('sign_in_state_invalid');
     const notice = await accountNotice(context, 'identity-linked', meta, account, { providerName: provider.name });
     const email = accountEmail(identity);
-    const done = await context.manager.linkIdentity({ provider: provider.id, issuer: identity.issuer, subject: identity.subject, userId, email, linkedAt: clock.now() }, generation, session, notice);
+    const done = await context.manager.linkIdentity({ provider: provider.id, issuer: identity.issuer, subject: identity.subject, userId, email, linkedAt: clock.now() }, generation, session, notice, activityEntry(context, 'identity-linked', meta, { provider: provider.id }));
     if (done === 'taken') throw new SignInRefused('identity_taken');
     // The account's credentials moved since the proof (a password change, a reset): link again.
     if (done === null) throw new SignInRefused('sign_in_state_invalid');
@@ -278,7 +280,7 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
           return { returnTo, linked: provider.id };
         }
         const held = await store.identities.find(identity.issuer, identity.subject);
-        const step = held ? await signInHolder(identity, meta) : await firstSignIn(provider, identity, meta);
+        const step = held ? await signInHolder(provider, identity, meta) : await firstSignIn(provider, identity, meta);
         return { returnTo, step };
       } catch (error) {
         if (error instanceof SignInRefused) return { returnTo, failure: error.reason };
@@ -311,7 +313,7 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
       // With a second factor on, a step-up of the last minutes, as every owner's change of a way in.
       await stepUp(context, session, undefined, new Map());
       const notice = await accountNotice(context, 'identity-unlinked', meta, record, { providerName: provider.name });
-      const done = await context.manager.unlinkIdentity(record.id, provider.id, record.credentialGeneration, session.digest, notice);
+      const done = await context.manager.unlinkIdentity(record.id, provider.id, record.credentialGeneration, session.digest, notice, activityEntry(context, 'identity-unlinked', meta, { provider: provider.id }));
       if (done === 'missing') throw new NotFound('Identity');
       if (done === 'last') throw new LastSignInMethod();
       // The account's credentials moved meanwhile: read again and unlink again.

@@ -1,3 +1,4 @@
+import { activityEntry } from './activity-entries.ts';
 import { EmailTaken } from '../errors.ts';
 import { FIRST_CREDENTIAL_GENERATION } from '../store.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
@@ -29,7 +30,7 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
         // inbox's share. Past it the answer is the same 201 (it tells nothing of the inbox), only
         // without the mail; a taken address mails nothing, so its count is given back.
         const ticket = await context.inbox.take(input.email);
-        const user = await context.manager.signUp({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, ticket ? verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION) : undefined);
+        const user = await context.manager.signUp({ name: input.name, email: input.email, passwordHash, createdAt: clock.now() }, ticket ? verificationLink(context, input.email, FIRST_CREDENTIAL_GENERATION) : undefined, activityEntry(context, 'account-created', meta));
         if (!user) {
           await ticket?.refund();
           throw new EmailTaken();
@@ -38,7 +39,7 @@ export function signupUseCases(context: UseCaseContext): SignupUseCases {
         // someone who knows the password (or reads its mailbox) can have moved it on, or deleted the
         // account, since the insert. Its client made the account (no new-device notice), and a session
         // it holds for another account is not this sign-in's to end.
-        return endSignIn(context, { account: user, generation: FIRST_CREDENTIAL_GENERATION, newDevice: false }, { ...meta, sessionToken: null });
+        return endSignIn(context, { account: user, generation: FIRST_CREDENTIAL_GENERATION, newDevice: false, method: 'signup' }, { ...meta, sessionToken: null });
       }),
   };
 }

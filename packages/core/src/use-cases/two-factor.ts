@@ -4,6 +4,7 @@
  * side accepted. A code works once: the step it matched is recorded per account with a
  * compare-and-set in the store (`totp.useStep`), so a replay is refused in every process.
  */
+import { activityEntry } from './activity-entries.ts';
 import { randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { SecondFactorRequired, SecondFactorUnavailable, TwoFactorState, Unauthenticated, WrongCode } from '../errors.ts';
@@ -82,7 +83,7 @@ export async function useRecoveryCode(context: UseCaseContext, userId: number, c
     const { kind: _own, ...mail } = context.notices.notice('recovery-code-used', meta, { remaining })!;
     return sample.kind === undefined ? mail : { ...mail, kind: sample.kind };
   };
-  return context.manager.useRecoveryCode(userId, recoveryDigest(code), notice);
+  return context.manager.useRecoveryCode(userId, recoveryDigest(code), notice, activityEntry(context, 'recovery-code-used', meta));
 }
 
 /** The refusal of a proof that came without a factor while one is on. */
@@ -160,7 +161,7 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
         const { codes, digests } = recoveryCodes();
         const notice = await accountNotice(context, 'two-factor-enabled', meta, record);
-        const done = await context.manager.enableTotp(record.id, record.credentialGeneration, factor.sealedSecret, step, digests, session.digest, notice);
+        const done = await context.manager.enableTotp(record.id, record.credentialGeneration, factor.sealedSecret, step, digests, session.digest, notice, activityEntry(context, 'factor-added', meta, { kind: 'totp' }));
         if (done === null) throw new TwoFactorState('The enrolment changed meanwhile: start it again');
         // The code just given is a factor verified for this session.
         await recordStepUp(context, session.digest, 'totp');
@@ -178,7 +179,7 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         const notice = await accountNotice(context, 'two-factor-disabled', meta, record);
         // The recovery codes stay while a passkey is still a factor: they stand in for it.
         const passkeysLeft = (await store.passkeys.listByUser(record.id)).length > 0;
-        if ((await context.manager.disableTotp(record.id, record.credentialGeneration, session.digest, notice, passkeysLeft)) === null) throw new Unauthenticated();
+        if ((await context.manager.disableTotp(record.id, record.credentialGeneration, session.digest, notice, passkeysLeft, activityEntry(context, 'factor-removed', meta, { kind: 'totp' }))) === null) throw new Unauthenticated();
         return {};
       }),
 

@@ -1,7 +1,7 @@
 /**
  * The account itself: creating it (`POST /api/signup`), reading it, renaming it and deleting it (`/api/me`).
  */
-import { DeleteAccountRequest, PROFILE_SESSION_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, SignupRequest, STEP_UP_WINDOW_MS, UpdateProfileRequest } from '@sl-accounts/core';
+import { DeleteAccountRequest, PROFILE_SESSION_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, SignupRequest, STEP_UP_WINDOW_MS, UpdateProfileRequest } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_DELETE_ACCOUNT, EXAMPLE_OK, EXAMPLE_SIGNUP, EXAMPLE_UPDATE_PROFILE, EXAMPLE_USER_RESPONSE } from '../examples.ts';
 import { clearedSessionCookie } from '../session-cookie.ts';
 import { okAnswer, PASSWORD_AND_CODE_REFUSED, signedInAnswer, userAnswer } from './responses.ts';

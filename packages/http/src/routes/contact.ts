@@ -1,7 +1,7 @@
 /**
  * The contact form: `POST /api/contact`, no account needed.
  */
-import { ContactRequest } from '@sl-accounts/core';
+import { ContactRequest } from '@sl-accounts/service/core';
 import { EXAMPLE_CONTACT, EXAMPLE_OK } from '../examples.ts';
 import { okAnswer } from './responses.ts';
 import type { ApiRoute } from './route.ts';

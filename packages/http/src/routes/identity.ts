@@ -2,7 +2,7 @@
  * What identifies the account and proves it is the owner's: the password (changing it, resetting it
  * by a mailed link) and the e-mail address (verifying it, changing it).
  */
-import { ChangePasswordRequest, DEVICE_PROOF_TTL_MS, EMAIL_LINK_ACCOUNT_POLICY, EMAIL_TOKEN_TTL_MS, EmailChangeRequest, EmailVerificationConfirmRequest, INBOX_POLICY, PasswordResetConfirmRequest, PasswordResetRequest, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, STEP_UP_WINDOW_MS } from '@sl-accounts/core';
+import { ChangePasswordRequest, DEVICE_PROOF_TTL_MS, EMAIL_LINK_ACCOUNT_POLICY, EMAIL_TOKEN_TTL_MS, EmailChangeRequest, EmailVerificationConfirmRequest, INBOX_POLICY, PasswordResetConfirmRequest, PasswordResetRequest, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, STEP_UP_WINDOW_MS } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_CHANGE_PASSWORD, EXAMPLE_EMAIL_CHANGE, EXAMPLE_EMAIL_CONFIRM, EXAMPLE_OK, EXAMPLE_RESET_CONFIRM, EXAMPLE_RESET_REQUEST, EXAMPLE_USER_RESPONSE } from '../examples.ts';
 import { DEVICE_COOKIE, deviceCookie } from '../session-cookie.ts';
 import { okAnswer, PASSWORD_AND_CODE_REFUSED, PROOF_CODES, userAnswer } from './responses.ts';

@@ -7,8 +7,9 @@
  * Each route is declared in the file of its resource, named by the path: health.ts (`/api/health`),
  * account.ts (`/api/signup`, `/api/me`), login.ts (`/api/login/*`), sessions.ts (`/api/sessions`,
  * `/api/logout`), contact.ts, identity.ts (`/api/password*`, `/api/email*`: what identifies the
- * account), second-factor.ts (`/api/two-factor/*`), passkeys.ts (`/api/passkeys/*`) and sign-in-providers.ts
- * (`/api/sign-in/*`, `/api/me/identities*`). The list
+ * account), second-factor.ts (`/api/two-factor/*`), passkeys.ts (`/api/passkeys/*`), sign-in-providers.ts
+ * (`/api/sign-in/*`, `/api/me/identities*`) and activity.ts (`/api/me/activity`, `/api/me/export`: the
+ * owner's record). The list
  * below gives their order, which every document and the MCP tools follow.
  */
 import { getHealth } from './health.ts';
@@ -20,6 +21,7 @@ import { changePassword, confirmEmail, confirmPasswordReset, requestEmailChange,
 import { confirmTotp, disableTotp, renewRecoveryCodes, startTotp } from './second-factor.ts';
 import { listPasskeys, passkeyRegistrationOptions, passkeySignInOptions, passkeyStepUpOptions, registerPasskey, removePasskey, renamePasskey, signInWithPasskey, stepUpWithPasskey } from './passkeys.ts';
 import { finishProviderSignIn, listIdentities, listSignInProviders, startIdentityLink, startProviderSignIn, unlinkIdentity } from './sign-in-providers.ts';
+import { exportMyAccount, listMyActivity } from './activity.ts';
 import { SESSION_ENDED } from './responses.ts';
 import type { ApiRoute } from './route.ts';
 
@@ -74,4 +76,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   listIdentities,
   startIdentityLink,
   unlinkIdentity,
+  listMyActivity,
+  exportMyAccount,
 ].map(withDerivedResponses);

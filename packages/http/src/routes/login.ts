@@ -2,7 +2,7 @@
  * Signing in with the password (`POST /api/login`) and the login's second step, with a code or a passkey
  * (`/api/login/*`, which the `sl_login` cookie is sent to).
  */
-import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, LOGIN_CHALLENGE_TTL_MS, LoginRequest, MAX_CHALLENGE_FAILURES, PASSKEY_CHALLENGE_TTL_MS, PasskeySignInRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SecondFactorLoginRequest } from '@sl-accounts/core';
+import { ACCOUNT_LOGIN_POLICY, DEVICE_LOGIN_POLICY, LOGIN_CHALLENGE_TTL_MS, LoginRequest, MAX_CHALLENGE_FAILURES, PASSKEY_CHALLENGE_TTL_MS, PasskeySignInRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SecondFactorLoginRequest } from '@sl-accounts/service/core';
 import type { OperationRequest } from '../operation-request.ts';
 import { ERROR_EXAMPLES, EXAMPLE_LOGIN, EXAMPLE_PASSKEY_SIGN_IN, EXAMPLE_SECOND_FACTOR_CHALLENGE, EXAMPLE_SECOND_FACTOR_LOGIN, EXAMPLE_USER_RESPONSE } from '../examples.ts';
 import { clearedLoginChallengeCookie, clearedSessionCookie, DEVICE_COOKIE_PATHS, LOGIN_CHALLENGE_COOKIE, loginChallengeCookie } from '../session-cookie.ts';

@@ -2,7 +2,7 @@
  * Passkeys (WebAuthn): registering, listing, renaming and removing them, signing in with one
  * alone, and stepping a session up with one (`/api/passkeys/*`).
  */
-import { PASSKEY_CHALLENGE_TTL_MS, PASSKEY_OPTIONS_SESSION_POLICY, PASSKEY_SIGN_IN_TOTAL_POLICY, PasskeyProofRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest, RECOVERY_CODE_COUNT, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SESSION_PASSWORD_POLICY } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGE_TTL_MS, PASSKEY_OPTIONS_SESSION_POLICY, PASSKEY_SIGN_IN_TOTAL_POLICY, PasskeyProofRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest, RECOVERY_CODE_COUNT, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SESSION_PASSWORD_POLICY } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_FIRST_PASSKEY_RESPONSE, EXAMPLE_OK, EXAMPLE_PASSKEY, EXAMPLE_PASSKEY_PROOF, EXAMPLE_PASSKEY_REGISTRATION, EXAMPLE_PASSKEY_RENAME, EXAMPLE_PASSKEY_SIGN_IN, EXAMPLE_PASSKEYS, EXAMPLE_REGISTRATION_OPTIONS, EXAMPLE_SIGN_IN_OPTIONS } from '../examples.ts';
 import { DEVICE_COOKIE_PATHS } from '../session-cookie.ts';
 import { okAnswer, PASSKEY_OPTIONS, PROOF_CODES, SIGNED_IN, signedInAnswer } from './responses.ts';

@@ -3,7 +3,7 @@
  * and the documented responses more than one route shares (the session-ended 401 among them, which
  * every session route gets from its `auth`).
  */
-import type { Quota, RateLimitStatus, SignedIn, User } from '@sl-accounts/core';
+import type { Quota, RateLimitStatus, SignedIn, User } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_SIGN_IN_OPTIONS, EXAMPLE_USER_RESPONSE } from '../examples.ts';
 import { deviceCookie, sessionCookie, type DEVICE_COOKIE_PATHS } from '../session-cookie.ts';
 import type { DocumentedResponse, OperationResult } from './route.ts';

@@ -3,12 +3,12 @@
  * documented answers) and what it runs. The documents, the path table and every host read routes
  * through these types; the routes themselves are in the files beside this one, one per resource.
  */
-import type { Accounts, LimitedOperation, RateLimitStatus, parseRequest } from '@sl-accounts/core';
+import type { Accounts, LimitedOperation, RateLimitStatus, parseRequest } from '@sl-accounts/service/core';
 import type { ErrorCode } from '../errors.ts';
 import type { OperationRequest } from '../operation-request.ts';
 
 /** Names of the response body schemas (components of the OpenAPI document). */
-export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse' | 'PasskeyRegistrationOptionsResponse' | 'SignInProvidersResponse' | 'AuthorizationUrlResponse' | 'IdentitiesResponse';
+export type ResponseSchemaName = 'UserResponse' | 'SessionsResponse' | 'Ok' | 'Health' | 'ErrorResponse' | 'SecondFactorChallenge' | 'SecondFactorLoginResponse' | 'TotpEnrolment' | 'RecoveryCodes' | 'PasskeysResponse' | 'PasskeyResponse' | 'PasskeyOptionsResponse' | 'PasskeyRegistrationOptionsResponse' | 'SignInProvidersResponse' | 'AuthorizationUrlResponse' | 'IdentitiesResponse' | 'ActivityResponse' | 'AccountExportResponse';
 
 /** One documented response of a route. */
 export interface DocumentedResponse {
@@ -75,6 +75,8 @@ interface RouteFields {
    * refuses to build when a segment has no entry.
    */
   readonly pathParameters?: Readonly<Record<string, PathParameter>>;
+  /** Optional query parameters (`?cursor=`): what each holds and a value the documents show. */
+  readonly queryParameters?: Readonly<Record<string, PathParameter>>;
   /**
    * Success and the operation's own errors. The generic ones follow from the fields above: `auth:
    * 'session'` adds the session-ended 401 to the table's route (routes/index.ts: declare a 401 only

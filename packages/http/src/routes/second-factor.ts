@@ -1,7 +1,7 @@
 /**
  * The authenticator app's second factor (TOTP) and the recovery codes: `/api/two-factor/*`.
  */
-import { ConfirmTotpRequest, DisableTotpRequest, RECOVERY_CODE_COUNT, RenewRecoveryCodesRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SESSION_PASSWORD_POLICY, StartTotpRequest, STEP_UP_WINDOW_MS } from '@sl-accounts/core';
+import { ConfirmTotpRequest, DisableTotpRequest, RECOVERY_CODE_COUNT, RenewRecoveryCodesRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SESSION_PASSWORD_POLICY, StartTotpRequest, STEP_UP_WINDOW_MS } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_CONFIRM_TOTP, EXAMPLE_DISABLE_TOTP, EXAMPLE_OK, EXAMPLE_RECOVERY_CODES, EXAMPLE_RENEW_RECOVERY_CODES, EXAMPLE_START_TOTP, EXAMPLE_TOTP_ENROLMENT } from '../examples.ts';
 import { okAnswer, PROOF_CODES } from './responses.ts';
 import type { ApiRoute } from './route.ts';

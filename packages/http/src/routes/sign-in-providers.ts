@@ -3,7 +3,7 @@
  * (`/api/me/identities*`): issue 42, docs/decisions/0055-identity-provider-client.md and 0056-identity-linking.md.
  * The `sl_oauth` cookie binds a provider's callback to the browser that started the sign-in.
  */
-import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, type ProviderCallbackEnd } from '@sl-accounts/core';
+import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, type ProviderCallbackEnd } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES } from '../examples.ts';
 import type { OperationRequest } from '../operation-request.ts';
 import { clearedSessionCookie, clearedSignInStateCookie, deviceCookie, DEVICE_COOKIE_PATHS, loginChallengeCookie, sessionCookie, SIGN_IN_STATE_COOKIE, signInStateCookie } from '../session-cookie.ts';
@@ -128,7 +128,7 @@ export const finishProviderSignIn: ApiRoute = {
   },
   run: async (accounts, request) => {
     const provider = request.param('provider');
-    const end = await accounts.finishProviderSignIn(provider, { ...request.meta(), stateToken: request.signInState(), query: request.query(), defaultReturnTo: `${request.base}/` });
+    const end = await accounts.finishProviderSignIn(provider, { ...request.meta(), stateToken: request.signInState(), query: request.queryString(), defaultReturnTo: `${request.base}/` });
     return callbackAnswer(end, request.base);
   },
 };

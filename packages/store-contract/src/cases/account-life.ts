@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createAccountManager } from '@sl-accounts/core';
+import { createAccountManager } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { recorded } from '../recorded.ts';
 import { addSession, addUser, at, DAY, digest, G0, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ContactMessage } from '@sl-accounts/core';
+import type { ContactMessage } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { at, T0 } from '../fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { EmailConfirmed, EmailTokenPurpose, MailKind, OutgoingMail } from '@sl-accounts/core';
+import type { EmailConfirmed, EmailTokenPurpose, MailKind, OutgoingMail } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, HOUR, MINUTE, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { NO_PASSWORD, type Identity } from '@sl-accounts/core';
+import { NO_PASSWORD, type Identity } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addUser, at, digest, G0, MINUTE, T0 } from '../fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { AccountMail, QueuedMail, Store } from '@sl-accounts/core';
+import type { AccountMail, QueuedMail, Store } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, MINUTE, OTHER_PHC, T0 } from '../fixtures.ts';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { AccountManager, ContactMessage, OutgoingMail, QueuedMail } from '@sl-accounts/core';
+import type { AccountManager, ContactMessage, OutgoingMail, QueuedMail } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addUser, at, DAY, digest, G0, MINUTE, PHC, T0 } from '../fixtures.ts';
 

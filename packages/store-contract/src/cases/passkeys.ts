@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { PASSKEY_CHALLENGES_PER_ACCOUNT, type OneTimeToken, type OneTimeTokenPurpose, type Passkey, type Store } from '@sl-accounts/core';
+import { PASSKEY_CHALLENGES_PER_ACCOUNT, type OneTimeToken, type OneTimeTokenPurpose, type Passkey, type Store } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, MINUTE, oneTime, T0 } from '../fixtures.ts';
 

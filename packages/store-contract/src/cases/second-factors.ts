@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { OneTimeToken } from '@sl-accounts/core';
+import type { OneTimeToken } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, digest, G0, MINUTE, oneTime, OTHER_PHC, T0 } from '../fixtures.ts';
 

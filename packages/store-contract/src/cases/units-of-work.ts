@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { EmailTaken, type Repositories, type Store } from '@sl-accounts/core';
+import { EmailTaken, type Repositories, type Store } from '@sl-accounts/service/core';
 import type { CurrentStore } from '../current-store.ts';
 import { addSession, addUser, at, DAY, digest, G0, MINUTE, oneTime, OTHER_PHC, PHC, T0 } from '../fixtures.ts';
 
