@@ -297,10 +297,10 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       expect(schemas.ChangePasswordRequest!.properties.newPassword).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(schemas.PasswordResetConfirmRequest!.properties.newPassword).toMatchObject({ minLength: 8, maxLength: 200 });
       expect(Object.keys(schemas).sort()).toEqual([
-        'AuthorizationUrlResponse',
         'AccountExportResponse',
         'ActivityEvent',
         'ActivityResponse',
+        'AuthorizationUrlResponse',
         'ChangePasswordRequest',
         'ConfirmTotpRequest',
         'ContactRequest',
