@@ -3,7 +3,7 @@
  * (`/api/me/identities*`): issue 42, docs/decisions/0055-identity-provider-client.md and 0056-identity-linking.md.
  * The `sl_oauth` cookie binds a provider's callback to the browser that started the sign-in.
  */
-import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, type ProviderCallbackEnd } from '@sl-accounts/service/core';
+import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, UnknownProvider, type ProviderCallbackEnd } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES } from '../examples.ts';
 import type { OperationRequest } from '../operation-request.ts';
 import { clearedSessionCookie, clearedSignInStateCookie, deviceCookie, DEVICE_COOKIE_PATHS, loginChallengeCookie, sessionCookie, SIGN_IN_STATE_COOKIE, signInStateCookie } from '../session-cookie.ts';
@@ -105,7 +105,7 @@ export const finishProviderSignIn: ApiRoute = {
   path: '/api/sign-in/{provider}/callback',
   operationId: 'finishProviderSignIn',
   summary: 'The identity provider’s callback',
-  description: `Where the provider sends the browser back (the redirect URI to register with it). Checks the \`${SIGN_IN_STATE_COOKIE}\` cookie and the provider’s answer, and answers 303 to \`returnTo\`: signed in (\`sl_session\` set); or, when the account has a second factor, with the \`sl_login\` challenge a password login sets and \`second_factor=<methods>\` in the query (finish at \`POST /api/login/second-factor\` or \`/api/login/passkey\`); or, for a link, with \`linked=<provider>\`; or with \`error=<code>\` and no session (the API contract lists the codes). A GET, as a redirect from the provider is: it is not refused as cross-site, since the cookie and the single-use \`state\` bind it to the browser that started it.`,
+  description: `Where the provider sends the browser back (the redirect URI to register with it). Checks the \`${SIGN_IN_STATE_COOKIE}\` cookie and the provider’s answer, and answers 303 to \`returnTo\`: signed in (\`sl_session\` set); or, when the account has a second factor, with the \`sl_login\` challenge a password login sets and \`second_factor=<methods>\` in the query (finish at \`POST /api/login/second-factor\` or \`/api/login/passkey\`); or, for a link, with \`linked=<provider>\`; or with \`error=<code>\` and no session (the API contract lists the codes). A GET, as a redirect from the provider is: it is not refused as cross-site, since the cookie and the single-use \`state\` bind it to the browser that started it. A HEAD (a link scanner’s, a prefetch) answers 303 to the service’s root and neither takes the state nor touches a cookie, so the browser’s own GET still finishes the sign-in.`,
   tag: 'accounts',
   changesState: false,
   auth: 'public',
@@ -128,6 +128,12 @@ export const finishProviderSignIn: ApiRoute = {
   },
   run: async (accounts, request) => {
     const provider = request.param('provider');
+    // A HEAD (a mail or chat link scanner's, a browser's prefetch) neither reads nor takes the
+    // single-use state, nor clears the cookie: the person's own GET that follows still finishes.
+    if (request.request.method === 'HEAD') {
+      if (!accounts.signInProviders().some((listed) => listed.id === provider)) throw new UnknownProvider();
+      return { status: 303, body: { ok: true }, headers: { location: `${request.base}/` } };
+    }
     const end = await accounts.finishProviderSignIn(provider, { ...request.meta(), stateToken: request.signInState(), query: request.queryString(), defaultReturnTo: `${request.base}/` });
     return callbackAnswer(end, request.base);
   },
