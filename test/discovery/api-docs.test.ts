@@ -143,8 +143,9 @@ describe.each(ROWS)('API docs on the $host host at "$basePath"', ({ host, basePa
       const page = await launched(ctx).newPage();
       const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
       const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.summary));
-      // The spec's six, issue 20's six, issue 28's four, issue 34's second factor's five and its passkeys' eleven.
-      expect(operations).toHaveLength(16 + 5 + 11);
+      // The spec's six, issue 20's six, issue 28's four, issue 34's second factor's five and its passkeys' eleven,
+      // issue 42's six (identity providers) and issue 43's two (the owner's activity and export).
+      expect(operations).toHaveLength(16 + 5 + 11 + 6 + 2);
 
       const failures: string[] = [];
       const foreign: string[] = [];

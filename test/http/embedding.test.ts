@@ -16,6 +16,11 @@ import {
   SecondFactorRequired,
   SecondFactorUnavailable,
   PasskeysUnavailable,
+  UnknownProvider,
+  ProviderUnavailable,
+  SignInRefused,
+  LastSignInMethod,
+  AccountLocked,
   StoreUnavailable,
   TwoFactorState,
   Unauthenticated,
@@ -172,6 +177,12 @@ describe('embedding pieces', () => {
       new TwoFactorState('TOTP is on already'),
       new SecondFactorUnavailable(),
       new PasskeysUnavailable(),
+      // Issue 42's identity providers and issue 43's lock.
+      new UnknownProvider(),
+      new ProviderUnavailable(),
+      new SignInRefused('identity_invalid'),
+      new LastSignInMethod(),
+      new AccountLocked(),
     ];
     expect(samples.map((e) => e.constructor)).toEqual([...DOMAIN_ERRORS]);
     const api = createHttpApi({ accounts: {} as Accounts });
