@@ -199,7 +199,9 @@ export function adminHandler(admin: AdminUseCases, tokens: readonly AdminToken[]
   const failures = new FailureWindow();
   const openapi = JSON.stringify(adminOpenApi());
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://admin.invalid');
+    // A request target that is no URL (`GET http://[x/ HTTP/1.1`) reaches here too: a 400, not a throw.
+    const url = URL.parse(req.url ?? '/', 'http://admin.invalid');
+    if (url === null) return fail(res, 400, 'validation', 'Invalid request: the request target is not a URL');
     const address = req.socket.remoteAddress ?? 'unknown';
     if (req.method === 'GET' && url.pathname === '/admin/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(openapi);
@@ -240,7 +242,15 @@ export function adminHandler(admin: AdminUseCases, tokens: readonly AdminToken[]
 /** Starts the operator's API; resolves with its URL and a stop. */
 export async function listenAdmin(admin: AdminUseCases, config: AdminConfig, logger: AdminLogger): Promise<{ readonly url: string; close(): Promise<void> }> {
   const handle = adminHandler(admin, config.tokens, logger);
-  const server: Server = createServer((req, res) => void handle(req, res));
+  // The handler answers every failure itself; should one escape, it is a 500 here, never an
+  // unhandled rejection that would end the process (and the public API with it).
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error({ err: error }, 'admin request failed');
+      if (!res.headersSent) fail(res, 500, 'internal_error', 'Internal server error');
+      else res.destroy();
+    });
+  });
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
