@@ -393,6 +393,17 @@ describe('abuse (issue 42)', () => {
     await service.close();
   });
 
+  it('a returnTo whose dot segments resolve to //host is refused at the start (400), not sent on as //host', async () => {
+    const service = await serviceWith();
+    // new URL('/.//evil.example', origin).pathname is '//evil.example': the callback's Location would leave the origin.
+    for (const returnTo of ['/.//evil.example', '/..//evil.example', '/a/..//evil.example', '/%2e//evil.example', '/%2E%2E//evil.example/x', '/.%2F/evil.example']) {
+      const { started } = await start(service, { returnTo });
+      expect(started.status, returnTo).toBe(400);
+      expect(started.cookies.sl_oauth).toBeUndefined();
+    }
+    await service.close();
+  });
+
   it('a provider that is down answers 503 provider_unavailable at once', async () => {
     const service = await serviceWith({ issuer: 'http://127.0.0.1:1' });
     const { started } = await start(service);
