@@ -120,7 +120,9 @@ export async function exportAccount(context: UseCaseContext, userId: number, for
     store.totp.find(userId),
     store.recoveryCodes.count(userId),
     store.passkeys.listByUser(userId),
-    store.directory.contactsFrom(record.email, EXPORT_ACTIVITY_LIMIT),
+    // The contact form takes any address, and signup one not yet proved: until the account has
+    // verified its address, the messages sent with it may be someone else's words.
+    record.emailVerified ? store.directory.contactsFrom(record.email, EXPORT_ACTIVITY_LIMIT) : [],
     store.directory.pendingLinks(userId),
     store.identities.listByUser(userId),
   ]);
