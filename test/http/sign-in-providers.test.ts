@@ -404,6 +404,20 @@ describe('abuse (issue 42)', () => {
     await service.close();
   });
 
+  it('a locked account signs in through its provider by no means: 303 with error=account_locked, no session', async () => {
+    const service = await serviceWith();
+    const first = await signIn(service, 'erin');
+    expect(first.answer.cookies.sl_session).toBeTruthy();
+    const me = await request<{ user: { id: number } }>(service.api, 'GET /api/me', { cookie: first.answer.cookies });
+    await service.admin.lockAccount(me.json.user.id, { reason: 'reported stolen' }, { operator: 'alice' });
+    expect((await request(service.api, 'GET /api/me', { cookie: first.answer.cookies })).status).toBe(401);
+    const again = await signIn(service, 'erin', { returnTo: '/account' });
+    expect(again.answer.status).toBe(303);
+    expect(again.answer.headers.get('location')).toBe('/account?error=account_locked');
+    expect(again.answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
   it('a provider that is down answers 503 provider_unavailable at once', async () => {
     const service = await serviceWith({ issuer: 'http://127.0.0.1:1' });
     const { started } = await start(service);
