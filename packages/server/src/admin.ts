@@ -30,6 +30,8 @@ export interface AdminToken {
 export const MIN_ADMIN_TOKEN_BYTES = 32;
 /** Wrong or missing tokens one address may send per minute before it gets 429 until the minute ends. */
 export const ADMIN_FAILURES_PER_MINUTE = 10;
+/** An operator's name, as ADMIN_TOKENS and `pnpm admin --operator` take it: recorded in events. */
+export const OPERATOR_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** The largest body the operator's API reads. */
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -45,7 +47,7 @@ export function parseAdminTokens(text: string): readonly AdminToken[] {
     const at = pair.indexOf(':');
     const name = at < 0 ? '' : pair.slice(0, at);
     const token = at < 0 ? '' : pair.slice(at + 1);
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new Error(`ADMIN_TOKENS: pair ${i + 1} must be name:token, the name 1 to 64 of A-Z a-z 0-9 . _ -`);
+    if (!OPERATOR_NAME.test(name)) throw new Error(`ADMIN_TOKENS: pair ${i + 1} must be name:token, the name 1 to 64 of A-Z a-z 0-9 . _ -`);
     if (Buffer.byteLength(token) < MIN_ADMIN_TOKEN_BYTES) throw new Error(`ADMIN_TOKENS: the token of ${name} must be at least ${MIN_ADMIN_TOKEN_BYTES} bytes (openssl rand -base64 32)`);
     if (seen.has(name)) throw new Error(`ADMIN_TOKENS: ${name} is named twice`);
     seen.add(name);

@@ -9,6 +9,7 @@ import { createAdmin, randomTokens } from '@sl-accounts/service/core';
 import { ManualClock, testHasher } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { listenAdmin, parseAdminTokens } from '../src/admin.ts';
+import { parseArguments } from '../src/admin-cli.ts';
 
 const TOKEN = 'a'.repeat(43);
 const silent = { info: () => {}, error: () => {} };
@@ -60,5 +61,19 @@ describe('the operator API under attack', { tags: ['socket'] }, () => {
     }
     const after = await fetch(`${listening.url}/accounts`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(after.status).toBe(200);
+  });
+});
+
+describe('pnpm admin under attack', () => {
+  it('refuses a flag given a value: --yes=no is no --yes (a deletion must not go through on it)', () => {
+    expect(() => parseArguments(['delete', '1', '--reason', 'x', '--yes=no'])).toThrow(/--yes takes no value/);
+    expect(() => parseArguments(['show', '1', '--json=false'])).toThrow(/--json takes no value/);
+  });
+
+  it('refuses an operator name the admin API could not have (empty, too long, other characters)', () => {
+    for (const name of ['', ' ', 'x'.repeat(65), 'bad:name', 'two words', 'tab\there']) {
+      expect(() => parseArguments(['lock', '1', '--reason', 'x', '--operator', name]), JSON.stringify(name)).toThrow(/--operator/);
+    }
+    expect(parseArguments(['lock', '1', '--reason', 'x', '--operator', 'ops.team-1']).options.operator).toBe('ops.team-1');
   });
 });
