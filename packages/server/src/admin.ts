@@ -43,6 +43,7 @@ export function parseAdminTokens(text: string): readonly AdminToken[] {
   const pairs = text.split(/[\s,]+/).filter(Boolean);
   if (pairs.length === 0) throw new Error('ADMIN_TOKENS: give at least one name:token pair');
   const seen = new Set<string>();
+  const owners = new Map<string, string>();
   return pairs.map((pair, i) => {
     const at = pair.indexOf(':');
     const name = at < 0 ? '' : pair.slice(0, at);
@@ -50,7 +51,11 @@ export function parseAdminTokens(text: string): readonly AdminToken[] {
     if (!OPERATOR_NAME.test(name)) throw new Error(`ADMIN_TOKENS: pair ${i + 1} must be name:token, the name 1 to 64 of A-Z a-z 0-9 . _ -`);
     if (Buffer.byteLength(token) < MIN_ADMIN_TOKEN_BYTES) throw new Error(`ADMIN_TOKENS: the token of ${name} must be at least ${MIN_ADMIN_TOKEN_BYTES} bytes (openssl rand -base64 32)`);
     if (seen.has(name)) throw new Error(`ADMIN_TOKENS: ${name} is named twice`);
+    // One token under two names: every action would be recorded under the last of them.
+    const holder = owners.get(token);
+    if (holder !== undefined) throw new Error(`ADMIN_TOKENS: ${name} has the same token as ${holder}; give each operator their own`);
     seen.add(name);
+    owners.set(token, name);
     return { name, token };
   });
 }

@@ -77,3 +77,11 @@ describe('pnpm admin under attack', () => {
     expect(parseArguments(['lock', '1', '--reason', 'x', '--operator', 'ops.team-1']).options.operator).toBe('ops.team-1');
   });
 });
+
+describe('ADMIN_TOKENS under attack', () => {
+  it('refuses one token under two names: the log could not tell which operator acted', () => {
+    const token = 'c'.repeat(40);
+    expect(() => parseAdminTokens(`alice:${token} bob:${token}`)).toThrow(/bob.*same token as alice/);
+    expect(() => parseAdminTokens(`alice:${token} bob:${token}`)).not.toThrow(new RegExp(token));
+  });
+});
