@@ -31,3 +31,19 @@ describe("the owner's export under attack", () => {
     expect(verified.contactMessages.map((m) => m.message)).toEqual(['A private message about my bill']);
   });
 });
+
+describe('the export and the activity log', () => {
+  it('a flood of exports from one client grows the log by one counted event per hour, not one row each; another client is its own event', async () => {
+    const store = createMemoryStore();
+    const ports = { store, hasher: testHasher, clock: new ManualClock(), tokens: randomTokens };
+    const accounts = createAccounts(ports, { newDeviceNoticeLimit: null });
+    const ada = signedInAtOnce(await accounts.signup({ name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' }, META));
+    for (let i = 0; i < 30; i++) await accounts.exportMyAccount({ sessionToken: ada.session.token, ...META });
+    await accounts.exportMyAccount({ sessionToken: ada.session.token, clientIp: '198.51.100.77', userAgent: 'other-agent' });
+    const exports = (await store.activity.list({ userId: ada.user.id, limit: 100 })).filter((e) => e.type === 'account-exported');
+    expect(exports.map((e) => [e.clientIp, e.count])).toEqual([
+      ['198.51.100.77', 1],
+      ['203.0.113.7', 30],
+    ]);
+  });
+});
