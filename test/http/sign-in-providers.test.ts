@@ -393,6 +393,31 @@ describe('abuse (issue 42)', () => {
     await service.close();
   });
 
+  it('a returnTo whose dot segments resolve to //host is refused at the start (400), not sent on as //host', async () => {
+    const service = await serviceWith();
+    // new URL('/.//evil.example', origin).pathname is '//evil.example': the callback's Location would leave the origin.
+    for (const returnTo of ['/.//evil.example', '/..//evil.example', '/a/..//evil.example', '/%2e//evil.example', '/%2E%2E//evil.example/x', '/.%2F/evil.example']) {
+      const { started } = await start(service, { returnTo });
+      expect(started.status, returnTo).toBe(400);
+      expect(started.cookies.sl_oauth).toBeUndefined();
+    }
+    await service.close();
+  });
+
+  it('a locked account signs in through its provider by no means: 303 with error=account_locked, no session', async () => {
+    const service = await serviceWith();
+    const first = await signIn(service, 'erin');
+    expect(first.answer.cookies.sl_session).toBeTruthy();
+    const me = await request<{ user: { id: number } }>(service.api, 'GET /api/me', { cookie: first.answer.cookies });
+    await service.admin.lockAccount(me.json.user.id, { reason: 'reported stolen' }, { operator: 'alice' });
+    expect((await request(service.api, 'GET /api/me', { cookie: first.answer.cookies })).status).toBe(401);
+    const again = await signIn(service, 'erin', { returnTo: '/account' });
+    expect(again.answer.status).toBe(303);
+    expect(again.answer.headers.get('location')).toBe('/account?error=account_locked');
+    expect(again.answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
   it('a provider that is down answers 503 provider_unavailable at once', async () => {
     const service = await serviceWith({ issuer: 'http://127.0.0.1:1' });
     const { started } = await start(service);

@@ -101,3 +101,11 @@ export const ACTIVITY_PAGE_SIZE = 50;
 
 /** The summary key of failed sign-ins of one account (`null`: at addresses that are nobody's) in the hour of `at`. */
 export const failureSummary = (userId: number | null, at: Date): string => `sign-in-failed:${userId ?? 'unknown'}:${new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString()}`;
+
+/**
+ * The summary key of one account's exports by its owner from one client address in the hour of `at`:
+ * a session replaying `GET /api/me/export` grows one row's count, not the log, while an export from
+ * another address is still an event of its own.
+ */
+export const exportSummary = (userId: number, clientIp: string | null, at: Date): string =>
+  `account-exported:${userId}:${new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000).toISOString()}:${clientIp ?? ''}`;

@@ -181,15 +181,17 @@ const stepUpCode = () => totpCode().optional().meta({ description: 'With two-fac
 /**
  * Whether `value` is a path on this origin to send a browser back to: it starts with one `/`, and
  * neither it nor any decoding of it holds a backslash, a second leading slash or a control
- * character, so no browser reads it as another host (`//evil.example`, `/\\evil.example`,
- * `/%2F%2Fevil.example`).
+ * character, nor resolves (dot segments removed) to a path that starts with two slashes, so no
+ * browser reads it as another host (`//evil.example`, `/\\evil.example`, `/%2F%2Fevil.example`,
+ * `/.//evil.example`).
  */
 export function isLocalPath(value: string): boolean {
   let current = value;
   for (let round = 0; round < 4; round++) {
     if (!current.startsWith('/') || current.startsWith('//') || current.includes('\\') || CONTROL.test(current)) return false;
     const url = URL.parse(current, 'https://origin.invalid');
-    if (!url || url.origin !== 'https://origin.invalid') return false;
+    // Dot segments resolve away: `/.//evil.example` is the path `//evil.example`, which a Location reads as a host.
+    if (!url || url.origin !== 'https://origin.invalid' || url.pathname.startsWith('//')) return false;
     let decoded: string;
     try {
       decoded = decodeURIComponent(current);

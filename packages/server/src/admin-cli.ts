@@ -10,6 +10,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import { isDomainError, type AdminUseCases, type OperatorMeta } from '@sl-accounts/service/core';
+import { OPERATOR_NAME } from './admin.ts';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { configureService } from './serve.ts';
@@ -55,13 +56,19 @@ export function parseArguments(argv: readonly string[]): Parsed {
       continue;
     }
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    if (FLAGS.has(name)) options[name] = true;
+    if (FLAGS.has(name)) {
+      // `--yes=no` is not a yes: a flag takes no value.
+      if (inline !== undefined) throw new Usage(`--${name} takes no value`);
+      options[name] = true;
+    }
     else if (VALUED.has(name)) {
       const value = inline ?? argv[++i];
       if (value === undefined) throw new Usage(`--${name} needs a value`);
       options[name] = value;
     } else throw new Usage(`unknown option --${name}`);
   }
+  // The names the admin API's operators can have: the log tells them apart, and bounds them.
+  if (typeof options.operator === 'string' && !OPERATOR_NAME.test(options.operator)) throw new Usage('--operator takes a name of 1 to 64 of A-Z a-z 0-9 . _ -');
   const [command = '', ...rest] = args;
   return { command, args: rest, options };
 }

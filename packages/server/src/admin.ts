@@ -30,6 +30,8 @@ export interface AdminToken {
 export const MIN_ADMIN_TOKEN_BYTES = 32;
 /** Wrong or missing tokens one address may send per minute before it gets 429 until the minute ends. */
 export const ADMIN_FAILURES_PER_MINUTE = 10;
+/** An operator's name, as ADMIN_TOKENS and `pnpm admin --operator` take it: recorded in events. */
+export const OPERATOR_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** The largest body the operator's API reads. */
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -41,14 +43,19 @@ export function parseAdminTokens(text: string): readonly AdminToken[] {
   const pairs = text.split(/[\s,]+/).filter(Boolean);
   if (pairs.length === 0) throw new Error('ADMIN_TOKENS: give at least one name:token pair');
   const seen = new Set<string>();
+  const owners = new Map<string, string>();
   return pairs.map((pair, i) => {
     const at = pair.indexOf(':');
     const name = at < 0 ? '' : pair.slice(0, at);
     const token = at < 0 ? '' : pair.slice(at + 1);
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new Error(`ADMIN_TOKENS: pair ${i + 1} must be name:token, the name 1 to 64 of A-Z a-z 0-9 . _ -`);
+    if (!OPERATOR_NAME.test(name)) throw new Error(`ADMIN_TOKENS: pair ${i + 1} must be name:token, the name 1 to 64 of A-Z a-z 0-9 . _ -`);
     if (Buffer.byteLength(token) < MIN_ADMIN_TOKEN_BYTES) throw new Error(`ADMIN_TOKENS: the token of ${name} must be at least ${MIN_ADMIN_TOKEN_BYTES} bytes (openssl rand -base64 32)`);
     if (seen.has(name)) throw new Error(`ADMIN_TOKENS: ${name} is named twice`);
+    // One token under two names: every action would be recorded under the last of them.
+    const holder = owners.get(token);
+    if (holder !== undefined) throw new Error(`ADMIN_TOKENS: ${name} has the same token as ${holder}; give each operator their own`);
     seen.add(name);
+    owners.set(token, name);
     return { name, token };
   });
 }
@@ -199,7 +206,9 @@ export function adminHandler(admin: AdminUseCases, tokens: readonly AdminToken[]
   const failures = new FailureWindow();
   const openapi = JSON.stringify(adminOpenApi());
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://admin.invalid');
+    // A request target that is no URL (`GET http://[x/ HTTP/1.1`) reaches here too: a 400, not a throw.
+    const url = URL.parse(req.url ?? '/', 'http://admin.invalid');
+    if (url === null) return fail(res, 400, 'validation', 'Invalid request: the request target is not a URL');
     const address = req.socket.remoteAddress ?? 'unknown';
     if (req.method === 'GET' && url.pathname === '/admin/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(openapi);
@@ -240,7 +249,15 @@ export function adminHandler(admin: AdminUseCases, tokens: readonly AdminToken[]
 /** Starts the operator's API; resolves with its URL and a stop. */
 export async function listenAdmin(admin: AdminUseCases, config: AdminConfig, logger: AdminLogger): Promise<{ readonly url: string; close(): Promise<void> }> {
   const handle = adminHandler(admin, config.tokens, logger);
-  const server: Server = createServer((req, res) => void handle(req, res));
+  // The handler answers every failure itself; should one escape, it is a 500 here, never an
+  // unhandled rejection that would end the process (and the public API with it).
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error({ err: error }, 'admin request failed');
+      if (!res.headersSent) fail(res, 500, 'internal_error', 'Internal server error');
+      else res.destroy();
+    });
+  });
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;

@@ -2,7 +2,7 @@
  * The owner's record (issue 43): their activity, newest first and paged, and the export of
  * everything stored about them. The views here are shared with the operator's use cases (admin.ts).
  */
-import { ACTIVITY_PAGE_SIZE, type ActivityDetail, type ActivityEvent, type ActivityType } from '../activity.ts';
+import { ACTIVITY_PAGE_SIZE, exportSummary, type ActivityDetail, type ActivityEvent, type ActivityType } from '../activity.ts';
 import { NotFound, Unauthenticated, ValidationError } from '../errors.ts';
 import type { UserRecord } from '../store.ts';
 import { activityEntry } from './activity-entries.ts';
@@ -17,7 +17,7 @@ export interface ActivityView {
   readonly id: string;
   readonly type: ActivityType;
   readonly at: string;
-  /** 1, or how many failed sign-ins the hour's summary counts. */
+  /** 1, or how many failed sign-ins (or the owner's exports from one address) the hour's summary counts. */
   readonly count: number;
   readonly clientIp: string | null;
   readonly userAgent: string | null;
@@ -120,7 +120,9 @@ export async function exportAccount(context: UseCaseContext, userId: number, for
     store.totp.find(userId),
     store.recoveryCodes.count(userId),
     store.passkeys.listByUser(userId),
-    store.directory.contactsFrom(record.email, EXPORT_ACTIVITY_LIMIT),
+    // The contact form takes any address, and signup one not yet proved: until the account has
+    // verified its address, the messages sent with it may be someone else's words.
+    record.emailVerified ? store.directory.contactsFrom(record.email, EXPORT_ACTIVITY_LIMIT) : [],
     store.directory.pendingLinks(userId),
     store.identities.listByUser(userId),
   ]);
@@ -166,7 +168,9 @@ export function activityUseCases(context: UseCaseContext): ActivityUseCases {
         // Deleted between the session's lookup and the reads.
         throw error instanceof NotFound ? new Unauthenticated() : error;
       });
-      await context.manager.record(session.user.id, activityEntry(context, 'account-exported', meta));
+      // Counted per account, client address and hour: a flood of exports does not grow the log without bound.
+      const event = activityEntry(context, 'account-exported', meta);
+      await store.activity.count({ ...event, userId: session.user.id }, exportSummary(session.user.id, event.clientIp, event.at));
       return exported;
     },
   };

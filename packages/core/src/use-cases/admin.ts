@@ -89,7 +89,9 @@ function reasonOf(body: unknown, required: boolean): string | null {
 export function adminUseCases(context: UseCaseContext): AdminUseCases {
   const { store, clock } = context.ports;
   const { manager, serviceName } = context;
-  const resets = passwordResetUseCases(context);
+  // The operator's reset is not a stranger's: the public per-client limit of the operator's address
+  // (shared with whoever else calls from it) does not hold it back; the inbox's bound does.
+  const resets = passwordResetUseCases(context, { perClientLimit: false });
 
   const accountOf = async (id: number | string): Promise<UserRecord> => {
     const record = await store.users.findById(parseAccountId(id));
@@ -161,7 +163,7 @@ export function adminUseCases(context: UseCaseContext): AdminUseCases {
     async sendPasswordReset(id, body, meta) {
       const record = await accountOf(id);
       const reason = reasonOf(body, false);
-      // The reset request itself, as the owner's would be (its token, its mail, the inbox's bound).
+      // The reset request itself, as the owner's would be (its token, its mail, the inbox's bound), without the per-client limit.
       await resets.requestPasswordReset({ email: record.email }, { clientIp: meta.clientIp ?? '', userAgent: meta.userAgent ?? null });
       await resets.settled();
       await manager.record(record.id, entry('password-reset-sent', meta, reason));

@@ -29,7 +29,11 @@ export interface PasswordResetUseCases {
   settled(): Promise<void>;
 }
 
-export function passwordResetUseCases(context: UseCaseContext): PasswordResetUseCases {
+/**
+ * `perClientLimit: false` is the operator's (admin.ts): an authenticated operator's request does not
+ * spend, nor wait on, the public per-client budget of its address; the per-inbox bound still holds.
+ */
+export function passwordResetUseCases(context: UseCaseContext, { perClientLimit = true }: { readonly perClientLimit?: boolean } = {}): PasswordResetUseCases {
   const { store, hasher, clock, tokens } = context.ports;
   const { rateLimiter } = store;
   const { serviceName, resetUrl, resetLinks, onBackgroundError, devices } = context;
@@ -57,7 +61,7 @@ export function passwordResetUseCases(context: UseCaseContext): PasswordResetUse
 
   /** A reset request's steps, inside `withQuota`. */
   async function requestPasswordReset(body: RequestBody, meta: RequestMeta, tally: Tally): Promise<object> {
-    await context.limit('passwordReset', meta, tally);
+    if (perClientLimit) await context.limit('passwordReset', meta, tally);
     const input = parseRequest(PasswordResetRequest, await readBody(body));
     // Per inbox, registered or not, so the answer (a refusal included) says nothing about registration,
     // and `ada+1@` and `ada+2@` cannot double what one inbox receives. Not in the inbox's share of

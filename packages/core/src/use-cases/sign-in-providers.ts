@@ -12,7 +12,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { freshChecks, type IdentityProvider, type ProviderIdentity } from '../identity-providers.ts';
-import { LastSignInMethod, NotFound, ProviderUnavailable, RateLimited, SignInRefused, UnknownProvider, type SignInFailure } from '../errors.ts';
+import { AccountLocked, LastSignInMethod, NotFound, ProviderUnavailable, RateLimited, SignInRefused, UnknownProvider, type SignInFailure } from '../errors.ts';
 import { countRequest, PROVIDER_SIGN_IN_TOTAL_LIMIT, PROVIDER_SIGN_IN_TOTAL_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { IdentityLinkRequest, parseRequest, ProviderSignInRequest, SignupRequest } from '../schemas.ts';
 import { FIRST_CREDENTIAL_GENERATION, NO_PASSWORD, type UserRecord } from '../store.ts';
@@ -75,7 +75,7 @@ export interface ProviderCallbackMeta extends RequestMeta {
 export type ProviderCallbackEnd =
   | { readonly returnTo: string; readonly step: LoginStep }
   | { readonly returnTo: string; readonly linked: string }
-  | { readonly returnTo: string; readonly failure: SignInFailure | 'provider_unavailable' | 'rate_limited' };
+  | { readonly returnTo: string; readonly failure: SignInFailure | 'provider_unavailable' | 'rate_limited' | 'account_locked' };
 
 export interface SignInProviderUseCases {
   /** The configured providers, in configuration order. */
@@ -286,6 +286,8 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
         if (error instanceof SignInRefused) return { returnTo, failure: error.reason };
         if (error instanceof ProviderUnavailable) return { returnTo, failure: 'provider_unavailable' };
         if (error instanceof RateLimited) return { returnTo, failure: 'rate_limited' };
+        // A locked account (issue 43) is refused as every failure here is: a 303 with the code, not a 403 page.
+        if (error instanceof AccountLocked) return { returnTo, failure: 'account_locked' };
         throw error;
       }
     },
