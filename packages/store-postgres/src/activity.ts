@@ -4,24 +4,16 @@
  * also from several processes, all count). Newest first is by id (an identity, never reused): the
  * cursor of a page is the last id it showed.
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { ActivityEvent, ActivityRepository, ActivityType } from '@sl-accounts/service/core';
 import { statement, type Statement } from './compiled.ts';
+import type { ActivityTable } from './database.ts';
 import type { Unit } from './unit.ts';
 
 const COLUMNS = ['id', 'user_id', 'type', 'at', 'client_ip', 'user_agent', 'actor', 'details', 'count'] as const;
 
-interface Row {
-  id: string | number;
-  user_id: number | null;
-  type: string;
-  at: Date;
-  client_ip: string | null;
-  user_agent: string | null;
-  actor: string | null;
-  details: ActivityEvent['details'];
-  count: number;
-}
+/** A row as the table declares it (database.ts), without the summary key, which no read selects. */
+type Row = Omit<Selectable<ActivityTable>, 'summary'>;
 
 const toEvent = (row: Row): ActivityEvent => ({
   id: Number(row.id),

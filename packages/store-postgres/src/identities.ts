@@ -4,19 +4,15 @@
  * account (the foreign key cascades). Each method is one statement.
  */
 import type { Identity, IdentityRepository } from '@sl-accounts/service/core';
+import type { Selectable } from 'kysely';
 import { statement } from './compiled.ts';
+import type { IdentitiesTable } from './database.ts';
 import type { Unit } from './unit.ts';
 
 const COLUMNS = ['issuer', 'subject', 'provider', 'user_id', 'email', 'linked_at'] as const;
 
-interface IdentityRow {
-  issuer: string;
-  subject: string;
-  provider: string;
-  user_id: number;
-  email: string | null;
-  linked_at: Date;
-}
+/** A row as the table declares it (database.ts), not written out again. */
+type IdentityRow = Selectable<IdentitiesTable>;
 
 const toIdentity = (r: IdentityRow): Identity => ({ issuer: r.issuer, subject: r.subject, provider: r.provider, userId: r.user_id, email: r.email, linkedAt: r.linked_at });
 
