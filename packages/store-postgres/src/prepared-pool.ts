@@ -54,19 +54,39 @@ export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): Preparing
   const wrappers = new WeakMap<pg.PoolClient, PreparingClient>();
   const checkedOut = new Set<PreparingClient>();
   const { statementTimeoutMs, endTimeoutMs } = bounds;
-  // Settles (rejects) when end() gives up waiting: a statement still waiting for a connection then fails.
-  let drop!: (error: Error) => void;
-  const dropping = new Promise<never>((_resolve, reject) => (drop = reject));
-  dropping.catch(() => {});
+  // The waits for a connection still unanswered, each failed when end() gives up waiting. A set of
+  // their rejections, not a race against one promise that end() would reject: each race leaves a
+  // reaction on a promise that never settles while the pool lives, ~300 bytes per statement kept
+  // until the process ends (+74 MiB RSS after 250,000 uncached `/api/me` requests, measured).
+  const waiting = new Set<(error: Error) => void>();
   let dropped = false;
   let ending: Promise<void> | undefined;
 
+  /** pg-pool's connection, or a rejection as soon as end() gives up waiting. */
+  function connection(): { readonly connecting: Promise<pg.PoolClient>; readonly waited: Promise<pg.PoolClient> } {
+    const connecting = pool.connect();
+    const waited = new Promise<pg.PoolClient>((resolve, reject) => {
+      waiting.add(reject);
+      connecting.then(
+        (client) => {
+          waiting.delete(reject);
+          resolve(client);
+        },
+        (error: unknown) => {
+          waiting.delete(reject);
+          reject(error as Error);
+        },
+      );
+    });
+    return { connecting, waited };
+  }
+
   async function connect(bounded: boolean): Promise<PreparingClient> {
     const asked = performance.now();
-    const connecting = pool.connect();
+    const { connecting, waited } = connection();
     let client: pg.PoolClient;
     try {
-      client = await Promise.race([connecting, dropping]);
+      client = await waited;
     } catch (error) {
       // A connection that arrives after all goes straight back, to be ended with the pool.
       if (dropped) void connecting.then((late) => late.release(true), () => {});
@@ -93,7 +113,8 @@ export function preparingPool(pool: pg.Pool, bounds: PoolBounds = {}): Preparing
     // Their statements fail at once (the pool sees them released and finishes ending), whatever
     // the database does; so do those still waiting for a connection.
     dropped = true;
-    drop(new StoreUnavailable());
+    for (const reject of waiting) reject(new StoreUnavailable());
+    waiting.clear();
     for (const client of checkedOut) client.destroy();
     await settlesWithin(ended, endTimeoutMs);
   }
