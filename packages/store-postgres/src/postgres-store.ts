@@ -139,7 +139,7 @@ export function openPostgres(options: PostgresStoreOptions): StoreAndKysely {
     ...(options.revocationHeartbeatMs === undefined ? {} : { heartbeatMs: options.revocationHeartbeatMs }),
     ...(onFeedError ? { onError: onFeedError } : {}),
   });
-  const store = storeOn(db, { rows: bounded.rows, transaction: (work) => bounded.transaction(work) }, revocations);
+  const store = storeOn(db, { rows: bounded.rows, transaction: (work) => bounded.transaction(work), batchReads: true }, revocations);
   return {
     store: {
       ...store,
@@ -224,6 +224,11 @@ export function openPGlite(options: PGliteStoreOptions = {}): StoreAndKysely {
 interface Connections {
   readonly rows: RunStatement;
   transaction<T>(work: (run: RunStatement) => Promise<T>): Promise<T>;
+  /**
+   * Session lookups of one turn go out as one statement (sessions.ts, `batchedLookups`): on a server's
+   * pool, where each statement costs a round trip. PGlite runs statements one at a time in-process.
+   */
+  readonly batchReads?: boolean;
 }
 
 /** The repositories of one unit (of work, or of none). */
@@ -256,7 +261,7 @@ const deleteStandIns = statement(1, (db, now: Date) => counted(db, (q) => q.dele
  */
 function storeOn(db: Kysely<Database>, connections: Connections, revocations: SessionRevocations, published?: InProcessRevocations): PostgresStore {
   const { rows } = connections;
-  const outside = repositories(unitOn(rows, false, published));
+  const outside = repositories({ ...unitOn(rows, false, published), batchReads: connections.batchReads ?? false });
   return {
     ...outside,
     outbox: new PostgresMailOutbox(db, outside.outbox),

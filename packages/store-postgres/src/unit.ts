@@ -12,6 +12,8 @@ export interface Unit {
    * triggers announce every change to every process, and this is never called.
    */
   readonly revoke?: (digests: readonly string[]) => void;
+  /** Outside a unit of work on a Postgres server: lookups made in one turn of the event loop go out as one statement. */
+  readonly batchReads?: boolean;
 }
 
 /**
