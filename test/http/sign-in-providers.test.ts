@@ -359,6 +359,20 @@ describe('abuse (issue 42)', () => {
     await service.close();
   });
 
+  it('a callback with a made-up state (a page sending the browser there) takes nothing: the real one still signs in', async () => {
+    const service = await serviceWith();
+    const { started, state } = await start(service);
+    const back = await browse(started.json.url, 'alice');
+    for (const [name, value] of [['state', 'not-the-state'], ['state', '']] as const) {
+      const forged = new URL(back);
+      forged.searchParams.set(name, value);
+      expect(errorOf(await callback(service, forged, state))).toBe('sign_in_state_invalid');
+    }
+    const answer = await callback(service, back, state);
+    expect(answer.cookies.sl_session).toBeTruthy();
+    await service.close();
+  });
+
   it('a reused state (the same callback twice) fails the second time', async () => {
     const service = await serviceWith();
     const { back, state, answer } = await signIn(service, 'alice');

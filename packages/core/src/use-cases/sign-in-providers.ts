@@ -5,10 +5,11 @@
  * the second factor's challenge as a password login does.
  *
  * The start keeps a single-use state in the store (`oneTimeTokens`, purpose `sign-in-state`) under
- * the digest of the `sl_oauth` cookie's token: the PKCE verifier, `state`, `nonce`, provider,
- * redirect URI and where to go back. The callback takes it (once) and checks the provider's `state`
- * against it, so a callback without the cookie, with another browser's, with a `state` not its own
- * or used before, is refused before the provider is asked anything.
+ * the digest of the `sl_oauth` cookie's token, the provider and the `state` together: the PKCE
+ * verifier, `state`, `nonce`, provider, redirect URI and where to go back. The callback takes it
+ * (once) by the same three, so a callback without the cookie, with another browser's, with a `state`
+ * not its own or used before, is refused before the provider is asked anything, and takes nothing:
+ * a made-up callback cannot cancel the sign-in in progress.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { freshChecks, type IdentityProvider, type ProviderIdentity } from '../identity-providers.ts';
@@ -109,6 +110,12 @@ export interface SignInProviderUseCases {
   unlinkIdentity(id: string, meta: RequestMeta): Promise<void>;
 }
 
+/**
+ * The key a sign-in's state is kept under: the digest of the `sl_oauth` cookie's token, the provider
+ * and the `state` sent to it. Only the callback of that browser, that provider and that `state` finds it.
+ */
+const stateDigest = (stateToken: string, providerId: string, state: string) => digestToken(`${stateToken}\n${providerId}\n${state}`);
+
 /** What the start keeps for the callback, as the state's `data` (opaque to the store). */
 interface KeptState {
   readonly provider: string;
@@ -164,7 +171,7 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
     const kept: KeptState = { provider: provider.id, state: checks.state, codeVerifier: checks.codeVerifier, ...(checks.nonce ? { nonce: checks.nonce } : {}), redirectUri: meta.redirectUri, returnTo, ...(link ? { link } : {}) };
     const createdAt = clock.now();
     await store.oneTimeTokens.put({
-      digest: digestToken(stateToken),
+      digest: stateDigest(stateToken, provider.id, checks.state),
       purpose: 'sign-in-state',
       userId: link?.userId ?? null,
       credentialGeneration: link?.generation ?? null,
@@ -179,12 +186,15 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
 
   /** The state of this callback, taken (once), or `null` when it is not this browser's, this provider's, or this `state`'s. */
   async function takeState(id: string, meta: ProviderCallbackMeta): Promise<KeptState | null> {
-    if (!meta.stateToken) return null;
-    const token = await store.oneTimeTokens.take('sign-in-state', digestToken(meta.stateToken), clock.now());
+    const state = new URLSearchParams(meta.query).get('state');
+    if (!meta.stateToken || state === null) return null;
+    // Kept under the cookie's token, the provider and the `state` together: a callback that gets any
+    // of them wrong (a page that sends this browser to the callback with a made-up `state`) finds
+    // nothing and takes nothing, so the sign-in in progress still ends when the provider sends it back.
+    const token = await store.oneTimeTokens.take('sign-in-state', stateDigest(meta.stateToken, id, state), clock.now());
     if (!token?.data) return null;
     const kept = JSON.parse(token.data) as KeptState;
-    const state = new URLSearchParams(meta.query).get('state');
-    if (kept.provider !== id || state === null || !sameText(state, kept.state)) return null;
+    if (kept.provider !== id || !sameText(state, kept.state)) return null;
     return kept;
   }
 
