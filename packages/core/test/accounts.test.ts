@@ -177,17 +177,37 @@ describe('sessions', () => {
     await expect(accounts.logout(meta(undefined, other.token))).rejects.toBeInstanceOf(Unauthenticated);
   });
 
+  it('the sweep counts the states of provider sign-ins whose callback never came, and keeps those still waiting', async () => {
+    const { accounts, clock, store } = setup();
+    const state = (n: number, minutes: number) => ({
+      digest: n.toString(16).padStart(64, '0'),
+      purpose: 'sign-in-state' as const,
+      userId: null,
+      credentialGeneration: null,
+      email: null,
+      data: '{}',
+      failures: 0,
+      createdAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + minutes * 60_000),
+    });
+    await store.oneTimeTokens.put(state(1, 10));
+    await store.oneTimeTokens.put(state(2, 30));
+    clock.advance(11 * 60_000);
+    expect((await accounts.sweep()).signInStates).toBe(1);
+    expect(await store.oneTimeTokens.take(['sign-in-state'], state(2, 30).digest, clock.now())).not.toBeNull();
+  });
+
   it('the sweep deletes expired sessions, e-mail tokens and ended limiter windows only', async () => {
     const { accounts, clock, store } = setup();
     await accounts.signup(ALICE, meta());
     clock.advance(SESSION_TTL_MS / 2);
     signedInAtOnce(await accounts.login({ email: ALICE.email, password: ALICE.password }, meta('198.51.100.7')));
     // The signup's verification link (valid a day) is gone by now.
-    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, rateLimitWindows: 1, activity: 0 });
+    expect(await accounts.sweep()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 1, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, signInStates: 0, rateLimitWindows: 1, activity: 0 });
     clock.advance(SESSION_TTL_MS / 2);
     // The login's per-IP window, its per-account window, the account's window of new-device notices (it
     // came with no device proof) and the inbox's (the notice went to an address nobody verified).
-    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, rateLimitWindows: 4, activity: 0 });
+    expect(await accounts.sweep()).toEqual({ sessions: 1, resetTokens: 0, emailTokens: 0, standIns: 0, loginChallenges: 0, passkeyChallenges: 0, signInStates: 0, rateLimitWindows: 4, activity: 0 });
     expect(store.sessions.size).toBe(1);
     expect(store.rateLimiter.size).toBe(0);
   });

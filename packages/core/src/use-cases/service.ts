@@ -22,6 +22,8 @@ export interface SweepCounts {
   readonly loginChallenges: number;
   /** WebAuthn challenges never answered. */
   readonly passkeyChallenges: number;
+  /** States of sign-ins through an identity provider whose callback never came. */
+  readonly signInStates: number;
   /** Ended rate-limit windows. */
   readonly rateLimitWindows: number;
   /** Activity events older than ACTIVITY_RETENTION_DAYS. */
@@ -29,11 +31,12 @@ export interface SweepCounts {
 }
 
 /** The sweep's kinds of single-use token, by purpose. */
-const SWEPT: Readonly<Record<'resetTokens' | 'emailTokens' | 'loginChallenges' | 'passkeyChallenges', readonly OneTimeTokenPurpose[]>> = {
+const SWEPT: Readonly<Record<'resetTokens' | 'emailTokens' | 'loginChallenges' | 'passkeyChallenges' | 'signInStates', readonly OneTimeTokenPurpose[]>> = {
   resetTokens: ['password-reset'],
   emailTokens: ['verify-email', 'change-email'],
   loginChallenges: ['login'],
   passkeyChallenges: ['passkey-register', 'passkey-sign-in', 'passkey-second-factor', 'passkey-step-up'],
+  signInStates: ['sign-in-state'],
 };
 
 /** The service's own operations: its health and its housekeeping. */
@@ -44,8 +47,9 @@ export interface ServiceUseCases {
    */
   health(): Promise<Health>;
   /**
-   * Deletes expired sessions, reset tokens, e-mail tokens, the outbox's due stand-ins and ended
-   * limiter windows; returns how many of each.
+   * Deletes expired sessions, single-use tokens (links, login and WebAuthn challenges, sign-in
+   * states), the outbox's due stand-ins, ended limiter windows and activity past its retention;
+   * returns how many of each.
    */
   sweep(): Promise<SweepCounts>;
 }
@@ -87,6 +91,7 @@ export function serviceUseCases(context: UseCaseContext): ServiceUseCases {
         standIns: expired.standIns,
         loginChallenges: of(SWEPT.loginChallenges),
         passkeyChallenges: of(SWEPT.passkeyChallenges),
+        signInStates: of(SWEPT.signInStates),
         rateLimitWindows,
         activity,
       };
