@@ -16,9 +16,10 @@ describe('the memory store’s rate limiter', () => {
       await rateLimiter.consume(`login:10.0.${i >> 8}.${i & 255}`, RULE, now);
       // A window in use stays: the victim's count is never reset by the flood.
       if (i % 50 === 0) expect((await rateLimiter.consume('login:victim', RULE, now)).allowed).toBe(false);
-      expect(rateLimiter.size).toBeLessThanOrEqual(100);
+      // 100 open windows besides the victim's, which holds (its 5 of 5 spent).
+      expect(rateLimiter.size).toBeLessThanOrEqual(101);
     }
-    expect(rateLimiter.size).toBe(100);
+    expect(rateLimiter.size).toBe(101);
     // One left alone for 100 fresh keys is gone, and starts again.
     expect((await rateLimiter.consume('login:10.0.0.0', RULE, now)).count).toBe(1);
   });
@@ -32,7 +33,8 @@ describe('the memory store’s rate limiter', () => {
     // One short of its limit: such a window may go, which costs its key at most limit - 1 requests.
     for (let i = 0; i < 19; i++) await rateLimiter.consume('login-account:grace@example.com', lock, t0);
     for (let i = 0; i < 250; i++) await rateLimiter.consume(`contact:10.0.${i >> 8}.${i & 255}`, RULE, at(1_000));
-    expect(rateLimiter.size).toBe(200);
+    // 200 open windows besides the one that holds.
+    expect(rateLimiter.size).toBe(201);
     expect(rateLimiter.heldSize).toBe(1);
     expect(await rateLimiter.consume('login-account:ada@example.com', lock, at(2_000))).toMatchObject({ allowed: false, count: 21 });
     expect((await rateLimiter.consume('login-account:grace@example.com', lock, at(2_000))).count).toBe(1);
@@ -41,7 +43,7 @@ describe('the memory store’s rate limiter', () => {
     expect(rateLimiter.heldSize).toBe(0);
   });
 
-  it('windows that hold count toward the bound: the others make room for them, down to one', async () => {
+  it('windows that hold are kept besides the bound: open ones still come and go under it', async () => {
     const { rateLimiter } = createMemoryStore({ rateLimitKeys: 10 });
     const once = { limit: 1, windowMs: 60_000 };
     const now = new Date();
@@ -50,7 +52,10 @@ describe('the memory store’s rate limiter', () => {
     expect(rateLimiter.heldSize).toBe(25);
     for (let i = 0; i < 25; i++) expect((await rateLimiter.consume(`signup:10.1.0.${i}`, once, now)).allowed).toBe(false);
     for (let i = 0; i < 5; i++) expect((await rateLimiter.consume(`login:10.2.0.${i}`, RULE, now)).count).toBe(1);
-    expect(rateLimiter.size).toBe(26);
+    expect(rateLimiter.size).toBe(30);
+    // Up to the bound of open windows, then the least recently used of them goes.
+    for (let i = 5; i < 15; i++) await rateLimiter.consume(`login:10.2.0.${i}`, RULE, now);
+    expect(rateLimiter.size).toBe(35);
     // A refund below the limit makes a window evictable again.
     const refunded = { limit: 2, windowMs: 60_000 };
     await rateLimiter.consume('login-account:x', refunded, now);
@@ -58,8 +63,25 @@ describe('the memory store’s rate limiter', () => {
     expect(rateLimiter.heldSize).toBe(26);
     await rateLimiter.refund('login-account:x', now);
     expect(rateLimiter.heldSize).toBe(25);
-    expect(await rateLimiter.deleteExpired(new Date(now.getTime() + 60_000))).toBe(26);
+    // Back among the open ones, it took the place of the least recently used: 25 held and 10 open.
+    expect(await rateLimiter.deleteExpired(new Date(now.getTime() + 60_000))).toBe(35);
     expect(rateLimiter.size).toBe(0);
+  });
+
+  it('keeps counting an open window when more windows hold than the bound: a flood of held ones lifts no other limit', async () => {
+    // More windows that hold than the bound (each slot of an inbox holds at once: limit 1), as a
+    // flood of reset requests to new addresses leaves them; then each request counts a fresh
+    // client's window and one window all clients share (as the passkey sign-in total does).
+    const { rateLimiter } = createMemoryStore({ rateLimitKeys: 10 });
+    const now = new Date();
+    for (let i = 0; i < 11; i++) await rateLimiter.consume(`reset-inbox:${i}:0`, { limit: 1, windowMs: 60_000 }, now);
+    const total = { limit: 3, windowMs: 60_000 };
+    let allowed = 0;
+    for (let i = 0; i < 100; i++) {
+      await rateLimiter.consume(`passkey-sign-in:10.3.0.${i}`, RULE, now);
+      if ((await rateLimiter.consume('passkey-sign-in-total', total, now)).allowed) allowed++;
+    }
+    expect(allowed).toBe(3);
   });
 
   it('never evicts a window that bounds guesses: 350 fresh addresses past a bound of 300 leave an account’s wrong codes counted', async () => {
