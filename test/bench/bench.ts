@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { QUICK, ROOT, START_FLAGS, fmt, freePort, ipFor, load, median, spawnServer, warmUp, type Child, type LoadOptions, type LoadResult } from './lib.ts';
+import { QUICK, ROOT, START_FLAGS, fmt, freePort, ipFor, load, median, settled, spawnServer, warmUp, type Child, type LoadOptions, type LoadResult } from './lib.ts';
 import { embeddedRates, EMBEDDED_ROUTES, rateOf as embeddedRate } from './embedded.ts';
 import { footprint, medianOf, type StoreKind } from './footprint.ts';
 import { feedLag } from './feed-lag.ts';
@@ -32,6 +32,12 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? (QUICK ? 2_000 : 100_000))
  * 00:40, beside other tests) each turn's round trips waited so long that none of the 8 ended in 2 s.
  */
 const LOGIN_EXTRA_SECONDS = QUICK ? 3.5 : 2;
+/**
+ * The login rounds: each a login run and the hashing limit right after it, paired. One round in
+ * three met a machine a fifth slower or faster than the other two (2026-12-07: 22.0 vs 21.8, 17.1
+ * vs 23.6, 19.5 vs 23.0 logins and hashes per second), so the full run takes five and their median.
+ */
+const LOGIN_ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
 /** The production cost; the quick mode's logins must finish inside its second of load on a busy machine. */
 const ITERATIONS = QUICK ? 20_000 : 600_000;
 const MAIN = 'packages/server/src/main.ts';
@@ -104,13 +110,22 @@ function check(name: string, results: readonly LoadResult[]) {
   if (bad > 0) log(`warning: ${name} had ${bad} non-2xx answers or errors`);
 }
 
-/** Runs `a` and `b` alternately for ROUNDS rounds. */
+/**
+ * Runs `a` and `b` alternately for ROUNDS rounds, `a` first in the even rounds and `b` first in the
+ * odd ones: on this shared machine a run right after another's tends to meet a different machine
+ * (until 2026-12-07 the service always ran first, against its baseline last).
+ */
 async function sideBySide(a: () => Promise<LoadResult>, b: () => Promise<LoadResult>) {
   const ra: LoadResult[] = [];
   const rb: LoadResult[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    ra.push(await a());
-    rb.push(await b());
+    if (i % 2 === 0) {
+      ra.push(await a());
+      rb.push(await b());
+    } else {
+      rb.push(await b());
+      ra.push(await a());
+    }
   }
   return [ra, rb] as const;
 }
@@ -464,8 +479,11 @@ async function benchLogin(pgUrl: string | null) {
     const limits: number[] = [];
     const healthP99: number[] = [];
     const stormLogins: LoadResult[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
+    const idle = () => settled(svc.process.pid!);
+    for (let i = 0; i < LOGIN_ROUNDS; i++) {
+      await idle();
       logins.push(await loginLoad(svc.url, connections, SECONDS + LOGIN_EXTRA_SECONDS, (offset += 1_000_000)));
+      await idle();
       limits.push(await hashLimit());
       // The storm: logins keep every core hashing while a probe measures /api/health at a steady rate.
       const [storm, probe] = await Promise.all([
@@ -479,13 +497,16 @@ async function benchLogin(pgUrl: string | null) {
     check('login', logins);
     const rps = median(logins.map((r) => r.rps));
     const limit = median(limits);
+    // Each round's logins against the limit measured right after them: the pair meets the same
+    // machine, which a minute later may be a tenth faster or slower.
+    const ratio = median(logins.map((r, i) => r.rps / limits[i]!));
     figures.push({
       name: `login at ${ITERATIONS} iterations (req/s)`,
       value: `${fmt(rps, 1)} req/s, p50 ${median(logins.map((r) => r.p50))} ms`,
-      baseline: `${fmt(limit, 1)} hashes/s (crypto.pbkdf2, all cores)`,
-      ratio: rps / limit,
+      baseline: `${fmt(limit, 1)} hashes/s (crypto.pbkdf2, all cores); the ratio is the median of the rounds' ratios`,
+      ratio,
       target: 'ratio >= 0.90',
-      met: rps / limit >= 0.9,
+      met: ratio >= 0.9,
       rounds: logins.map((r, i) => `${fmt(r.rps, 1)} vs ${fmt(limits[i]!, 1)}`),
     });
     const p99 = median(healthP99);

@@ -139,6 +139,22 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/**
+ * Waits until the process `pid` is idle (under a twentieth of a core over 200 ms), at most `ms`.
+ * A load run ends with requests still in flight, which the server goes on answering: logins at
+ * 600,000 iterations leave up to a connection's worth of hashes (~0.1 s of CPU each) that would
+ * otherwise run into the next measurement, the next login run's or the hashing limit's.
+ */
+export async function settled(pid: number, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = cpuSeconds(pid);
+    if (before === undefined || after === undefined || after - before < 0.01 || Date.now() >= deadline) return;
+  }
+}
+
 /** Runs autocannon against `url`; with `pid`, also measures that server's CPU time per request. */
 export async function load(url: string, options: LoadOptions, pid?: number): Promise<LoadResult> {
   const before = pid === undefined ? undefined : cpuSeconds(pid);
