@@ -49,7 +49,7 @@ export default defineConfig({
     // workers, 2026-12-07). No suite uses `vi.mock` or `import.meta.vitest`, so no loader hook either.
     // Node's compile cache is left off: vitest imports each test and setup file under a URL of its
     // own every run (`?vitest=<time>`), so the cache grew by ~600 entries a run that nothing read
-    // again, and the run measured 7.2-7.6 s with it against 7.2-7.8 s without (2026-12-07 04:10 UTC).
+    // again, and the run measured 7.2-7.6 s with it against 7.2-7.8 s without (2026-12-07 03:57 UTC).
     experimental: { viteModuleRunner: false, nodeLoader: false },
     testTimeout: 30_000,
     hookTimeout: 60_000,
