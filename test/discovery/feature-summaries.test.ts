@@ -4,11 +4,9 @@
  * description mention the second factor (TOTP, recovery codes) and passkeys beside the rest.
  */
 import { describe, expect, it } from 'vitest';
-import { createService } from '@sl-accounts/service';
 import { secretBox } from '@sl-accounts/service/core';
 import { openApiDocument } from '@sl-accounts/service/discovery';
-import { testHasher } from '@sl-accounts/service/http/testing';
-import { createMemoryStore } from '@sl-accounts/store-memory';
+import { useFetchService } from '../support/fetch-service.ts';
 
 const FEATURES = [/two-factor|second factor/i, /TOTP|authenticator app/, /recovery codes/i, /passkey/i, /sessions/i, /password/i, /e-mail address/i];
 
@@ -19,16 +17,13 @@ describe('summaries name every feature', () => {
     expect(document.tags.find((tag) => tag.name === 'accounts')?.description).toMatch(feature);
   });
 
+  const start = useFetchService();
   it('the account skill’s description names every feature', async () => {
     // The skill as a service with every feature configured serves it (the second factor's secrets included).
-    const service = await createService({ store: createMemoryStore(), hasher: testHasher, mailer: { send: async () => {} }, accounts: { secrets: secretBox(Buffer.alloc(32, 7)) } });
-    try {
-      const skill = await (await service.fetch(new Request('http://localhost/.well-known/agent-skills/account-api/SKILL.md'))).text();
-      const description = /^description: (".*")$/m.exec(skill)?.[1];
-      expect(description, skill.slice(0, 300)).toBeDefined();
-      for (const feature of FEATURES) expect(JSON.parse(description!)).toMatch(feature);
-    } finally {
-      await service.close();
-    }
+    const service = await start({ accounts: { secrets: secretBox(Buffer.alloc(32, 7)) } });
+    const skill = await (await service.fetch(new Request('http://localhost/.well-known/agent-skills/account-api/SKILL.md'))).text();
+    const description = /^description: (".*")$/m.exec(skill)?.[1];
+    expect(description, skill.slice(0, 300)).toBeDefined();
+    for (const feature of FEATURES) expect(JSON.parse(description!)).toMatch(feature);
   });
 });

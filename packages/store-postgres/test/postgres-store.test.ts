@@ -406,7 +406,6 @@ describe.skipIf(postgres.skip)(`bounded statements on ${postgres.title}`, () => 
   });
 });
 
-// No database here: a port where nothing listens. These run whatever TEST_STORES says.
 // Lookups of one turn go out as one statement (ADR 60): each still answers for its own session, and
 // a logout racing them leaves every lookup made after it without the session.
 describe.skipIf(postgres.skip)(`batched session lookups on ${postgres.title}`, () => {
@@ -436,6 +435,7 @@ describe.skipIf(postgres.skip)(`batched session lookups on ${postgres.title}`, (
   });
 });
 
+// No database here: a port where nothing listens. These run whatever TEST_STORES says.
 describe('connection failures', () => {
   let port: number;
   beforeEach(async () => {
