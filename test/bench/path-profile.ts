@@ -3,9 +3,10 @@
  * starts `pnpm start`'s wiring on the memory store under `node --cpu-prof` with the host named (`start`:
  * `pnpm start` itself; `node`: `accounts(service)` of `@sl-accounts/service/http-node`; `fetch`:
  * `service.fetch` on `@hono/node-server`; `koa`: `createApp` of `@sl-accounts/http-koa`), loads `path` (default `/api/health`; `/api/me` signs up
- * first and sends the session; with `PROFILE_DATABASE_URL` on that Postgres database) for `seconds` (default 10) over 16 connections, and prints the
- * server's CPU per request and the main thread's heaviest functions by self time (TOP of them,
- * default 30). `PROFILE_DIR` keeps the .cpuprofile (default a temporary directory).
+ * first, as a new address each run, and sends the session; with `PROFILE_DATABASE_URL` on that Postgres database) for `seconds` (default 10) over
+ * `CONN` connections (default 16), and prints the server's CPU per request and the main thread's
+ * heaviest functions by self time (TOP of them, default 30). The server logs at `LOG_LEVEL` (default
+ * warn: no request lines). `PROFILE_DIR` keeps the .cpuprofile (default a temporary directory).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,19 +19,20 @@ const dir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'path-profile-
 const script = host === 'start' ? 'packages/server/src/main.ts' : 'test/bench/host-server.ts';
 // PROFILE_DATABASE_URL: on that (migrated at start) Postgres database instead of the memory store.
 const store: Record<string, string> = process.env.PROFILE_DATABASE_URL ? { DATABASE_URL: process.env.PROFILE_DATABASE_URL } : { STORE: 'memory' };
-const svc = await spawnServer(script, { ...store, BENCH_HOST: host, TRUST_PROXY: '1', LOG_LEVEL: 'warn', SESSION_CACHE_SIZE: process.env.SESSION_CACHE_SIZE ?? '0' }, '/api/health', [
+const svc = await spawnServer(script, { ...store, BENCH_HOST: host, TRUST_PROXY: '1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', SESSION_CACHE_SIZE: process.env.SESSION_CACHE_SIZE ?? '0' }, '/api/health', [
   ...START_FLAGS,
   '--cpu-prof',
   `--cpu-prof-dir=${dir}`,
 ]);
 const headers: Record<string, string> = {};
 if (path === '/api/me') {
-  const res = await fetch(`${svc.url}/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.255.0.1' }, body: JSON.stringify({ name: 'Profile', email: 'profile@example.com', password: 'profile password' }) });
+  const res = await fetch(`${svc.url}/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.255.0.1' }, body: JSON.stringify({ name: 'Profile', email: `profile-${Date.now()}@example.com`, password: 'profile password' }) });
   headers.cookie = `sl_session=${/sl_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]}`;
 }
-await load(`${svc.url}${path}`, { connections: 16, duration: 2, headers });
+const connections = Number(process.env.CONN ?? 16);
+await load(`${svc.url}${path}`, { connections, duration: 2, headers });
 const before = cpuSeconds(svc.process.pid!)!;
-const result = await load(`${svc.url}${path}`, { connections: 16, duration: seconds, headers });
+const result = await load(`${svc.url}${path}`, { connections, duration: seconds, headers });
 const cpu = cpuSeconds(svc.process.pid!)! - before;
 await svc.stop();
 console.log(`${host} ${path}: ${fmt(result.rps)} req/s (${result.non2xx} not 2xx), ${fmt((cpu / result.total) * 1e6, 1)} µs of the server's CPU per request`);

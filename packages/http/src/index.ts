@@ -31,7 +31,7 @@ export { HttpError } from './errors.ts';
 export { errorResponse, type ErrorBody, type ErrorCode, type TransportErrorCode } from './errors.ts';
 export { TRANSPORT_ERROR_STATUS } from './errors.ts';
 export { silentLogger, type Logger } from './logger.ts';
-export { logRequest } from './logger.ts';
+export { logRequest, RequestRecord, REQUEST_MESSAGE } from './logger.ts';
 export { requestIdOf } from './logger.ts';
 export { nextRequestId } from './logger.ts';
 export { API_ROUTES, type ApiRoute, type DocumentedResponse } from './routes/index.ts';

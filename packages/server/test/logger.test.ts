@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SERVICE_NAME } from '@sl-accounts/service/core';
+import { REQUEST_MESSAGE, RequestRecord } from '@sl-accounts/service/http';
 import { loadConfig } from '@sl-accounts/server';
-import { LOG_STACK_MAX_CHARS, LOG_VALUE_MAX_CHARS, batchedLines, boundLine, createLogger, logFormatFor, readableLines } from '../src/logger.ts';
+import { LOG_STACK_MAX_CHARS, LOG_VALUE_MAX_CHARS, batchedLines, boundLine, boundedLines, createLogger, logFormatFor, readableLines } from '../src/logger.ts';
 
 describe('the log format', () => {
   it('is readable on a terminal and JSON elsewhere, unless LOG_FORMAT says', () => {
@@ -77,6 +80,27 @@ describe('JSON lines', () => {
     destination.write('{"n":4}\n');
     await new Promise((resolve) => setImmediate(resolve));
     expect(writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n', '{"n":4}\n']);
+  });
+
+  it('hold the request line the server writes itself exactly as pino writes it, a child logger\'s bindings and a long path\'s bound included', async () => {
+    const written: string[] = [];
+    const stdout = { isTTY: false, write: (chunk: string) => void written.push(chunk) } as unknown as NodeJS.WriteStream;
+    const logger = createLogger({ logLevel: 'info', logFormat: 'json' }, stdout);
+    const pinos: string[] = [];
+    const reference = pino({ level: 'info', base: { service: DEFAULT_SERVICE_NAME } }, boundedLines({ write: (line) => void pinos.push(line) }));
+    const records = ['/api/me', '/a"b\\c', '/ü/😀', '/\u0001tab\t', `/${'p'.repeat(2_000)}`].map((path, i) => new RequestRecord(`id-${i}`, 'GET', path, 200 + i, i / 10));
+    for (const log of [logger, reference]) {
+      for (const record of records) log.info(record, REQUEST_MESSAGE);
+      log.child({ worker: 'a"1' }).info(new RequestRecord('id-c', 'POST', '/api/login', 429, 12.5), REQUEST_MESSAGE);
+      // Not the request line: pino's own way, whatever the message.
+      log.info({ reqId: 'x', method: 'GET' }, REQUEST_MESSAGE);
+      log.warn(new RequestRecord('id-w', 'GET', '/api/me', 200, 1), REQUEST_MESSAGE);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = (text: string) => text.split('\n').filter(Boolean).map((line) => line.replace(/"time":\d+,/, '"time":0,'));
+    expect(lines(written.join(''))).toEqual(lines(pinos.join('')));
+    expect(lines(written.join(''))).toHaveLength(8);
+    expect(JSON.parse(lines(written.join(''))[4]!)).toMatchObject({ path: `/${'p'.repeat(LOG_VALUE_MAX_CHARS - 1)}…(2001 chars)`, status: 204 });
   });
 
   it('still pending when the process exits are written before it ends', { tags: ['process'] }, async () => {
