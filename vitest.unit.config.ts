@@ -12,7 +12,7 @@
  * line), and is left out here without being loaded. The guard (test/support/in-process-guard.ts)
  * fails whatever listens, connects, starts a process or opens PGlite here untagged.
  */
-import { globSync, readFileSync } from 'node:fs';
+import { accessSync, constants, globSync, readFileSync, statfsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import type { TestUserConfig } from 'vitest/node';
 import { TAGS } from './vitest.config.ts';
@@ -29,6 +29,23 @@ const taggedFiles = globSync(SUITES, { cwd: import.meta.dirname }).filter((file)
 /** Every tagged case stays out. (A run option the config file takes too; vitest types it as the CLI's.) */
 const untagged: Pick<TestUserConfig, 'tagsFilter'> = { tagsFilter: TAGS.map((tag) => `!${tag.name}`) };
 
+/**
+ * Where the run's temporary files go (the SQLite stores' files, each a directory of its own): a
+ * memory file system where the machine has one at /dev/shm, so a case's file costs no disk flush.
+ * Measured on 2026-12-07 (05:20 UTC, 6 interleaved runs, load 2-3): medians 6.79 s wall and 12.4 s
+ * of CPU against 7.26 and 13.0 s in the OS's temporary directory. `pnpm test` keeps that directory,
+ * so the SQLite store still runs on a disk there, its contract included.
+ */
+const TMPFS_MAGIC = 0x01021994;
+const memoryTmp = (() => {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return statfsSync('/dev/shm').type === TMPFS_MAGIC ? { TMPDIR: '/dev/shm' } : {};
+  } catch {
+    return {};
+  }
+})();
+
 export default defineConfig({
   test: {
     include: SUITES,
@@ -37,7 +54,7 @@ export default defineConfig({
     ...untagged,
     setupFiles: ['test/support/in-process-setup.ts'],
     // The stores that run in this process: memory and a SQLite file (PGlite and PostgreSQL are `pnpm test`'s).
-    env: { TEST_STORES: 'memory,sqlite', TEST_IN_PROCESS: '1' },
+    env: { TEST_STORES: 'memory,sqlite', TEST_IN_PROCESS: '1', ...memoryTmp },
     // One module graph per worker instead of one per file: the suites keep no state in modules
     // beyond their servers, which they close, and this halves the run (imports were a third of it).
     isolate: false,
