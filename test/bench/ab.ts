@@ -41,8 +41,16 @@ const prefix = process.env.AB_DB_PREFIX ?? 'ab_';
 const databases: Record<Side, string> = { this: `${prefix}this_${tag}`, other: `${prefix}other_${tag}` };
 const urlOf = (side: Side) => Object.assign(new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'), { pathname: `/${databases[side]}` }).toString();
 
+/**
+ * `AB_THIS_HOST=node` (or `fetch`, `koa`) runs this checkout's side under that host of
+ * test/bench/host-server.ts instead of `pnpm start`'s Koa app: against a checkout from before
+ * issue 40 (whose `pnpm start` served through node:http), `node` compares the same host on both sides.
+ */
+const THIS_HOST = process.env.AB_THIS_HOST;
+
 async function start(root: string, env: Record<string, string>): Promise<Child> {
-  return spawnServer(join(root, 'packages/server/src/main.ts'), { PBKDF2_ITERATIONS: process.env.AB_ITERATIONS ?? '1000', TRUST_PROXY: '1', LOG_LEVEL: 'warn', LOGIN_FAILURES_PER_ACCOUNT: '1000000', ...env }, '/api/health', [...START_FLAGS]);
+  const script = THIS_HOST && root === checkouts.this ? 'test/bench/host-server.ts' : join(root, 'packages/server/src/main.ts');
+  return spawnServer(script, { ...(THIS_HOST && root === checkouts.this ? { BENCH_HOST: THIS_HOST } : {}), PBKDF2_ITERATIONS: process.env.AB_ITERATIONS ?? '1000', TRUST_PROXY: '1', LOG_LEVEL: 'warn', LOGIN_FAILURES_PER_ACCOUNT: '1000000', ...env }, '/api/health', [...START_FLAGS]);
 }
 
 let clients = 0;
