@@ -49,8 +49,9 @@ const urlOf = (side: Side) => Object.assign(new URL(process.env.DATABASE_URL ?? 
 const THIS_HOST = process.env.AB_THIS_HOST;
 
 async function start(root: string, env: Record<string, string>): Promise<Child> {
-  const script = THIS_HOST && root === checkouts.this ? 'test/bench/host-server.ts' : join(root, 'packages/server/src/main.ts');
-  return spawnServer(script, { ...(THIS_HOST && root === checkouts.this ? { BENCH_HOST: THIS_HOST } : {}), PBKDF2_ITERATIONS: process.env.AB_ITERATIONS ?? '1000', TRUST_PROXY: '1', LOG_LEVEL: 'warn', LOGIN_FAILURES_PER_ACCOUNT: '1000000', ...env }, '/api/health', [...START_FLAGS]);
+  const host = root === checkouts.this ? THIS_HOST : undefined;
+  const script = host ? 'test/bench/host-server.ts' : join(root, 'packages/server/src/main.ts');
+  return spawnServer(script, { ...(host ? { BENCH_HOST: host } : {}), PBKDF2_ITERATIONS: process.env.AB_ITERATIONS ?? '1000', TRUST_PROXY: '1', LOG_LEVEL: 'warn', LOGIN_FAILURES_PER_ACCOUNT: '1000000', ...env }, '/api/health', [...START_FLAGS]);
 }
 
 let clients = 0;

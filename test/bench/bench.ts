@@ -203,8 +203,7 @@ async function throughputFigure(figure: {
   check(figure.name, [...s, ...f]);
   const rate = (rs: readonly LoadResult[]) => median(rs.map((r) => r.rps));
   // The median of the rounds' own ratios: each round's two runs met the same machine, a second apart.
-  const pairedRatio = (rs: readonly LoadResult[]) => median(rs.map((r, i) => r.rps / f[i]!.rps));
-  const ratio = pairedRatio(s);
+  const ratio = median(s.map((r, i) => r.rps / f[i]!.rps));
   figures.push({
     name: figure.name,
     value: `${fmt(rate(s))} req/s, ${figure.latency(s)}`,
@@ -711,7 +710,7 @@ function report(pgUrl: string | null) {
   const md = [
     '# Benchmark report',
     '',
-    `${new Date().toISOString().slice(0, 10)}, ${machine}. Median of ${ROUNDS} rounds, ${SECONDS} s per load run; service and baseline alternate round by round.`,
+    `${new Date().toISOString().slice(0, 10)}, ${machine}. Median of ${ROUNDS} rounds, ${SECONDS} s per load run (\`/api/health\`: ${THROUGHPUT_ROUNDS} rounds of ${THROUGHPUT_SECONDS} s; logins: ${LOGIN_ROUNDS} rounds); service and baseline alternate round by round.`,
     `Store for the Postgres figures: ${pgUrl ? 'PostgreSQL (a fresh database, dropped afterwards)' : 'none reachable (not measured)'}. Reproduce with \`pnpm bench\`.`,
     '',
     '| Figure | Service | Baseline | Ratio | Target | |',
