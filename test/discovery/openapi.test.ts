@@ -412,6 +412,28 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       }
     });
 
+    it('answers each of more forwarded hosts than a process keeps rendered with its own servers, and the first again with its first ETag', async () => {
+      const proxied = await startTestServer({ host, env: { TRUST_PROXY: '1' } });
+      try {
+        const fetchFor = async (name: string) => {
+          const res = await fetch(`${proxied.url}/openapi.json`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': `${name}.example.net` } });
+          return { etag: res.headers.get('etag'), servers: ((await res.json()) as Doc).servers };
+        };
+        const first = await fetchFor('api0');
+        expect(first.servers).toEqual([{ url: 'https://api0.example.net' }]);
+        const tags = new Set([first.etag]);
+        for (let i = 1; i <= 20; i++) {
+          const answer = await fetchFor(`api${i}`);
+          expect(answer.servers).toEqual([{ url: `https://api${i}.example.net` }]);
+          tags.add(answer.etag);
+        }
+        expect(tags.size).toBe(21);
+        expect(await fetchFor('api0')).toEqual(first);
+      } finally {
+        await proxied.close();
+      }
+    });
+
     it('gives every request body and every response an example that is valid against its schema', () => {
       const ajv = cachingAjv({ strict: false, allErrors: true });
       addFormats.default(ajv);

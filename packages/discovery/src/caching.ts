@@ -21,7 +21,7 @@ export const DOCUMENT_CACHE_CONTROL = 'public, max-age=3600';
  * A strong entity tag of a representation: its content type and its bytes, so the same bytes sent
  * as another type (content negotiation) are another entity.
  */
-function representationTag(type: string, body: string | Uint8Array): string {
+export function representationTag(type: string, body: string | Uint8Array): string {
   return `"${createHash('sha256').update(type).update('\n').update(body).digest('base64url').slice(0, 27)}"`;
 }
 

@@ -4,7 +4,7 @@
  * every host alike.
  */
 import { DEFAULT_SERVICE_NAME } from '@sl-accounts/service/core';
-import { API_ROUTES, normaliseBasePath, type DocumentRoute } from '@sl-accounts/service/http';
+import { API_ROUTES, normaliseBasePath, type DocumentRoute, type HttpAnswer } from '@sl-accounts/service/http';
 import { createSkills, skillsIndex, type Skill } from './agent-skills.ts';
 import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.ts';
 import { authMarkdown } from './auth-md.ts';
@@ -12,7 +12,7 @@ import type { DocsPage } from './docs-page.ts';
 import { linkPages, type LinkPagesOptions } from './link-pages.ts';
 import { openApiDocument } from './openapi.ts';
 import { SERVICE_INDEX_PATH, serviceIndexAnswer } from './service-index.ts';
-import { withValidators } from './caching.ts';
+import { representationTag, withValidators } from './caching.ts';
 import { documentAnswer } from './document-answer.ts';
 
 /** What the documents say about the service, and where it is mounted and reached. */
@@ -39,23 +39,43 @@ export interface DiscoveryOptions {
 }
 
 /**
- * The skills of one service, rendered once per process for each place and name: their bytes depend
- * on nothing else, and writing them is most of what a service's start costs (1.4 s of test:unit's
- * 34 s of CPU, one rendering per test server, profiled on 2026-12-06). A few places at most in a
- * process; the oldest goes past SKILL_PLACES.
+ * What a process renders once for each place (base URL, mount) and service name, and keeps: a few
+ * places at most in a process, the oldest going past PLACES. A request's own Host names the place
+ * when no PUBLIC_URL is set, so the bound is what keeps such requests from growing the memory.
+ */
+const PLACES = 16;
+function renderedOnce<T>(cache: Map<string, T>, key: readonly unknown[], render: () => T): T {
+  const id = JSON.stringify(key);
+  let value = cache.get(id);
+  if (value === undefined) {
+    value = render();
+    if (cache.size >= PLACES) cache.delete(cache.keys().next().value!);
+    cache.set(id, value);
+  }
+  return value;
+}
+
+/**
+ * The skills of one service: their bytes depend on nothing else, and writing them is most of what a
+ * service's start costs (1.4 s of test:unit's 34 s of CPU, one rendering per test server, profiled
+ * on 2026-12-06).
  */
 const renderedSkills = new Map<string, readonly Skill[]>();
-const SKILL_PLACES = 16;
-function skillsFor(publicUrl: string | undefined, serviceName: string, basePath: string): readonly Skill[] {
-  const key = JSON.stringify([publicUrl ?? null, serviceName, basePath]);
-  let skills = renderedSkills.get(key);
-  if (!skills) {
-    skills = createSkills(publicUrl, serviceName, basePath);
-    if (renderedSkills.size >= SKILL_PLACES) renderedSkills.delete(renderedSkills.keys().next().value!);
-    renderedSkills.set(key, skills);
-  }
-  return skills;
-}
+const skillsFor = (publicUrl: string | undefined, serviceName: string, basePath: string) =>
+  renderedOnce(renderedSkills, [publicUrl ?? null, serviceName, basePath], () => createSkills(publicUrl, serviceName, basePath));
+
+/**
+ * `/openapi.json`'s answer, its bytes and entity tag made once: rendering the ~300 KB document,
+ * encoding it and hashing it for the tag took ~10 ms of CPU a request, so 16 connections asking for it
+ * held a core at ~100 answers a second (2026-12-07, `path-profile.ts start /openapi.json`).
+ */
+const renderedOpenApi = new Map<string, HttpAnswer>();
+const OPENAPI_TYPE = 'application/openapi+json';
+const openApiAnswer = (base: string, serviceName: string) =>
+  renderedOnce(renderedOpenApi, [base, serviceName], () => {
+    const body = Buffer.from(JSON.stringify(openApiDocument(base, serviceName)));
+    return documentAnswer(OPENAPI_TYPE, body, { etag: representationTag(OPENAPI_TYPE, body) });
+  });
 
 /**
  * Every document, for `createHttpApi({ documents })`: the discovery resources, the docs page when
@@ -75,7 +95,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
       cors: true,
       usesBase: true,
       indexAs: 'openapi',
-      render: (_, base) => documentAnswer('application/openapi+json', JSON.stringify(openApiDocument(base, serviceName))),
+      render: (_, base) => openApiAnswer(base, serviceName),
     },
     ...(docs ? [{ ...docs.page, indexAs: 'docs' }, ...docs.assets] : []),
     {
