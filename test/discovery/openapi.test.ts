@@ -412,19 +412,21 @@ describe.each(HOST_KINDS)('OpenAPI on the %s host', (host) => {
       }
     });
 
-    it('answers each of more forwarded hosts than a process keeps rendered with its own servers, and the first again with its first ETag', async () => {
+    it('answers each of more forwarded hosts than a process keeps rendered with its own servers (and auth.md its own links), and the first again with its first ETag', async () => {
       const proxied = await startTestServer({ host, env: { TRUST_PROXY: '1' } });
       try {
+        const headers = (name: string) => ({ 'x-forwarded-proto': 'https', 'x-forwarded-host': `${name}.example.net` });
         const fetchFor = async (name: string) => {
-          const res = await fetch(`${proxied.url}/openapi.json`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': `${name}.example.net` } });
-          return { etag: res.headers.get('etag'), servers: ((await res.json()) as Doc).servers };
+          const res = await fetch(`${proxied.url}/openapi.json`, { headers: headers(name) });
+          const guide = await (await fetch(`${proxied.url}/auth.md`, { headers: headers(name) })).text();
+          return { etag: res.headers.get('etag'), servers: ((await res.json()) as Doc).servers, guideLinks: guide.includes(`https://${name}.example.net/api/login`) };
         };
         const first = await fetchFor('api0');
-        expect(first.servers).toEqual([{ url: 'https://api0.example.net' }]);
+        expect(first).toMatchObject({ servers: [{ url: 'https://api0.example.net' }], guideLinks: true });
         const tags = new Set([first.etag]);
         for (let i = 1; i <= 20; i++) {
           const answer = await fetchFor(`api${i}`);
-          expect(answer.servers).toEqual([{ url: `https://api${i}.example.net` }]);
+          expect(answer).toMatchObject({ servers: [{ url: `https://api${i}.example.net` }], guideLinks: true });
           tags.add(answer.etag);
         }
         expect(tags.size).toBe(21);

@@ -65,16 +65,17 @@ const skillsFor = (publicUrl: string | undefined, serviceName: string, basePath:
   renderedOnce(renderedSkills, [publicUrl ?? null, serviceName, basePath], () => createSkills(publicUrl, serviceName, basePath));
 
 /**
- * `/openapi.json`'s answer, its bytes and entity tag made once: rendering the ~300 KB document,
- * encoding it and hashing it for the tag took ~10 ms of CPU a request, so 16 connections asking for it
- * held a core at ~100 answers a second (2026-12-07, `path-profile.ts start /openapi.json`).
+ * The answers of `/openapi.json` and `/auth.md`, their bytes and entity tags made once for each base
+ * URL and name: rendering them took ~10 ms (the ~300 KB OpenAPI document, encoded and hashed for its
+ * tag) and ~2.8 ms of CPU a request, so 16 connections held a core at ~100 and ~390 answers a second
+ * (2026-12-07, `path-profile.ts start <path>`).
  */
-const renderedOpenApi = new Map<string, HttpAnswer>();
-const OPENAPI_TYPE = 'application/openapi+json';
-const openApiAnswer = (base: string, serviceName: string) =>
-  renderedOnce(renderedOpenApi, [base, serviceName], () => {
-    const body = Buffer.from(JSON.stringify(openApiDocument(base, serviceName)));
-    return documentAnswer(OPENAPI_TYPE, body, { etag: representationTag(OPENAPI_TYPE, body) });
+const renderedAnswers = new Map<string, HttpAnswer>();
+/** `key`: the document's path and all its bytes depend on. */
+const renderedAnswer = (type: string, key: readonly unknown[], render: () => string) =>
+  renderedOnce(renderedAnswers, key, () => {
+    const body = Buffer.from(render());
+    return documentAnswer(type, body, { etag: representationTag(type, body) });
   });
 
 /**
@@ -95,7 +96,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
       cors: true,
       usesBase: true,
       indexAs: 'openapi',
-      render: (_, base) => openApiAnswer(base, serviceName),
+      render: (_, base) => renderedAnswer('application/openapi+json', ['/openapi.json', base, serviceName], () => JSON.stringify(openApiDocument(base, serviceName))),
     },
     ...(docs ? [{ ...docs.page, indexAs: 'docs' }, ...docs.assets] : []),
     {
@@ -105,7 +106,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
       indexAs: 'apiCatalog',
       render: (_, base) => documentAnswer(API_CATALOG_TYPE, JSON.stringify(apiCatalog(base, docs?.page.path)), { link: API_CATALOG_LINK }),
     },
-    { path: '/auth.md', cors: true, usesBase: true, indexAs: 'authGuide', render: (_, base) => documentAnswer(MARKDOWN, authMarkdown(base, serviceName)) },
+    { path: '/auth.md', cors: true, usesBase: true, indexAs: 'authGuide', render: (_, base) => renderedAnswer(MARKDOWN, ['/auth.md', base, serviceName], () => authMarkdown(base, serviceName)) },
     {
       path: '/.well-known/agent-skills/index.json',
       cors: true,
