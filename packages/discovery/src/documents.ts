@@ -10,7 +10,8 @@ import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from
 import { authMarkdown } from './auth-md.ts';
 import type { DocsPage } from './docs-page.ts';
 import { linkPages, type LinkPagesOptions } from './link-pages.ts';
-import { openApiDocument } from './openapi.ts';
+import { openApiJson } from './openapi.ts';
+import { renderedOnce } from './rendered-once.ts';
 import { SERVICE_INDEX_PATH, serviceIndexAnswer } from './service-index.ts';
 import { representationTag, withValidators } from './caching.ts';
 import { documentAnswer } from './document-answer.ts';
@@ -39,23 +40,6 @@ export interface DiscoveryOptions {
 }
 
 /**
- * What a process renders once for each place (base URL, mount) and service name, and keeps: a few
- * places at most in a process, the oldest going past PLACES. A request's own Host names the place
- * when no PUBLIC_URL is set, so the bound is what keeps such requests from growing the memory.
- */
-const PLACES = 16;
-function renderedOnce<T>(cache: Map<string, T>, key: readonly unknown[], render: () => T): T {
-  const id = JSON.stringify(key);
-  let value = cache.get(id);
-  if (value === undefined) {
-    value = render();
-    if (cache.size >= PLACES) cache.delete(cache.keys().next().value!);
-    cache.set(id, value);
-  }
-  return value;
-}
-
-/**
  * The skills of one service: their bytes depend on nothing else, and writing them is most of what a
  * service's start costs (1.4 s of test:unit's 34 s of CPU, one rendering per test server, profiled
  * on 2026-12-06).
@@ -65,16 +49,15 @@ const skillsFor = (publicUrl: string | undefined, serviceName: string, basePath:
   renderedOnce(renderedSkills, [publicUrl ?? null, serviceName, basePath], () => createSkills(publicUrl, serviceName, basePath));
 
 /**
- * The answers of `/openapi.json` and `/auth.md`, their bytes and entity tags made once for each base
- * URL and name: rendering them took ~10 ms (the ~300 KB OpenAPI document, encoded and hashed for its
- * tag) and ~2.8 ms of CPU a request, so 16 connections held a core at ~100 and ~390 answers a second
- * (2026-12-07, `path-profile.ts start <path>`).
+ * The answers of `/openapi.json` and `/auth.md`, encoded and tagged once for each base URL and name
+ * (their texts are rendered once as well: `openApiJson`, `authMarkdown`). Each request rendered,
+ * encoded and hashed them afresh: ~10 ms (the ~300 KB OpenAPI document) and ~2.8 ms of CPU, so 16
+ * connections held a core at ~100 and ~390 answers a second (2026-12-07, `path-profile.ts start <path>`).
  */
 const renderedAnswers = new Map<string, HttpAnswer>();
-/** `key`: the document's path and all its bytes depend on. */
-const renderedAnswer = (type: string, key: readonly unknown[], render: () => string) =>
-  renderedOnce(renderedAnswers, key, () => {
-    const body = Buffer.from(render());
+const renderedAnswer = (path: string, type: string, base: string, serviceName: string, text: (base: string, serviceName: string) => string) =>
+  renderedOnce(renderedAnswers, [path, base, serviceName], () => {
+    const body = Buffer.from(text(base, serviceName));
     return documentAnswer(type, body, { etag: representationTag(type, body) });
   });
 
@@ -96,7 +79,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
       cors: true,
       usesBase: true,
       indexAs: 'openapi',
-      render: (_, base) => renderedAnswer('application/openapi+json', ['/openapi.json', base, serviceName], () => JSON.stringify(openApiDocument(base, serviceName))),
+      render: (_, base) => renderedAnswer('/openapi.json', 'application/openapi+json', base, serviceName, openApiJson),
     },
     ...(docs ? [{ ...docs.page, indexAs: 'docs' }, ...docs.assets] : []),
     {
@@ -106,7 +89,7 @@ export function discoveryDocuments(options: DiscoveryOptions = {}): DocumentRout
       indexAs: 'apiCatalog',
       render: (_, base) => documentAnswer(API_CATALOG_TYPE, JSON.stringify(apiCatalog(base, docs?.page.path)), { link: API_CATALOG_LINK }),
     },
-    { path: '/auth.md', cors: true, usesBase: true, indexAs: 'authGuide', render: (_, base) => renderedAnswer(MARKDOWN, ['/auth.md', base, serviceName], () => authMarkdown(base, serviceName)) },
+    { path: '/auth.md', cors: true, usesBase: true, indexAs: 'authGuide', render: (_, base) => renderedAnswer('/auth.md', MARKDOWN, base, serviceName, authMarkdown) },
     {
       path: '/.well-known/agent-skills/index.json',
       cors: true,

@@ -7,7 +7,7 @@
 export { discoveryDocuments, type DiscoveryOptions } from './documents.ts';
 export type { DocsPage } from './docs-page.ts';
 export { PASSKEYS_PAGE_PATH, RESET_PAGE_PATH, VERIFY_PAGE_PATH, type LinkPagesOptions } from './link-pages.ts';
-export { openApiDocument } from './openapi.ts';
+export { openApiDocument, openApiJson } from './openapi.ts';
 export { COMPONENT_SCHEMAS, type JsonSchema } from './openapi.ts';
 export { API_VERSION } from './openapi.ts';
 export { routeResponses } from './openapi.ts';

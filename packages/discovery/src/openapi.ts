@@ -45,6 +45,7 @@ import {
 } from '@sl-accounts/service/http';
 import { ERROR_EXAMPLES, errorExample } from '@sl-accounts/service/http/examples';
 import { COMPONENT_SCHEMAS, requestSchemaId } from './component-schemas.ts';
+import { renderedOnce } from './rendered-once.ts';
 import { SESSION_PASSWORD_SENTENCE, describeDuration, describeLimit, inertUrl, markdownLink } from './wording.ts';
 
 /** The 400 of an operation sent an empty object: one issue per required field. */
@@ -353,6 +354,11 @@ const TAGS = [...new Set([...Object.keys(TAG_DESCRIPTIONS), ...API_ROUTES.map((r
 
 /** The licence of the API description and the code behind it (the repository's LICENSE), as an SPDX id. */
 const LICENSE = { name: 'MIT', identifier: 'MIT' } as const;
+
+/** The OpenAPI document as JSON text, rendered once for each base URL and name (`renderedOnce`). */
+const renderedJson = new Map<string, string>();
+export const openApiJson = (baseUrl: string, serviceName: string): string =>
+  renderedOnce(renderedJson, [baseUrl, serviceName], () => JSON.stringify(openApiDocument(baseUrl, serviceName)));
 
 /**
  * The OpenAPI document with `servers` pointing at `baseUrl`. Its `info.contact` is the service by

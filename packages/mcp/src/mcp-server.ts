@@ -11,7 +11,7 @@ import {
   type jsonSchemaValidator,
 } from '@modelcontextprotocol/server';
 import { isDomainError, type Accounts, type RequestMeta } from '@sl-accounts/service/core';
-import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiDocument } from '@sl-accounts/service/discovery';
+import { API_VERSION, COMPONENT_SCHEMAS, HealthSchema, authMarkdown, openApiJson } from '@sl-accounts/service/discovery';
 import type { ErrorBody } from '@sl-accounts/service/http';
 import { MCP_PROTOCOL_VERSIONS } from './protocol.ts';
 
@@ -96,7 +96,7 @@ export function createMcpServer(accounts: Accounts, serviceName: string, base: s
     `${base}/openapi.json`,
     { title: 'OpenAPI description', mimeType: 'application/openapi+json' },
     (uri) => ({
-      contents: [{ uri: uri.href, mimeType: 'application/openapi+json', text: JSON.stringify(openApiDocument(base, serviceName)) }],
+      contents: [{ uri: uri.href, mimeType: 'application/openapi+json', text: openApiJson(base, serviceName) }],
     }),
   );
 
