@@ -204,6 +204,8 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
   if (isIP(relyingParty) !== 0) {
     logger.warn({ origin: config.publicUrl ?? url }, `passkeys cannot work at ${config.publicUrl ?? url}: browsers refuse an IP address as the relying party; set PUBLIC_URL to a name (e.g. http://localhost:${port}, or your domain)`);
   }
+  const unaddressed = publicUrlWarning(config, url);
+  if (unaddressed) logger.warn({}, unaddressed);
   logger.info(
     {
       url,
@@ -233,6 +235,18 @@ export async function startServer(config: Config, listenerFor: ListenerFactory, 
         await configured.close(Promise.all([node.close(DRAIN_MS), admin?.close()]));
       })()),
   };
+}
+
+/**
+ * A production server without PUBLIC_URL mails links to the address it listens on, which its users
+ * rarely reach, and renders its discovery documents for each request's Host: each new Host past the
+ * 16 a process keeps costs a rendering (~10 ms of CPU for the OpenAPI document). It starts, with
+ * this warning; `undefined` when PUBLIC_URL is set or outside production.
+ */
+export function publicUrlWarning(config: Pick<Config, 'production' | 'publicUrl' | 'resetUrl' | 'verifyUrl' | 'basePath'>, url: string): string | undefined {
+  if (!config.production || config.publicUrl) return undefined;
+  const mailed = config.resetUrl && config.verifyUrl ? '' : `mailed links point at ${url}${config.basePath}, and `;
+  return `PUBLIC_URL is not set: ${mailed}the discovery documents follow each request's Host (each new one is rendered anew); set PUBLIC_URL to the address your users reach (e.g. https://accounts.example.org)`;
 }
 
 /** 127.0.0.0/8 and ::1 (also as an IPv4-mapped address). */
