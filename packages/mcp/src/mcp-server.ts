@@ -76,7 +76,7 @@ export function createMcpServer(accounts: Accounts, serviceName: string, base: s
     },
     async () => {
       const health = await accounts.health();
-      return { content: [{ type: 'text', text: JSON.stringify(health) }], structuredContent: { ...health, extra: 1 } };
+      return { content: [{ type: 'text', text: JSON.stringify(health) }], structuredContent: { ...health } };
     },
   );
 
