@@ -1,21 +1,10 @@
 /**
  * `pnpm test`: every suite, on every store and host, over real sockets. `pnpm test:unit`
- * (vitest.unit.config.ts) runs the part that needs none of what the tags below name.
+ * (vitest.unit.config.ts) runs the part that needs none of what the tags name (test/support/tags.ts).
  */
 import { defineConfig } from 'vitest/config';
-
-/**
- * What a case needs beyond the process it runs in. A tagged case runs in `pnpm test` only; the unit
- * run filters them out, and its guard (test/support/in-process-guard.ts) fails any untagged case
- * that reaches for one.
- */
-export const TAGS = [
-  { name: 'socket', description: 'listens or connects: a server of its own, raw connections, the metrics port' },
-  { name: 'process', description: 'starts a process: pnpm start, node, a CLI' },
-  { name: 'database', description: 'PostgreSQL or PGlite' },
-  { name: 'real-cost', description: 'the production work factor or a production-sized input, which the unit run proves at a small size' },
-  { name: 'compiler', description: 'type-checks code with the TypeScript compiler: seconds of CPU, the kind of work pnpm typecheck does' },
-];
+import { TaggedFilesFirst } from './test/support/sequencer.ts';
+import { TAGS } from './test/support/tags.ts';
 
 export default defineConfig({
   test: {
@@ -29,6 +18,7 @@ export default defineConfig({
     // runs with isolation, on 2026-11-25). A file that changes module state puts it back (the
     // Postgres lookup's test resets the modules it imported afresh).
     isolate: false,
+    sequence: { sequencer: TaggedFilesFirst },
     // Both cores, as the unit run: vitest's default leaves one free, and most of this run waits on
     // sockets, processes and databases rather than computing. Measured on a fresh clone on
     // 2026-12-06 (load about 2): 533 s with one worker (22:04 UTC), 316 s with two (22:16 UTC), the

@@ -12,19 +12,16 @@
  * line), and is left out here without being loaded. The guard (test/support/in-process-guard.ts)
  * fails whatever listens, connects, starts a process or opens PGlite here untagged.
  */
-import { accessSync, constants, globSync, readFileSync, statfsSync } from 'node:fs';
+import { accessSync, constants, globSync, statfsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import type { TestUserConfig } from 'vitest/node';
-import { TAGS } from './vitest.config.ts';
+import { TAGS, taggedAsWhole } from './test/support/tags.ts';
 
 /** Where the unit run looks: every package's own tests, and the suites that run on the in-process host. */
 const SUITES = ['packages/*/test/**/*.test.ts', 'test/http/**/*.test.ts', 'test/discovery/**/*.test.ts', 'test/embedder/**/*.test.ts', 'test/docs/**/*.test.ts'];
 
-/** The file tags vitest reads from a test file (its `@module-tag <name>` lines: the same pattern vitest matches). */
-const fileTags = (file: string) => [...readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/(?:\/\/|\*)\s*@module-tag\s+([\w\-/]+)\b/g)].map((match) => match[1]!);
-
 /** The files tagged as a whole with one of TAGS: all their cases would be filtered out, so they are not even loaded. */
-const taggedFiles = globSync(SUITES, { cwd: import.meta.dirname }).filter((file) => fileTags(file).some((tag) => TAGS.some((known) => known.name === tag)));
+const taggedFiles = globSync(SUITES, { cwd: import.meta.dirname }).filter(taggedAsWhole);
 
 /** Every tagged case stays out. (A run option the config file takes too; vitest types it as the CLI's.) */
 const untagged: Pick<TestUserConfig, 'tagsFilter'> = { tagsFilter: TAGS.map((tag) => `!${tag.name}`) };

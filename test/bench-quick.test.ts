@@ -5,6 +5,9 @@
  * their targets here (a second's load on a shared machine measures nothing); only that every section
  * ran and measured something.
  */
+// @module-tag process
+// @module-tag socket
+// @module-tag database
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -37,7 +40,7 @@ const SECTIONS: readonly { readonly section: string; readonly postgres: boolean;
 const postgres = STORES.some((store) => store.kind === 'postgres' && store.skip === undefined);
 
 describe('pnpm bench, quick mode', () => {
-  it('runs every section to the end, each reporting measured figures', { tags: ['process', 'socket', 'database'], timeout: 600_000 }, async () => {
+  it('runs every section to the end, each reporting measured figures', { timeout: 600_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sl-bench-quick-'));
     try {
       const results = join(dir, 'results.json');
