@@ -119,4 +119,27 @@ describe('koaServer(extend): middleware before the service', () => {
     // The operator's first middleware saw the service's requests too.
     expect(seen).toEqual(['/api/signup', '/api/signup', '/echo']);
   });
+
+  it('writes each answer, the service\'s and the operator\'s, in the check phase after it is made', { tags: ['socket'] }, async () => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STORE: 'memory', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent' });
+    const order: string[] = [];
+    running = await startServer(
+      config,
+      koaServer(({ app, router, accounts }) => {
+        // Queued while the request is answered: an answer written at once would come before it.
+        app.use(async (ctx, next) => {
+          const end = ctx.res.end.bind(ctx.res) as (...args: unknown[]) => unknown;
+          ctx.res.end = ((...args: unknown[]) => (order.push(`written ${ctx.path}`), end(...args))) as typeof ctx.res.end;
+          setImmediate(() => order.push(`check phase ${ctx.path}`));
+          await next();
+        });
+        app.use(accounts);
+        router.get('/mine', (ctx) => void (ctx.body = { ok: true }));
+      }),
+      { logger: pino({ level: 'silent' }) },
+    );
+    expect((await fetch(`${running.url}/api/health`)).status).toBe(200);
+    expect((await fetch(`${running.url}/mine`)).status).toBe(200);
+    expect(order).toEqual(['check phase /api/health', 'written /api/health', 'check phase /mine', 'written /mine']);
+  });
 });
