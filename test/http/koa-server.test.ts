@@ -13,7 +13,7 @@ import bodyParser from 'koa-bodyparser';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferBodyError } from '@sl-accounts/http-koa';
-import { koaServer, loadConfig, startServer, type RunningServer } from '@sl-accounts/server';
+import { koaServer, loadConfig, startServer, type KoaExtension, type RunningServer } from '@sl-accounts/server';
 import { START_FLAGS, spawnServer, type ServerProcess } from '../support/server-process.ts';
 import { TEST_ITERATIONS } from '../support/server.ts';
 
@@ -93,24 +93,24 @@ describe('pnpm start, a Koa server', () => {
 describe('koaServer(extend): middleware before the service', () => {
   let running: RunningServer | undefined;
   afterEach(() => running?.close());
+  /** `pnpm start`'s app, extended, on the memory store at a port of its own. */
+  const start = async (extend: KoaExtension) => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STORE: 'memory', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent' });
+    running = await startServer(config, koaServer(extend), { logger: pino({ level: 'silent' }) });
+    return running;
+  };
 
   it('with a body parser placed before `accounts` (deferBodyError), the service answers under the contract', { tags: ['socket'] }, async () => {
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STORE: 'memory', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent' });
     const seen: string[] = [];
-    running = await startServer(
-      config,
-      koaServer(({ app, router, accounts }) => {
-        app.use(async (ctx, next) => {
-          seen.push(ctx.path);
-          await next();
-        });
-        app.use(bodyParser({ onerror: deferBodyError }));
-        app.use(accounts);
-        router.post('/echo', (ctx) => void (ctx.body = ctx.request.body));
-      }),
-      { logger: pino({ level: 'silent' }) },
-    );
-    const { url } = running;
+    const { url } = await start(({ app, router, accounts }) => {
+      app.use(async (ctx, next) => {
+        seen.push(ctx.path);
+        await next();
+      });
+      app.use(bodyParser({ onerror: deferBodyError }));
+      app.use(accounts);
+      router.post('/echo', (ctx) => void (ctx.body = ctx.request.body));
+    });
     const malformed = await fetch(`${url}/api/signup`, { method: 'POST', headers: json, body: '{"name":' });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ ok: false });
@@ -121,25 +121,20 @@ describe('koaServer(extend): middleware before the service', () => {
   });
 
   it('writes each answer, the service\'s and the operator\'s, in the check phase after it is made', { tags: ['socket'] }, async () => {
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', STORE: 'memory', PBKDF2_ITERATIONS: String(TEST_ITERATIONS), LOG_LEVEL: 'silent' });
     const order: string[] = [];
-    running = await startServer(
-      config,
-      koaServer(({ app, router, accounts }) => {
-        // Queued while the request is answered: an answer written at once would come before it.
-        app.use(async (ctx, next) => {
-          const end = ctx.res.end.bind(ctx.res) as (...args: unknown[]) => unknown;
-          ctx.res.end = ((...args: unknown[]) => (order.push(`written ${ctx.path}`), end(...args))) as typeof ctx.res.end;
-          setImmediate(() => order.push(`check phase ${ctx.path}`));
-          await next();
-        });
-        app.use(accounts);
-        router.get('/mine', (ctx) => void (ctx.body = { ok: true }));
-      }),
-      { logger: pino({ level: 'silent' }) },
-    );
-    expect((await fetch(`${running.url}/api/health`)).status).toBe(200);
-    expect((await fetch(`${running.url}/mine`)).status).toBe(200);
+    const { url } = await start(({ app, router, accounts }) => {
+      // Queued while the request is answered: an answer written at once would come before it.
+      app.use(async (ctx, next) => {
+        const end = ctx.res.end.bind(ctx.res) as (...args: unknown[]) => unknown;
+        ctx.res.end = ((...args: unknown[]) => (order.push(`written ${ctx.path}`), end(...args))) as typeof ctx.res.end;
+        setImmediate(() => order.push(`check phase ${ctx.path}`));
+        await next();
+      });
+      app.use(accounts);
+      router.get('/mine', (ctx) => void (ctx.body = { ok: true }));
+    });
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    expect((await fetch(`${url}/mine`)).status).toBe(200);
     expect(order).toEqual(['check phase /api/health', 'written /api/health', 'check phase /mine', 'written /mine']);
   });
 });
