@@ -7,7 +7,7 @@
 // @module-tag compiler
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { ts } from '../support/typescript.ts';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { expect, it } from 'vitest';
 import { openApiDocument } from '@sl-accounts/service/discovery';

@@ -4,7 +4,7 @@
  */
 import { Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
-import ts from 'typescript';
+import { ts } from '../support/typescript.ts';
 import { expect, it } from 'vitest';
 import { noStrayTags } from '../../scripts/no-stray-tags.ts';
 
