@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { URI, type TOTP } from 'otpauth';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { createService, type Service } from '@sl-accounts/service';
-import { ManualClock, request, testHasher, type TestAnswer } from '@sl-accounts/service/http/testing';
+import { request, testHasher, type TestAnswer } from '@sl-accounts/service/http/testing';
 import { browse, startTestProvider, type TestProvider } from '../support/oidc-provider.ts';
 
 const CALLBACK = 'http://localhost/api/sign-in/test/callback';
@@ -233,31 +233,50 @@ describe('accounts and linking (ADR 0056)', () => {
     await service.close();
   });
 
-  it('without a password, a sign-in of the last 10 minutes stands for it (here: deleting the account); later, it does not', async () => {
-    const clock = new ManualClock();
+  it('without a password, no session proves the owner, however fresh: the password is set through the reset mail first', async () => {
+    const mails: { to: string; text: string }[] = [];
     const service = await createService({
       store: createMemoryStore(),
       hasher: testHasher,
-      clock,
       mcp: false,
+      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
       identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
     });
-    const old = (await signIn(service, 'erin')).answer.cookies;
-    clock.advance(11 * 60_000);
-    const stale = await request<{ code: string }>(service.api, 'DELETE /api/me', { json: { password: '' }, cookie: old });
-    expect(stale.status).toBe(403);
-    expect(stale.json.code).toBe('wrong_password');
-    const fresh = (await signIn(service, 'erin')).answer.cookies;
-    expect((await request(service.api, 'DELETE /api/me', { json: { password: '' }, cookie: fresh })).status).toBe(200);
+    // A sign-in a moment ago: a thief holding this cookie has the same fresh session.
+    const cookie = (await signIn(service, 'erin')).answer.cookies;
+    const refusals = [
+      ['DELETE /api/me', { password: 'made up' }],
+      ['POST /api/password', { currentPassword: 'made up', newPassword: 'the thief password' }],
+      ['POST /api/email', { newEmail: 'thief@example.com', password: 'made up' }],
+      ['POST /api/two-factor/totp', { password: 'made up' }],
+      ['POST /api/me/identities/test', { password: 'made up' }],
+      ['DELETE /api/me/identities/test', { password: 'made up' }],
+    ] as const;
+    for (const [operation, json] of refusals) {
+      const answer = await request<{ code: string; error: string }>(service.api, operation, { json, cookie });
+      expect([operation, answer.status, answer.json.code], answer.text).toEqual([operation, 403, 'wrong_password']);
+      expect(answer.json.error).toContain('reset');
+    }
+    // Nothing changed: the identity still signs in, and the account has no factor.
+    expect((await request<{ identities: unknown[] }>(service.api, 'GET /api/me/identities', { cookie })).json.identities).toHaveLength(1);
+    expect((await signIn(service, 'erin')).answer.cookies.sl_session).toBeTruthy();
+    // The inbox is the proof: the owner sets a password through the mailed link, then uses it.
+    expect((await request(service.api, 'POST /api/password-reset', { json: { email: 'erin@example.com' } })).status).toBe(202);
+    const token = /token=([A-Za-z0-9_-]+)/.exec(mails.filter((m) => m.to === 'erin@example.com').at(-1)?.text ?? '')?.[1];
+    expect((await request(service.api, 'POST /api/password-reset/confirm', { json: { token, newPassword: 'erin sets one now' } })).status).toBe(200);
+    const login = await request(service.api, 'POST /api/login', { json: { email: 'erin@example.com', password: 'erin sets one now' } });
+    expect(login.status).toBe(200);
+    expect((await request(service.api, 'DELETE /api/me', { json: { password: 'erin sets one now' }, cookie: login.cookies })).status).toBe(200);
     await service.close();
   });
 
-  it('unlinking the last way in is refused with 409 last_sign_in_method', async () => {
+  it('an account whose one way in is its identity cannot unlink it: without a password there is no proof (403), and the identity stays', async () => {
     const service = await serviceWith();
     const { answer } = await signIn(service, 'carol');
-    const unlink = await request<{ code: string }>(service.api, 'DELETE /api/me/identities/test', { cookie: answer.cookies, headers: { origin: 'http://localhost' } });
-    expect(unlink.status).toBe(409);
-    expect(unlink.json.code).toBe('last_sign_in_method');
+    const unlink = await request<{ code: string }>(service.api, 'DELETE /api/me/identities/test', { json: { password: '' }, cookie: answer.cookies, headers: { origin: 'http://localhost' } });
+    expect(unlink.status).toBe(403);
+    expect(unlink.json.code).toBe('wrong_password');
+    expect((await request<{ identities: unknown[] }>(service.api, 'GET /api/me/identities', { cookie: answer.cookies })).json.identities).toHaveLength(1);
     await service.close();
   });
 
@@ -283,8 +302,12 @@ describe('accounts and linking (ADR 0056)', () => {
     const { answer: signedIn } = await signIn(service, 'linker');
     const me = await request<{ user: { email: string } }>(service.api, 'GET /api/me', { cookie: signedIn.cookies });
     expect(me.json.user.email).toBe('owner@example.com');
-    // With a password left, unlinking goes through.
-    const unlink = await request(service.api, 'DELETE /api/me/identities/test', { cookie });
+    // Unlinking is removing a way in: a session alone does not do it, the password in the request does.
+    expect((await request(service.api, 'DELETE /api/me/identities/test', { cookie })).status).toBe(400);
+    const unproved = await request<{ code: string }>(service.api, 'DELETE /api/me/identities/test', { json: { password: 'wrong password!' }, cookie });
+    expect([unproved.status, unproved.json.code]).toEqual([403, 'wrong_password']);
+    expect((await request<{ identities: unknown[] }>(service.api, 'GET /api/me/identities', { cookie })).json.identities).toHaveLength(1);
+    const unlink = await request(service.api, 'DELETE /api/me/identities/test', { json: { password: 'correct horse battery' }, cookie });
     expect(unlink.status).toBe(200);
     await service.close();
   });
@@ -296,8 +319,12 @@ describe('accounts and linking (ADR 0056)', () => {
     const cookie = signup.cookies;
     const enrol = await request<{ otpauthUri: string }>(service.api, 'POST /api/two-factor/totp', { json: { password }, cookie });
     const app = URI.parse(enrol.json.otpauthUri) as TOTP;
-    expect((await request(service.api, 'POST /api/two-factor/totp/confirm', { json: { code: app.generate() }, cookie })).status).toBe(200);
-    const started = await request<{ url: string }>(service.api, 'POST /api/me/identities/test', { json: { password }, cookie });
+    const confirmed = await request<{ recoveryCodes: string[] }>(service.api, 'POST /api/two-factor/totp/confirm', { json: { code: app.generate() }, cookie });
+    expect(confirmed.status).toBe(200);
+    // A way in added: the factor is in the request too, the session's fresh step-up is not enough.
+    const unproved = await request<{ code: string }>(service.api, 'POST /api/me/identities/test', { json: { password }, cookie });
+    expect([unproved.status, unproved.json.code]).toEqual([403, 'second_factor_required']);
+    const started = await request<{ url: string }>(service.api, 'POST /api/me/identities/test', { json: { password, recoveryCode: confirmed.json.recoveryCodes[0] }, cookie });
     expect(started.status).toBe(200);
     const linked = await callback(service, await browse(started.json.url, 'erin'), started.cookies.sl_oauth ?? '');
     expect(linked.headers.get('location')).toBe('/?linked=test');

@@ -199,7 +199,7 @@ export async function exerciseErrorCodes(
     const oauth = started.cookies.find((c) => c.startsWith('sl_oauth='))!;
     await call('GET', `/api/sign-in/google/callback?code=stub&state=${state}`, undefined, { cookie: oauth });
     await call('GET', '/api/me/identities', undefined, { cookie: session });
-    await call('DELETE', '/api/me/identities/google', undefined, { cookie: session });
+    await call('DELETE', '/api/me/identities/google', { password: EXAMPLE_SIGNUP.password }, { cookie: session });
   }
   const seen: SeenCode[] = [];
   const note = (route: ApiRoute, answer: { status: number; body: Record<string, unknown> | null }) => {

@@ -142,8 +142,12 @@ export interface AccountManager {
    * moved on.
    */
   disableTotp(userId: number, generation: number, keep: string | null, notice?: AccountMail | null, keepRecoveryCodes?: boolean, event?: Event): Promise<readonly string[] | null>;
-  /** Replaces the user's recovery codes with these digests and queues `notice`: both or neither. */
-  renewRecoveryCodes(userId: number, recoveryDigests: readonly string[], notice?: AccountMail | null): Promise<void>;
+  /**
+   * Replaces the user's recovery codes with these digests, queues `notice` and records `event`, while
+   * the generation is still `generation` (the one the proof was checked against) and the session
+   * `keep` that asked still stands: whether it did.
+   */
+  renewRecoveryCodes(userId: number, generation: number, recoveryDigests: readonly string[], keep: string | null, notice?: AccountMail | null, event?: Event): Promise<boolean>;
   /**
    * Uses the user's recovery code with this digest and queues `notice(left)` to the user's address:
    * how many are left, or `null` when the user has no such code (of concurrent uses, one gets it).
@@ -238,6 +242,17 @@ const EVER = new Date(0);
 /** Stores the account's e-mail link token in its one slot (the newest replaces the one before), under its generation. */
 const putEmailToken = (tx: Repositories, userId: number, token: Omit<OneTimeToken, 'userId'>) => tx.oneTimeTokens.put({ ...token, userId }, { underGeneration: true, slot: `email:${userId}` });
 
+/**
+ * Ends the user's sessions but `keep`, the session that made the change, once that session is seen to
+ * stand: a change checked while its session was alive, whose session another change ended before this
+ * unit locked the row (a password change, a lock, the operator ending every session), is undone
+ * (`null`), so a session that lost its standing changes nothing.
+ */
+async function endOthers(tx: Repositories, userId: number, keep: string | null): Promise<readonly string[]> {
+  if (keep !== null && !(await tx.sessions.findWithUser(keep))) throw new Undo(null);
+  return tx.sessions.deleteByUser(userId, { except: keep });
+}
+
 export function createAccountManager(store: ManagedStore): AccountManager {
   /** Sessions a unit of work ended: a cache in front of the store forgets them now, not at the feed's pace. */
   const forget = (digests: readonly string[]) => {
@@ -250,11 +265,19 @@ export function createAccountManager(store: ManagedStore): AccountManager {
   const forgetUser = async (userId: number) => {
     if (store.forget) forget((await store.sessions.listByUser(userId, EVER)).map((s) => s.tokenDigest));
   };
-  /** Runs a unit of work that ends sessions, and forgets them once it committed. */
-  const ending = async <T>(work: (tx: Repositories) => Promise<T>, ended: (result: T) => readonly string[]): Promise<T> => {
-    const result = await store.transaction(work);
-    forget(ended(result));
-    return result;
+  /**
+   * Runs a unit of work that ends sessions, and forgets them once it committed. A unit that throws
+   * `Undo` is rolled back and answers the undo's reason: `null` (`endOthers`), or one of `U`.
+   */
+  const ending = async <T, U = never>(work: (tx: Repositories) => Promise<T>, ended: (result: T) => readonly string[]): Promise<T | U | null> => {
+    try {
+      const result = await store.transaction(work);
+      forget(ended(result));
+      return result;
+    } catch (error) {
+      if (error instanceof Undo) return error.reason as U | null;
+      throw error;
+    }
   };
 
   return {
@@ -324,7 +347,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           if (!user) return null;
           if (notice) await tx.outbox.add(addressed(notice, user.email));
           await log(tx, userId, event);
-          return tx.sessions.deleteByUser(userId, { except: keep });
+          return endOthers(tx, userId, keep);
         },
         (ended) => ended ?? [],
       );
@@ -468,7 +491,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             await tx.recoveryCodes.replace(userId, recoveryDigests);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
             await log(tx, userId, event);
-            return tx.sessions.deleteByUser(userId, { except: keep });
+            return endOthers(tx, userId, keep);
           },
           (ended) => ended ?? [],
         );
@@ -487,19 +510,28 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           if (!keepRecoveryCodes) await tx.recoveryCodes.replace(userId, []);
           if (notice) await tx.outbox.add(addressed(notice, user.email));
           await log(tx, userId, event);
-          return tx.sessions.deleteByUser(userId, { except: keep });
+          return endOthers(tx, userId, keep);
         },
         (ended) => ended ?? [],
       );
     },
 
-    async renewRecoveryCodes(userId, recoveryDigests, notice) {
-      await store.transaction(async (tx) => {
-        const user = await tx.users.findById(userId);
-        if (!user) return;
-        await tx.recoveryCodes.replace(userId, recoveryDigests);
-        if (notice) await tx.outbox.add(addressed(notice, user.email));
-      });
+    async renewRecoveryCodes(userId, generation, recoveryDigests, keep, notice, event) {
+      const renewed = await ending(
+        async (tx) => {
+          // The generation is the condition, not a change (no session was issued under the codes); the
+          // compare-and-set locks the row, so a factor's removal or a password change comes before or after.
+          const user = await tx.users.update(userId, { credentialGeneration: generation }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (keep !== null && !(await tx.sessions.findWithUser(keep))) return null;
+          await tx.recoveryCodes.replace(userId, recoveryDigests);
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, userId, event);
+          return [];
+        },
+        (ended) => ended ?? [],
+      );
+      return renewed !== null;
     },
 
     useRecoveryCode(userId, digest, notice, event) {
@@ -514,46 +546,36 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       });
     },
 
-    async addPasskey(passkey, generation, keep, notice, recoveryDigests = null, event = null) {
-      try {
-        return await ending(
-          async (tx) => {
-            // The generation's move first: it locks the row, so the insert below sees the move and
-            // no session is stored under the old generation after this unit ends the others.
-            const user = await tx.users.update(passkey.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
-            if (!user) return null;
-            if (!(await tx.passkeys.insert(passkey, generation + 1))) throw new Undo('taken' as const);
-            if (recoveryDigests) await tx.recoveryCodes.replace(passkey.userId, recoveryDigests);
-            if (notice) await tx.outbox.add(addressed(notice, user.email));
-            await log(tx, passkey.userId, event);
-            return tx.sessions.deleteByUser(passkey.userId, { except: keep });
-          },
-          (ended) => ended ?? [],
-        );
-      } catch (error) {
-        if (error instanceof Undo) return error.reason as 'taken';
-        throw error;
-      }
+    addPasskey(passkey, generation, keep, notice, recoveryDigests = null, event = null) {
+      return ending<readonly string[] | null, 'taken'>(
+        async (tx) => {
+          // The generation's move first: it locks the row, so the insert below sees the move and
+          // no session is stored under the old generation after this unit ends the others.
+          const user = await tx.users.update(passkey.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (!(await tx.passkeys.insert(passkey, generation + 1))) throw new Undo('taken' as const);
+          if (recoveryDigests) await tx.recoveryCodes.replace(passkey.userId, recoveryDigests);
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, passkey.userId, event);
+          return endOthers(tx, passkey.userId, keep);
+        },
+        (ended) => ended ?? [],
+      );
     },
 
-    async removePasskey(userId, id, generation, keep, notice, lastFactor = false, event = null) {
-      try {
-        return await ending(
-          async (tx) => {
-            const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
-            if (!user) return null;
-            if (!(await tx.passkeys.delete(userId, id))) throw new Undo('missing' as const);
-            if (lastFactor) await tx.recoveryCodes.replace(userId, []);
-            if (notice) await tx.outbox.add(addressed(notice, user.email));
-            await log(tx, userId, event);
-            return tx.sessions.deleteByUser(userId, { except: keep });
-          },
-          (ended) => ended ?? [],
-        );
-      } catch (error) {
-        if (error instanceof Undo) return error.reason as 'missing';
-        throw error;
-      }
+    removePasskey(userId, id, generation, keep, notice, lastFactor = false, event = null) {
+      return ending<readonly string[] | null, 'missing'>(
+        async (tx) => {
+          const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (!(await tx.passkeys.delete(userId, id))) throw new Undo('missing' as const);
+          if (lastFactor) await tx.recoveryCodes.replace(userId, []);
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, userId, event);
+          return endOthers(tx, userId, keep);
+        },
+        (ended) => ended ?? [],
+      );
     },
 
     async signUpWithIdentity(user, identity, verification, event) {
@@ -577,46 +599,36 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       }
     },
 
-    async linkIdentity(identity, generation, keep, notice, event) {
-      try {
-        return await ending(
-          async (tx) => {
-            const user = await tx.users.update(identity.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
-            if (!user) return null;
-            if (!(await tx.identities.insert(identity, generation + 1))) throw new Undo('taken' as const);
-            if (notice) await tx.outbox.add(addressed(notice, user.email));
-            await log(tx, identity.userId, event);
-            return tx.sessions.deleteByUser(identity.userId, { except: keep });
-          },
-          (ended) => ended ?? [],
-        );
-      } catch (error) {
-        if (error instanceof Undo) return error.reason as 'taken';
-        throw error;
-      }
+    linkIdentity(identity, generation, keep, notice, event) {
+      return ending<readonly string[] | null, 'taken'>(
+        async (tx) => {
+          const user = await tx.users.update(identity.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (!(await tx.identities.insert(identity, generation + 1))) throw new Undo('taken' as const);
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, identity.userId, event);
+          return endOthers(tx, identity.userId, keep);
+        },
+        (ended) => ended ?? [],
+      );
     },
 
-    async unlinkIdentity(userId, provider, generation, keep, notice, event) {
-      try {
-        return await ending(
-          async (tx) => {
-            // The generation first: it locks the row, so of two unlinks (or an unlink and a passkey's
-            // removal) the second sees what the first left, and never both take the last two ways in.
-            const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
-            if (!user) return null;
-            if (!(await tx.identities.delete(userId, provider))) throw new Undo('missing' as const);
-            const waysLeft = user.passwordHash !== NO_PASSWORD || (await tx.passkeys.listByUser(userId)).length > 0 || (await tx.identities.listByUser(userId)).length > 0;
-            if (!waysLeft) throw new Undo('last' as const);
-            if (notice) await tx.outbox.add(addressed(notice, user.email));
-            await log(tx, userId, event);
-            return tx.sessions.deleteByUser(userId, { except: keep });
-          },
-          (ended) => ended ?? [],
-        );
-      } catch (error) {
-        if (error instanceof Undo) return error.reason as 'missing' | 'last';
-        throw error;
-      }
+    unlinkIdentity(userId, provider, generation, keep, notice, event) {
+      return ending<readonly string[] | null, 'missing' | 'last'>(
+        async (tx) => {
+          // The generation first: it locks the row, so of two unlinks (or an unlink and a passkey's
+          // removal) the second sees what the first left, and never both take the last two ways in.
+          const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+          if (!user) return null;
+          if (!(await tx.identities.delete(userId, provider))) throw new Undo('missing' as const);
+          const waysLeft = user.passwordHash !== NO_PASSWORD || (await tx.passkeys.listByUser(userId)).length > 0 || (await tx.identities.listByUser(userId)).length > 0;
+          if (!waysLeft) throw new Undo('last' as const);
+          if (notice) await tx.outbox.add(addressed(notice, user.email));
+          await log(tx, userId, event);
+          return endOthers(tx, userId, keep);
+        },
+        (ended) => ended ?? [],
+      );
     },
 
     async lockAccount(userId, event) {

@@ -23,6 +23,7 @@ export const ACTIVITY_TYPES = [
   'identity-linked',
   'identity-unlinked',
   'recovery-code-used',
+  'recovery-codes-renewed',
   'sessions-ended',
   'account-locked',
   'account-unlocked',

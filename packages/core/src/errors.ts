@@ -53,8 +53,8 @@ export class Unauthenticated extends Error {
 /** The password given to confirm a change (the current one, or the account's at deletion) is wrong. */
 export class WrongPassword extends Error {
   readonly code = 'wrong_password' as const;
-  constructor() {
-    super('The password is wrong');
+  constructor(message = 'The password is wrong') {
+    super(message);
     this.name = 'WrongPassword';
   }
 }

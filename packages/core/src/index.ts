@@ -14,7 +14,6 @@ export { type Health, type SweepCounts } from './use-cases/service.ts';
 export { RESET_TOKEN_TTL_MS } from './use-cases/password-reset.ts';
 export {
   SIGN_IN_STATE_TTL_MS,
-  FRESH_SIGN_IN_MS,
   type ListedProvider,
   type ListedIdentity,
   type StartedProviderSignIn,
@@ -102,6 +101,7 @@ export {
   LoginRequest,
   ProviderSignInRequest,
   IdentityLinkRequest,
+  UnlinkIdentityRequest,
   ContactRequest,
   ChangePasswordRequest,
   PasswordResetRequest,

@@ -22,6 +22,9 @@ export function toWellFormed(text: string): string {
 }
 
 /** Refuses U+0000 and unpaired surrogates, so every store keeps exactly what the core accepted. */
+/** Whether `value` holds no U+0000 and no unpaired surrogate: text every store keeps as it is given. */
+export const isWellFormedText = (value: string): boolean => !ILL_FORMED.test(value);
+
 function wellFormed(ctx: { value: string; issues: unknown[] }): void {
   if (ILL_FORMED.test(ctx.value)) {
     ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must not contain U+0000 or unpaired surrogates' });
@@ -220,14 +223,6 @@ export const ProviderSignInRequest = z
   })
   .meta({ id: 'ProviderSignInRequest' });
 
-/** The body starting a link of an identity to the signed-in account: where to come back, and the proof. */
-export const IdentityLinkRequest = z
-  .object({
-    returnTo: returnTo(),
-    password: text({}).optional().meta({ description: 'The account’s password (for an account that has one).' }),
-    code: stepUpCode(),
-  })
-  .meta({ id: 'IdentityLinkRequest' });
 
 /** Signup's body. */
 export const SignupRequest = z
@@ -322,6 +317,27 @@ function oneFactor(keys: readonly string[]) {
   };
 }
 
+/** The body starting a link of an identity to the signed-in account: where to come back, and the proof. */
+export const IdentityLinkRequest = z
+  .object({
+    returnTo: returnTo(),
+    password: text({}).optional().meta({ description: 'The account’s password. An account made through a provider sets one through the reset mail first.' }),
+    code: proofCode(),
+    recoveryCode: proofRecoveryCode(),
+  })
+  .check(oneFactor(['code', 'recoveryCode']))
+  .meta({ id: 'IdentityLinkRequest' });
+
+/** The body that unlinks an identity: the proof, as for every way to sign in removed. */
+export const UnlinkIdentityRequest = z
+  .object({
+    password: text({}),
+    code: proofCode(),
+    recoveryCode: proofRecoveryCode(),
+  })
+  .check(oneFactor(['code', 'recoveryCode']))
+  .meta({ id: 'UnlinkIdentityRequest' });
+
 /** The body that starts TOTP enrolment. */
 export const StartTotpRequest = z
   .object({
@@ -347,11 +363,14 @@ export const DisableTotpRequest = z
   .check(oneFactor(['code', 'recoveryCode']))
   .meta({ id: 'DisableTotpRequest' });
 
-/** The body that renews the recovery codes. */
+/** The body that renews the recovery codes: they are a way past the second factor, so the proof is in the request. */
 export const RenewRecoveryCodesRequest = z
   .object({
-    code: stepUpCode(),
+    password: text({}),
+    code: proofCode(),
+    recoveryCode: proofRecoveryCode(),
   })
+  .check(oneFactor(['code', 'recoveryCode']))
   .meta({ id: 'RenewRecoveryCodesRequest' });
 
 /** A login's second step: a TOTP code or a recovery code, exactly one. */

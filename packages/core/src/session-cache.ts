@@ -118,15 +118,21 @@ export function cacheSessions(store: Store, options: SessionCacheOptions = {}): 
 
   const caughtUp = () => revocations.lagMs() <= stalenessMs;
 
+  // A read its digest's revocation overtook is marked (it fills nothing) and let go: the lookups that
+  // joined it before the revocation was heard get its answer, and any lookup after asks the store afresh.
   function evict(digest: string): void {
     entries.delete(digest);
     const read = reads.get(digest);
-    if (read) read.revoked = true;
+    if (read) {
+      read.revoked = true;
+      reads.delete(digest);
+    }
   }
 
   function flush(): void {
     entries.clear();
     for (const read of reads.values()) read.revoked = true;
+    reads.clear();
   }
 
   function fill(digest: string, value: SessionWithUser): void {

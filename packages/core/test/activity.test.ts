@@ -147,6 +147,21 @@ describe('the account lock', () => {
     await expect(admin.showAccount('abc')).rejects.toBeInstanceOf(ValidationError);
     await expect(admin.listActivity(null, 'nonsense')).rejects.toBeInstanceOf(ValidationError);
   });
+
+  it('a reason no store keeps as given (U+0000, an unpaired surrogate) or a body that is no object is a ValidationError, and nothing changes', async () => {
+    const { accounts, admin, live } = setup();
+    const { userId, token } = await signUp(accounts);
+    // PostgreSQL refuses U+0000 in text and JSON: the lock answered 500 there, and the account stayed open.
+    for (const reason of ['stolen\u0000', 'a\ud800b', '\udfff']) {
+      await expect(admin.lockAccount(userId, { reason }, OPERATOR)).rejects.toBeInstanceOf(ValidationError);
+      await expect(admin.endSessions(userId, { reason }, OPERATOR)).rejects.toBeInstanceOf(ValidationError);
+    }
+    for (const body of [null, [], 'x', 1]) await expect(admin.unlockAccount(userId, body, OPERATOR)).rejects.toBeInstanceOf(ValidationError);
+    expect(await live(token)).toBe('live');
+    // No body at all is no reason, where none is required; a pair of surrogates is a character like any.
+    await expect(admin.endSessions(userId, undefined, OPERATOR)).resolves.toEqual({ endedSessions: 1 });
+    await expect(admin.lockAccount(userId, { reason: 'reported by 😀' }, OPERATOR)).resolves.toMatchObject({ endedSessions: 0 });
+  });
 });
 
 describe("the operator's tools and the owner's export", () => {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { PasskeyCreationOptions, PasskeyRequestOptions } from './webauthn-schemas.ts';
 import { STATUS_BY_CODE, TRANSPORT_ERROR_STATUS } from '@sl-accounts/service/http';
+import { ACTIVITY_TYPES } from '@sl-accounts/service/core';
 
 /** Every `code` the service answers, the use cases' and the transport's, for the schema's description. */
 const ERROR_CODES = [...Object.keys(STATUS_BY_CODE), ...Object.keys(TRANSPORT_ERROR_STATUS)];
@@ -62,7 +63,7 @@ export const SessionsResponse = z.object({ ok: z.literal(true), sessions: z.arra
 /** A security event of the activity log (issue 43). */
 export const ActivityEvent = z.object({
   id: z.string().meta({ description: 'The event’s id; `?cursor=` with it pages past it.' }),
-  type: z.string().meta({ description: 'What happened: `account-created`, `signed-in`, `sign-in-failed`, `password-changed`, `password-reset`, `password-reset-sent`, `email-change-requested`, `email-changed`, `email-verified`, `name-changed`, `factor-added`, `factor-removed`, `recovery-code-used`, `sessions-ended`, `account-locked`, `account-unlocked`, `account-deleted`, `account-exported`.' }),
+  type: z.string().meta({ description: `What happened: ${ACTIVITY_TYPES.map((type) => `\`${type}\``).join(', ')}.` }),
   at: z.iso.datetime(),
   count: z.number().int().min(1).meta({ description: '1, or how many failed sign-ins the hour’s summary counts.' }),
   clientIp: z.string().nullable(),

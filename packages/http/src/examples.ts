@@ -96,7 +96,7 @@ export const EXAMPLE_RECOVERY_CODES = { ok: true, recoveryCodes: ['k3j9q-x7p2m',
 /** Turning TOTP off. */
 export const EXAMPLE_DISABLE_TOTP = { password: EXAMPLE_SIGNUP.password, code: '<6-digit code>' } as const;
 /** Renewing the recovery codes. */
-export const EXAMPLE_RENEW_RECOVERY_CODES = { code: '<6-digit code>' } as const;
+export const EXAMPLE_RENEW_RECOVERY_CODES = { password: EXAMPLE_SIGNUP.password, code: '<6-digit code>' } as const;
 
 /** The body the API answers for `error`. */
 export function errorExample(error: unknown): unknown {

@@ -6,6 +6,7 @@
  */
 import { ACTIVITY_PAGE_SIZE, isActivityType, type ActivityType } from '../activity.ts';
 import { NotFound, ValidationError } from '../errors.ts';
+import { isWellFormedText } from '../schemas.ts';
 import type { AccountMail } from '../ports.ts';
 import type { UserRecord } from '../store.ts';
 import { activityEntry } from './activity-entries.ts';
@@ -72,14 +73,16 @@ export function parseAccountId(id: number | string): number {
   return n;
 }
 
-/** The operator's reason from a body `{ reason }`: required with `required`, trimmed, bounded. */
+/** The operator's reason from a body `{ reason }` (no body: none): required with `required`, trimmed, bounded, well-formed. */
 function reasonOf(body: unknown, required: boolean): string | null {
-  const raw = body !== null && typeof body === 'object' ? (body as { reason?: unknown }).reason : undefined;
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw new ValidationError([{ path: '', message: 'must be a JSON object' }]);
+  const raw = (body as { reason?: unknown } | undefined)?.reason;
   if (raw === undefined || raw === null) {
     if (required) throw new ValidationError([{ path: 'reason', message: 'is required: say why, for the record' }]);
     return null;
   }
   if (typeof raw !== 'string') throw new ValidationError([{ path: 'reason', message: 'must be a string' }]);
+  if (!isWellFormedText(raw)) throw new ValidationError([{ path: 'reason', message: 'must not contain U+0000 or unpaired surrogates' }]);
   const reason = raw.trim();
   if (required && reason === '') throw new ValidationError([{ path: 'reason', message: 'is required: say why, for the record' }]);
   if (reason.length > MAX_REASON_LENGTH) throw new ValidationError([{ path: 'reason', message: `must be at most ${MAX_REASON_LENGTH} characters` }]);

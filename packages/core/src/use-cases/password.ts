@@ -1,7 +1,6 @@
 import { activityEntry } from './activity-entries.ts';
 import { Unauthenticated, WrongPassword } from '../errors.ts';
 import { NO_PASSWORD, type UserRecord } from '../store.ts';
-import { hasRecentStepUp } from './second-factor.ts';
 import { accountKey, countRequest, refundRequest, SESSION_PASSWORD_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { ChangePasswordRequest, parseRequest } from '../schemas.ts';
 import { accountNotice } from './account-notices.ts';
@@ -35,24 +34,17 @@ export async function confirmPassword(context: UseCaseContext, session: SignedIn
   const record = await users.findById(session.user.id);
   // The user went between the session lookup and now (deleted elsewhere): the session went with it.
   if (!record) throw new Unauthenticated();
-  // An account made through an identity provider has no password: a sign-in of the last minutes
-  // (through the provider, or a passkey) or a factor verified lately stands for it (ADR 56).
-  if (record.passwordHash === NO_PASSWORD) {
-    if (!(await freshSession(context, session)) && !(await hasRecentStepUp(context, session.digest))) throw new WrongPassword();
-  } else if (!(await hasher.verify(password, record.passwordHash))) throw new WrongPassword();
+  // An account made through an identity provider has no password, and nothing else stands for it:
+  // a session's age or a factor verified for it earlier is a property of the session, which a thief
+  // who stole it has too (ADR 56). Its owner sets a password through the reset mail first.
+  if (record.passwordHash === NO_PASSWORD) throw new WrongPassword(NO_PASSWORD_YET);
+  if (!(await hasher.verify(password, record.passwordHash))) throw new WrongPassword();
   await refundRequest(rateLimiter, attempt, clock.now(), tally);
   return record;
 }
 
-/** Whether the session was started in the last FRESH_SIGN_IN_MS (10 minutes). */
-export async function freshSession(context: UseCaseContext, session: SignedInSession): Promise<boolean> {
-  const { store, clock } = context.ports;
-  const own = (await store.sessions.listByUser(session.user.id, clock.now())).find((s) => s.tokenDigest === session.digest);
-  return own !== undefined && clock.now().getTime() - own.createdAt.getTime() <= FRESH_SIGN_IN_MS;
-}
-
-/** How recent a session of an account without a password must be to stand for the password: 10 minutes. */
-export const FRESH_SIGN_IN_MS = 10 * 60_000;
+/** What an account without a password is told where its password is asked for. */
+export const NO_PASSWORD_YET = 'The account has no password yet: set one with the link POST /api/password-reset mails to its address, then send it here';
 
 export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
   const { hasher } = context.ports;

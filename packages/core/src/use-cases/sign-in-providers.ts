@@ -15,23 +15,20 @@ import { timingSafeEqual } from 'node:crypto';
 import { freshChecks, type IdentityProvider, type ProviderIdentity } from '../identity-providers.ts';
 import { AccountLocked, LastSignInMethod, NotFound, ProviderUnavailable, RateLimited, SignInRefused, UnknownProvider, type SignInFailure } from '../errors.ts';
 import { countRequest, PROVIDER_SIGN_IN_TOTAL_LIMIT, PROVIDER_SIGN_IN_TOTAL_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
-import { IdentityLinkRequest, parseRequest, ProviderSignInRequest, SignupRequest } from '../schemas.ts';
-import { FIRST_CREDENTIAL_GENERATION, NO_PASSWORD, type UserRecord } from '../store.ts';
+import { IdentityLinkRequest, parseRequest, ProviderSignInRequest, SignupRequest, UnlinkIdentityRequest } from '../schemas.ts';
+import { FIRST_CREDENTIAL_GENERATION, NO_PASSWORD } from '../store.ts';
 import { digestToken } from '../system.ts';
 import { accountNotice } from './account-notices.ts';
 import { activityEntry } from './activity-entries.ts';
 import type { UseCaseContext } from './context.ts';
 import { verificationLink } from './email.ts';
 import { endSignIn, nextStep, type LoginStep } from './login-flow.ts';
-import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { signedIn, type SignedInSession } from './sessions.ts';
-import { stepUp } from './totp-codes.ts';
+import { signedIn } from './sessions.ts';
+import { proveOwner } from './two-factor.ts';
 
 /** How long a started sign-in waits for its callback: 10 minutes (the `sl_oauth` cookie's life). */
 export const SIGN_IN_STATE_TTL_MS = 10 * 60_000;
-
-export { FRESH_SIGN_IN_MS } from './password.ts';
 
 /** A provider as `GET /api/sign-in/providers` lists it. */
 export interface ListedProvider {
@@ -97,17 +94,19 @@ export interface SignInProviderUseCases {
   /** The signed-in account's identities. Throws Unauthenticated. */
   listIdentities(meta: RequestMeta): Promise<readonly ListedIdentity[]>;
   /**
-   * Starts linking provider `id` to the signed-in account, with proof in the body (the password, or
-   * for an account without one a factor or a sign-in of the last 10 minutes; a step-up with a second
-   * factor on). Throws Unauthenticated, UnknownProvider, ValidationError, WrongPassword,
+   * Starts linking provider `id` to the signed-in account, with proof in the body (the password, and
+   * with a factor on a current code or a recovery code: `proveOwner`; an account without a password
+   * sets one through the reset mail first). Throws Unauthenticated, UnknownProvider, ValidationError, WrongPassword,
    * SecondFactorRequired, RateLimited or ProviderUnavailable.
    */
   startIdentityLink(id: string, body: RequestBody, meta: ProviderStartMeta): Promise<StartedProviderSignIn & Quota>;
   /**
-   * Unlinks the account's identity at provider `id`. Throws Unauthenticated, NotFound (none linked),
-   * LastSignInMethod (the account would have no way in left) or SecondFactorRequired.
+   * Unlinks the account's identity at provider `id`, after the proof in `body` (the password, and
+   * with a factor on a current code or a recovery code: `proveOwner`). Throws Unauthenticated,
+   * ValidationError, WrongPassword, SecondFactorRequired, WrongCode, RateLimited, NotFound (none
+   * linked) or LastSignInMethod (the account would have no way in left).
    */
-  unlinkIdentity(id: string, meta: RequestMeta): Promise<void>;
+  unlinkIdentity(id: string, body: RequestBody, meta: RequestMeta): Promise<Quota>;
 }
 
 /**
@@ -230,7 +229,9 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
   async function signInHolder(provider: IdentityProvider, identity: ProviderIdentity, meta: RequestMeta): Promise<LoginStep> {
     const held = await store.identities.find(identity.issuer, identity.subject);
     const account = held && (await store.users.findById(held.userId));
-    if (!account) throw new SignInRefused('identity_invalid');
+    // Still linked once the account (its generation) is read: an unlink committed before that read is
+    // seen here, and one committed after it moved the generation the session is stored under.
+    if (!account || (await store.identities.find(identity.issuer, identity.subject))?.userId !== account.id) throw new SignInRefused('identity_invalid');
     return nextStep(context, { account, generation: account.credentialGeneration, method: provider.id, failure: () => new SignInRefused('identity_invalid') }, meta);
   }
 
@@ -247,21 +248,6 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
     if (done === 'taken') throw new SignInRefused('identity_taken');
     // The account's credentials moved since the proof (a password change, a reset): link again.
     if (done === null) throw new SignInRefused('sign_in_state_invalid');
-  }
-
-  /**
-   * The proof a link asks for: the password (for an account without one, a sign-in of the last
-   * minutes or a factor verified lately: `confirmPassword`), and a step-up with a second factor on.
-   */
-  async function proveOwner(session: SignedInSession, input: { readonly password?: string | undefined; readonly code?: string | undefined }, tally: Tally): Promise<UserRecord> {
-    // Without a password, a code in the request is the factor that stands for it: checked first.
-    if ((await store.users.findById(session.user.id))?.passwordHash === NO_PASSWORD) {
-      await stepUp(context, session, input.code, tally);
-      return confirmPassword(context, session, '', tally);
-    }
-    const checked = await confirmPassword(context, session, input.password ?? '', tally);
-    await stepUp(context, session, input.code, tally);
-    return checked;
   }
 
   return {
@@ -313,23 +299,25 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
         const session = await signedIn(context, meta);
         const provider = providerOf(id);
         const input = parseRequest(IdentityLinkRequest, await readBody(body));
-        const record = await proveOwner(session, input, tally);
+        // Adding a way to sign in: the password, and with a factor on one of its factors, in this request (ADR 0045).
+        const record = await proveOwner(context, session, { ...input, password: input.password ?? '' }, meta, tally);
         return start(provider, input.returnTo ?? meta.defaultReturnTo, meta, tally, { userId: record.id, generation: record.credentialGeneration, session: session.digest });
       }),
 
-    async unlinkIdentity(id, meta) {
-      const session = await signedIn(context, meta);
-      const provider = providerOf(id);
-      const record = await store.users.findById(session.user.id);
-      if (!record) throw new NotFound('Identity');
-      // With a second factor on, a step-up of the last minutes, as every owner's change of a way in.
-      await stepUp(context, session, undefined, new Map());
-      const notice = await accountNotice(context, 'identity-unlinked', meta, record, { providerName: provider.name });
-      const done = await context.manager.unlinkIdentity(record.id, provider.id, record.credentialGeneration, session.digest, notice, activityEntry(context, 'identity-unlinked', meta, { provider: provider.id }));
-      if (done === 'missing') throw new NotFound('Identity');
-      if (done === 'last') throw new LastSignInMethod();
-      // The account's credentials moved meanwhile: read again and unlink again.
-      if (done === null) throw new NotFound('Identity');
-    },
+    unlinkIdentity: (id, body, meta) =>
+      withQuota(async (tally) => {
+        const session = await signedIn(context, meta);
+        const provider = providerOf(id);
+        const input = parseRequest(UnlinkIdentityRequest, await readBody(body));
+        // Removing a way to sign in: the password, and with a factor on one of its factors, in this request (ADR 0045).
+        const record = await proveOwner(context, session, input, meta, tally);
+        const notice = await accountNotice(context, 'identity-unlinked', meta, record, { providerName: provider.name });
+        const done = await context.manager.unlinkIdentity(record.id, provider.id, record.credentialGeneration, session.digest, notice, activityEntry(context, 'identity-unlinked', meta, { provider: provider.id }));
+        if (done === 'missing') throw new NotFound('Identity');
+        if (done === 'last') throw new LastSignInMethod();
+        // The account's credentials moved meanwhile: read again and unlink again.
+        if (done === null) throw new NotFound('Identity');
+        return {};
+      }),
   };
 }

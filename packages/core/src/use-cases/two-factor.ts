@@ -17,7 +17,7 @@ import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { countAnswer, hasSecondFactor, recordStepUp } from './second-factor.ts';
-import { confirmCode, matchingStep, secretContext, stepUp, totpOf } from './totp-codes.ts';
+import { confirmCode, matchingStep, secretContext, totpOf } from './totp-codes.ts';
 import { signedIn, type SignedInSession } from './sessions.ts';
 
 /** Recovery codes made at once. */
@@ -188,11 +188,13 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         const session = await signedIn(context, meta);
         const input = parseRequest(RenewRecoveryCodesRequest, await readBody(body));
         if (!(await hasSecondFactor(context, session.user.id))) throw new TwoFactorState('Two-factor authentication is not on');
-        await stepUp(context, session, input.code, tally);
-        const record = await store.users.findById(session.user.id);
-        if (!record) throw new Unauthenticated();
+        // New codes are a way past the second factor: the password and a factor in this request, as
+        // for adding one (a factor verified for the session earlier is no proof: a session can be stolen).
+        const record = await proveOwner(context, session, input, meta, tally);
         const { codes, digests } = recoveryCodes();
-        await context.manager.renewRecoveryCodes(record.id, digests, await accountNotice(context, 'recovery-codes-renewed', meta, record));
+        const notice = await accountNotice(context, 'recovery-codes-renewed', meta, record);
+        // Under the generation the proof was checked against: a factor removed meanwhile keeps its codes gone.
+        if (!(await context.manager.renewRecoveryCodes(record.id, record.credentialGeneration, digests, session.digest, notice, activityEntry(context, 'recovery-codes-renewed', meta)))) throw new Unauthenticated();
         return { recoveryCodes: codes };
       }),
 

@@ -1,9 +1,9 @@
 /**
  * The authenticator app's second factor (TOTP) and the recovery codes: `/api/two-factor/*`.
  */
-import { ConfirmTotpRequest, DisableTotpRequest, RECOVERY_CODE_COUNT, RenewRecoveryCodesRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SESSION_PASSWORD_POLICY, StartTotpRequest, STEP_UP_WINDOW_MS } from '@sl-accounts/service/core';
+import { ConfirmTotpRequest, DisableTotpRequest, RECOVERY_CODE_COUNT, RenewRecoveryCodesRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SESSION_PASSWORD_POLICY, StartTotpRequest } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_CONFIRM_TOTP, EXAMPLE_DISABLE_TOTP, EXAMPLE_OK, EXAMPLE_RECOVERY_CODES, EXAMPLE_RENEW_RECOVERY_CODES, EXAMPLE_START_TOTP, EXAMPLE_TOTP_ENROLMENT } from '../examples.ts';
-import { okAnswer, PROOF_CODES } from './responses.ts';
+import { okAnswer, PROOF_CODES, PROOF_REFUSED } from './responses.ts';
 import type { ApiRoute } from './route.ts';
 
 export const startTotp: ApiRoute = {
@@ -81,16 +81,16 @@ export const renewRecoveryCodes: ApiRoute = {
   path: '/api/two-factor/recovery-codes',
   operationId: 'renewRecoveryCodes',
   summary: 'Renew the recovery codes',
-  description: `Replaces the recovery codes with ${RECOVERY_CODE_COUNT} new ones, shown this once; the old ones stop working. Needs a current TOTP \`code\`, or a factor verified for this session in the last ${STEP_UP_WINDOW_MS / 60_000} minutes. A security notice is mailed.`,
+  description: `Replaces the recovery codes with ${RECOVERY_CODE_COUNT} new ones, shown this once; the old ones stop working. They are a way past the second factor, so the proof is in this body: the \`password\`, and a current TOTP \`code\` or one of the old \`recoveryCode\`s (used up); a factor verified earlier for this session is not enough. A security notice is mailed.`,
   tag: 'accounts',
   auth: 'session',
   changesState: true,
-  alsoLimited: [SECOND_FACTOR_ACCOUNT_POLICY],
+  alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
   requestBody: RenewRecoveryCodesRequest,
   requestExample: EXAMPLE_RENEW_RECOVERY_CODES,
   responses: {
     '200': { description: 'The new recovery codes.', body: 'RecoveryCodes', example: EXAMPLE_RECOVERY_CODES },
-    '403': { description: 'The code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired, codes: ['second_factor_required', 'wrong_code'] },
+    '403': PROOF_REFUSED,
     '409': { description: 'No second factor is on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff, codes: ['two_factor_state'] },
   },
   run: async (accounts, request) => {

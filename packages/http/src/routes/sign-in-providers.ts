@@ -3,11 +3,11 @@
  * (`/api/me/identities*`): issue 42, docs/decisions/0055-identity-provider-client.md and 0056-identity-linking.md.
  * The `sl_oauth` cookie binds a provider's callback to the browser that started the sign-in.
  */
-import { IdentityLinkRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, UnknownProvider, type ProviderCallbackEnd } from '@sl-accounts/service/core';
+import { IdentityLinkRequest, UnlinkIdentityRequest, PROVIDER_SIGN_IN_TOTAL_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, ProviderSignInRequest, SIGN_IN_STATE_TTL_MS, UnknownProvider, type ProviderCallbackEnd } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES } from '../examples.ts';
 import type { OperationRequest } from '../operation-request.ts';
 import { clearedSessionCookie, clearedSignInStateCookie, deviceCookie, DEVICE_COOKIE_PATHS, loginChallengeCookie, sessionCookie, SIGN_IN_STATE_COOKIE, signInStateCookie } from '../session-cookie.ts';
-import { okAnswer, PASSWORD_AND_CODE_REFUSED } from './responses.ts';
+import { okAnswer, PROOF_REFUSED } from './responses.ts';
 import type { ApiRoute, DocumentedResponse, OperationResult } from './route.ts';
 
 const PROVIDER_PARAMETER = { provider: { description: 'The provider’s id, as `GET /api/sign-in/providers` lists it.', example: 'google' } };
@@ -159,7 +159,7 @@ export const startIdentityLink: ApiRoute = {
   path: '/api/me/identities/{provider}',
   operationId: 'startIdentityLink',
   summary: 'Start linking an identity provider',
-  description: `Starts a sign-in at the provider whose identity is then linked to this account (never to another: an identity is at most one account’s). Proof in the body, as every new way to sign in asks: the \`password\` (and with a second factor on, a \`code\` or a recent step-up); for an account without a password, a current factor or a sign-in of the last 10 minutes. Answers as \`POST /api/sign-in/{provider}\` does; the callback ends with \`linked=<provider>\` and a notice mailed to the owner.`,
+  description: `Starts a sign-in at the provider whose identity is then linked to this account (never to another: an identity is at most one account’s). Proof in the body, as every new way to sign in asks: the \`password\`, and with a second factor on a current \`code\` or a \`recoveryCode\` (a factor verified earlier for this session is not enough). An account made through a provider sets a password through the reset mail first. Answers as \`POST /api/sign-in/{provider}\` does; the callback ends with \`linked=<provider>\` and a notice mailed to the owner.`,
   tag: 'accounts',
   changesState: true,
   auth: 'session',
@@ -168,7 +168,7 @@ export const startIdentityLink: ApiRoute = {
   pathParameters: PROVIDER_PARAMETER,
   requestBody: IdentityLinkRequest,
   requestExample: { password: 'correct horse battery staple', returnTo: '/account' },
-  responses: { '200': STARTED, '403': PASSWORD_AND_CODE_REFUSED, '404': UNKNOWN_PROVIDER, '503': PROVIDER_UNAVAILABLE },
+  responses: { '200': STARTED, '403': PROOF_REFUSED, '404': UNKNOWN_PROVIDER, '503': PROVIDER_UNAVAILABLE },
   run: async (accounts, request) => {
     const provider = request.param('provider');
     return startedAnswer(await accounts.startIdentityLink(provider, request.bodyReader(), startMeta(request, provider)), request.base);
@@ -180,19 +180,22 @@ export const unlinkIdentity: ApiRoute = {
   path: '/api/me/identities/{provider}',
   operationId: 'unlinkIdentity',
   summary: 'Unlink an identity provider',
-  description: 'Unlinks the account’s identity at the provider; a notice is mailed, and every other session ends. Refused when it is the account’s last way to sign in (no password, passkey or other identity): set a password through the reset mail first. With a second factor on, a recent step-up is needed.',
+  description: 'Unlinks the account’s identity at the provider, after the proof in the body, as every way to sign in removed asks: the `password`, and with a second factor on a current `code` or a `recoveryCode` (a factor verified earlier for this session is not enough). A notice is mailed, and every other session ends. Refused when it is the account’s last way to sign in (no password, passkey or other identity); an account made through a provider sets a password through the reset mail first.',
   tag: 'accounts',
   changesState: true,
   auth: 'session',
+  alsoLimited: [SESSION_PASSWORD_POLICY, SECOND_FACTOR_ACCOUNT_POLICY],
   pathParameters: PROVIDER_PARAMETER,
+  requestBody: UnlinkIdentityRequest,
+  requestExample: { password: 'correct horse battery staple' },
   responses: {
     '200': { description: 'Unlinked.', body: 'Ok', example: { ok: true } },
-    '403': { description: 'A second factor is on and no step-up is recent.', body: 'ErrorResponse', example: ERROR_EXAMPLES.secondFactorRequired, codes: ['second_factor_required'] },
+    '403': PROOF_REFUSED,
     '404': { description: 'No provider under this id, or no identity of it is linked.', body: 'ErrorResponse', example: ERROR_EXAMPLES.identityNotFound, codes: ['not_found', 'unknown_provider'] },
     '409': { description: 'The identity is the account’s last way to sign in.', body: 'ErrorResponse', example: ERROR_EXAMPLES.lastSignInMethod, codes: ['last_sign_in_method'] },
   },
   run: async (accounts, request) => {
-    await accounts.unlinkIdentity(request.param('provider'), request.meta());
-    return okAnswer(200);
+    const { limits } = await accounts.unlinkIdentity(request.param('provider'), request.bodyReader(), request.meta());
+    return okAnswer(200, {}, limits);
   },
 };

@@ -1,0 +1,161 @@
+/**
+ * Check-then-act on an account, each race made exact (test/support/interleaving.ts pauses one store
+ * call of a request while another request commits): a change whose session another change ended
+ * changes nothing, a renewal of recovery codes holds only under the generation its proof read, a
+ * provider's sign-in finds its identity still linked after it read the account, and the session
+ * cache answers no lookup that began after a revocation from a read that began before it. Each case
+ * failed before its fix (an attacker's review, 2026-12-07).
+ */
+import { describe, expect, it } from 'vitest';
+import { digestToken } from '@sl-accounts/service/core';
+import { meta, outcome, totpApp, world } from './support/interleaving.ts';
+
+const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
+const NEW_PASSWORD = 'a brand new passphrase 42';
+const OPERATOR = { operator: 'ops' };
+const START = { redirectUri: 'http://localhost/api/sign-in/idp/callback', defaultReturnTo: '/' };
+const ADA_AT_IDP = { issuer: 'https://idp.example', subject: 'ada-at-idp', email: ADA.email, emailVerified: true, name: 'Ada' };
+
+/** The callback's meta for a started sign-in or link (the `state` the provider sends back). */
+const callbackOf = (started: { readonly url: string; readonly stateToken: string }, code: string) => ({ ...meta(), stateToken: started.stateToken, query: `?state=${new URL(started.url).searchParams.get('state')}&code=${code}`, defaultReturnTo: '/' });
+
+describe('a change whose session another change ended changes nothing', () => {
+  it('a TOTP confirmation paused while the owner changes the password: TOTP stays off, the owner signs in with the new password alone', async () => {
+    const { accounts, paused, clock, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    // A thief holds this session and knew the old password: they start an enrolment with their own app.
+    const thief = signedUp.session.token;
+    const owner = (await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { session: { token: string } };
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(thief))).otpauthUri, clock);
+    // The confirmation passes its session check, then waits before it reads the account.
+    const pause = paused.pauseNext('users.findById', 'before');
+    const confirming = outcome(accounts.confirmTotp({ code: app.code() }, meta(thief)));
+    await pause.arrived;
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(owner.session.token));
+    pause.release();
+    expect((await confirming).ok).toBe(false);
+    expect((await memory.totp.find(signedUp.user.id))?.enabled ?? false).toBe(false);
+    expect(await memory.sessions.findWithUser(digestToken(owner.session.token))).not.toBeNull();
+    const login = await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta());
+    expect('session' in login).toBe(true);
+  });
+
+  it('a TOTP confirmation paused while the operator locks the account: TOTP stays off', async () => {
+    const { accounts, admin, paused, clock, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+    const pause = paused.pauseNext('users.findById', 'before');
+    const confirming = outcome(accounts.confirmTotp({ code: app.code() }, meta(session)));
+    await pause.arrived;
+    await admin.lockAccount(signedUp.user.id, { reason: 'stolen session reported' }, OPERATOR);
+    pause.release();
+    expect((await confirming).ok).toBe(false);
+    expect((await memory.totp.find(signedUp.user.id))?.enabled ?? false).toBe(false);
+  });
+
+  it('an unlink paused while the operator locks the account: the identity stays', async () => {
+    const { accounts, admin, paused, idp, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const linkStart = await accounts.startIdentityLink('idp', { password: ADA.password }, { ...meta(session), ...START });
+    idp.willAnswer(ADA_AT_IDP);
+    expect(await accounts.finishProviderSignIn('idp', callbackOf(linkStart, 'c1'))).toMatchObject({ linked: 'idp' });
+    // Paused before the proof reads the account: the lock moves the generation and ends the session first.
+    const pause = paused.pauseNext('users.findById', 'before');
+    const unlinking = outcome(accounts.unlinkIdentity('idp', { password: ADA.password }, meta(session)));
+    await pause.arrived;
+    await admin.lockAccount(signedUp.user.id, { reason: 'stolen session reported' }, OPERATOR);
+    pause.release();
+    expect((await unlinking).ok).toBe(false);
+    expect(await memory.identities.listByUser(signedUp.user.id)).toHaveLength(1);
+  });
+
+  it('a link started by a session the operator then ended (every session) does not complete', async () => {
+    const { accounts, admin, idp, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    // A thief with the session and the password starts linking their own identity.
+    const linkStart = await accounts.startIdentityLink('idp', { password: ADA.password }, { ...meta(signedUp.session.token), ...START });
+    await admin.endSessions(signedUp.user.id, { reason: 'stolen session reported' }, OPERATOR);
+    idp.willAnswer({ issuer: 'https://idp.example', subject: 'mallory-at-idp', email: 'mallory@example.com', emailVerified: true, name: 'Mallory' });
+    expect(await accounts.finishProviderSignIn('idp', callbackOf(linkStart, 'c1'))).toMatchObject({ failure: 'sign_in_state_invalid' });
+    expect(await memory.identities.listByUser(signedUp.user.id)).toHaveLength(0);
+  });
+});
+
+describe('recovery codes are renewed only under the generation their proof read', () => {
+  it('a renewal paused while the owner changes the password renews nothing: the owner keeps the codes they have', async () => {
+    const { accounts, paused, clock, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+    const { recoveryCodes } = await accounts.confirmTotp({ code: app.code() }, meta(session));
+    const owner = await accounts.loginSecondFactor({ recoveryCode: recoveryCodes[0]! }, { ...meta(), loginChallenge: ((await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { secondFactor: { token: string } }).secondFactor.token });
+    clock.advance(60_000);
+    // The renewal's proof read the account (and the password was right), then it waits.
+    const pause = paused.pauseNext('users.findById', 'after');
+    const renewing = outcome(accounts.renewRecoveryCodes({ password: ADA.password, code: app.code() }, meta(session)));
+    await pause.arrived;
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(owner.session.token));
+    pause.release();
+    expect((await renewing).ok).toBe(false);
+    // The owner's printed codes still work.
+    const challenge = (await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta())) as { secondFactor: { token: string } };
+    expect((await outcome(accounts.loginSecondFactor({ recoveryCode: recoveryCodes[1]! }, { ...meta(), loginChallenge: challenge.secondFactor.token }))).ok).toBe(true);
+    expect(await memory.recoveryCodes.count(signedUp.user.id)).toBe(8);
+  });
+
+  it('a renewal paused while the operator removes the second factors leaves no codes behind', async () => {
+    const { accounts, admin, paused, clock, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+    await accounts.confirmTotp({ code: app.code() }, meta(session));
+    clock.advance(60_000);
+    const pause = paused.pauseNext('users.findById', 'after');
+    const renewing = outcome(accounts.renewRecoveryCodes({ password: ADA.password, code: app.code() }, meta(session)));
+    await pause.arrived;
+    await admin.removeSecondFactors(signedUp.user.id, { reason: 'the owner lost the phone' }, OPERATOR);
+    pause.release();
+    expect((await renewing).ok).toBe(false);
+    expect(await memory.recoveryCodes.count(signedUp.user.id)).toBe(0);
+  });
+});
+
+it('a provider sign-in paused while the owner unlinks that identity gets no session', async () => {
+  const { accounts, paused, idp, memory } = world();
+  const signedUp = await accounts.signup(ADA, meta());
+  const session = signedUp.session.token;
+  const linkStart = await accounts.startIdentityLink('idp', { password: ADA.password }, { ...meta(session), ...START });
+  idp.willAnswer(ADA_AT_IDP);
+  await accounts.finishProviderSignIn('idp', callbackOf(linkStart, 'c1'));
+  const before = (await memory.sessions.listByUser(signedUp.user.id, new Date(0))).length;
+  // The callback found the identity linked and waits before it reads the account.
+  const signInStart = await accounts.startProviderSignIn('idp', {}, { ...meta(), ...START });
+  const pause = paused.pauseNext('users.findById', 'before');
+  const callback = accounts.finishProviderSignIn('idp', callbackOf(signInStart, 'c2'));
+  await pause.arrived;
+  expect((await outcome(accounts.unlinkIdentity('idp', { password: ADA.password }, meta(session)))).ok).toBe(true);
+  pause.release();
+  expect(await callback).toMatchObject({ failure: 'identity_invalid' });
+  expect((await memory.sessions.listByUser(signedUp.user.id, new Date(0))).length).toBe(before);
+});
+
+it('the session cache answers no lookup that began after a revocation from a store read that began before it', async () => {
+  const { accounts, paused, memory } = world({ cache: true });
+  const signedUp = await accounts.signup(ADA, meta());
+  const ended = signedUp.session.token;
+  const owner = (await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { session: { token: string } };
+  // A request with the session whose store read is slow: it read the row, its answer is held.
+  const pause = paused.pauseNext('sessions.findWithUser', 'after');
+  const early = outcome(accounts.me(meta(ended)));
+  await pause.arrived;
+  await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(owner.session.token));
+  // A request that starts once the change has answered asks the store afresh.
+  const late = outcome(accounts.updateProfile({ name: 'Renamed by an ended session' }, meta(ended)));
+  expect(await late).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
+  pause.release();
+  // The early one began before the change: its answer may predate it (it changes nothing).
+  expect((await early).ok).toBe(true);
+  expect((await memory.users.findById(signedUp.user.id))?.name).toBe(ADA.name);
+});
