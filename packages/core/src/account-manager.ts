@@ -516,22 +516,17 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       );
     },
 
-    async renewRecoveryCodes(userId, generation, recoveryDigests, keep, notice, event) {
-      const renewed = await ending(
-        async (tx) => {
-          // The generation is the condition, not a change (no session was issued under the codes); the
-          // compare-and-set locks the row, so a factor's removal or a password change comes before or after.
-          const user = await tx.users.update(userId, { credentialGeneration: generation }, { credentialGeneration: generation });
-          if (!user) return null;
-          if (keep !== null && !(await tx.sessions.findWithUser(keep))) return null;
-          await tx.recoveryCodes.replace(userId, recoveryDigests);
-          if (notice) await tx.outbox.add(addressed(notice, user.email));
-          await log(tx, userId, event);
-          return [];
-        },
-        (ended) => ended ?? [],
-      );
-      return renewed !== null;
+    renewRecoveryCodes(userId, generation, recoveryDigests, keep, notice, event) {
+      return store.transaction(async (tx) => {
+        // The generation is the condition, not a change (no session was issued under the codes); the
+        // compare-and-set locks the row, so a factor's removal or a password change comes before or after.
+        const user = await tx.users.update(userId, { credentialGeneration: generation }, { credentialGeneration: generation });
+        if (!user || (keep !== null && !(await tx.sessions.findWithUser(keep)))) return false;
+        await tx.recoveryCodes.replace(userId, recoveryDigests);
+        if (notice) await tx.outbox.add(addressed(notice, user.email));
+        await log(tx, userId, event);
+        return true;
+      });
     },
 
     useRecoveryCode(userId, digest, notice, event) {

@@ -105,6 +105,24 @@ describe('recovery codes are renewed only under the generation their proof read'
     expect(await memory.recoveryCodes.count(signedUp.user.id)).toBe(8);
   });
 
+  it('a renewal paused after its proof while the same session turns TOTP off leaves no codes behind', async () => {
+    const { accounts, paused, clock, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+    await accounts.confirmTotp({ code: app.code() }, meta(session));
+    clock.advance(60_000);
+    // The proof is done (the code stepped the session up); the renewal waits before its unit of work.
+    const pause = paused.pauseNext('sessions.recordStepUp', 'after');
+    const renewing = outcome(accounts.renewRecoveryCodes({ password: ADA.password, code: app.code() }, meta(session)));
+    await pause.arrived;
+    clock.advance(30_000);
+    await accounts.disableTotp({ password: ADA.password, code: app.code() }, meta(session));
+    pause.release();
+    expect((await renewing).ok).toBe(false);
+    expect(await memory.recoveryCodes.count(signedUp.user.id)).toBe(0);
+  });
+
   it('a renewal paused while the operator removes the second factors leaves no codes behind', async () => {
     const { accounts, admin, paused, clock, memory } = world();
     const signedUp = await accounts.signup(ADA, meta());
