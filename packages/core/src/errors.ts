@@ -218,6 +218,19 @@ export class LastSignInMethod extends Error {
 }
 
 /**
+ * A change lost its race: another change of the account committed between this request's checks and
+ * its write (the credential generation moved on), and nothing was changed; the session that asked
+ * still stands (had that change ended it, the answer is Unauthenticated). Read again and retry.
+ */
+export class AccountChanged extends Error {
+  readonly code = 'account_changed' as const;
+  constructor() {
+    super('The account changed while this request was checked: nothing was changed; read it again and retry');
+    this.name = 'AccountChanged';
+  }
+}
+
+/**
  * Every domain error, once. `DomainError`, `isDomainError` and a transport's table by `code` (which
  * must name an answer for every one) are all derived from this list, so adding an error here is the one step.
  */
@@ -242,6 +255,7 @@ export const DOMAIN_ERRORS = [
   SignInRefused,
   LastSignInMethod,
   AccountLocked,
+  AccountChanged,
 ] as const;
 
 /** Any domain error. */

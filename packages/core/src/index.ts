@@ -87,6 +87,7 @@ export {
   type SignInFailure,
   LastSignInMethod,
   AccountLocked,
+  AccountChanged,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,

@@ -177,3 +177,27 @@ it('the session cache answers no lookup that began after a revocation from a sto
   expect((await early).ok).toBe(true);
   expect((await memory.users.findById(signedUp.user.id))?.name).toBe(ADA.name);
 });
+
+describe('a change that lost its race says which way it lost', () => {
+  it('to a change of the same session: 409 account_changed, and the session stands; to one that ended it: 401', async () => {
+    const { accounts, paused } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    // Two changes of the password from one session: the first read the account, then the second committed.
+    let pause = paused.pauseNext('users.findById', 'after');
+    const first = outcome(accounts.changePassword({ currentPassword: ADA.password, newPassword: 'first of two changes' }, meta(session)));
+    await pause.arrived;
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(session));
+    pause.release();
+    expect(await first).toMatchObject({ ok: false, error: expect.stringContaining('AccountChanged') });
+    expect((await outcome(accounts.me(meta(session)))).ok).toBe(true);
+    // From another session, whose change ends this one: the loser is signed out, as it is.
+    const other = (await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta())) as { session: { token: string } };
+    pause = paused.pauseNext('users.findById', 'after');
+    const loser = outcome(accounts.changePassword({ currentPassword: NEW_PASSWORD, newPassword: 'the loser asked this' }, meta(session)));
+    await pause.arrived;
+    await accounts.changePassword({ currentPassword: NEW_PASSWORD, newPassword: 'the winner set this' }, meta(other.session.token));
+    pause.release();
+    expect(await loser).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
+  });
+});

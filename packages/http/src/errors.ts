@@ -83,6 +83,7 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   sign_in_refused: 400,
   last_sign_in_method: 409,
   account_locked: 403,
+  account_changed: 409,
 };
 
 /** A client error found by the transport (body rules, routing); its message is safe to show. */

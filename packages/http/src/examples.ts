@@ -13,6 +13,7 @@ import {
   UnknownProvider,
   ProviderUnavailable,
   LastSignInMethod,
+  AccountChanged,
   InvalidCredentials,
   NotFound,
   StoreUnavailable,
@@ -186,6 +187,7 @@ export const ERROR_EXAMPLES = {
   providerUnavailable: errorExample(new ProviderUnavailable()),
   identityNotFound: errorExample(new NotFound('Identity')),
   lastSignInMethod: errorExample(new LastSignInMethod()),
+  accountChanged: errorExample(new AccountChanged()),
 } as const;
 
 /** One event of `GET /api/me/activity`. */

@@ -1,19 +1,18 @@
 import { activityEntry } from './activity-entries.ts';
-import { Unauthenticated } from '../errors.ts';
 import { withQuota, type Quota } from '../rate-limits.ts';
 import { DeleteAccountRequest, parseRequest } from '../schemas.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { signedIn } from './sessions.ts';
+import { lostRace, signedIn } from './sessions.ts';
 import { stepUp } from './totp-codes.ts';
 
 export interface AccountDeletionUseCases {
   /**
    * Deletes the presented session's user, their sessions and reset token, after checking the
-   * password. Throws Unauthenticated (also when the account's credentials changed while the password
-   * was being checked), ValidationError, WrongPassword or RateLimited (as changePassword).
+   * password. Throws Unauthenticated, AccountChanged (as changePassword), ValidationError,
+   * WrongPassword or RateLimited.
    */
   deleteAccount(body: RequestBody, meta: RequestMeta): Promise<Quota>;
 }
@@ -30,7 +29,7 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         // The notice is queued in the deletion's transaction, to the address the account had: it goes
         // although the account is gone, and never for a deletion that did not happen.
         const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record), activityEntry(context, 'account-deleted', meta));
-        if (ended === null) throw new Unauthenticated();
+        if (ended === null) throw await lostRace(context, session);
         return {};
       }),
   };

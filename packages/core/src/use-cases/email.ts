@@ -17,7 +17,7 @@ import { accountNotice } from './account-notices.ts';
 import { addressNotice } from './address-notices.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { signedIn, type SignedInSession } from './sessions.ts';
+import { lostRace, signedIn, type SignedInSession } from './sessions.ts';
 import { stepUp } from './totp-codes.ts';
 
 /** How long a verification or change-of-address link is valid, from its mail. */
@@ -213,7 +213,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         // it was hashed (by the owner, locking out whoever asked) stores no link and mails nothing.
         if (!(await manager.requestEmailLink(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld), activityEntry(context, 'email-change-requested', meta, { newEmail: input.newEmail })))) {
           await ticket.refund();
-          throw new Unauthenticated();
+          throw await lostRace(context, session);
         }
         return {};
       }),

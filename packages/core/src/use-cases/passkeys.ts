@@ -36,7 +36,7 @@ import type { UseCaseContext } from './context.ts';
 
 export type { RelyingParty } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta, type SessionMeta } from './request.ts';
-import { signedIn, type SignedInSession } from './sessions.ts';
+import { lostRace, signedIn, type SignedInSession } from './sessions.ts';
 
 /** How long a WebAuthn challenge can be answered: the ceremony's timeout. */
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60_000;
@@ -322,8 +322,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       const codes = (await hasSecondFactor(context, record.id)) ? null : recoveryCodes();
       // Added only while the generation is still the proof's: of a change racing this add, one wins.
       const added = await context.manager.addPasskey(passkey, generation, session.digest, notice, codes?.digests ?? null, activityEntry(context, 'factor-added', meta, { kind: 'passkey', name: passkey.name }));
-      // The account's credentials changed while the answer was checked: its sessions ended with it.
-      if (added === null) throw new Unauthenticated();
+      // The account's credentials changed while the answer was checked: nothing was added.
+      if (added === null) throw await lostRace(context, session);
       if (added === 'taken') throw new ValidationError([{ path: 'response', message: 'is a passkey registered already' }]);
       return codes ? { passkey: listed(passkey), recoveryCodes: codes.codes } : { passkey: listed(passkey) };
     },
@@ -355,7 +355,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         const lastFactor = !(await store.totp.find(record.id))?.enabled && (await store.passkeys.listByUser(record.id)).length === 1;
         const removed = await context.manager.removePasskey(record.id, id, record.credentialGeneration, session.digest, notice, lastFactor, activityEntry(context, 'factor-removed', meta, { kind: 'passkey', name: passkey.name }));
         if (removed === 'missing') throw new NotFound('Passkey');
-        if (removed === null) throw new Unauthenticated();
+        if (removed === null) throw await lostRace(context, session);
         return {};
       }),
 

@@ -6,15 +6,15 @@ import { ChangePasswordRequest, parseRequest } from '../schemas.ts';
 import { accountNotice } from './account-notices.ts';
 import type { UseCaseContext } from './context.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { signedIn, type SignedInSession } from './sessions.ts';
+import { lostRace, signedIn, type SignedInSession } from './sessions.ts';
 import { stepUp } from './totp-codes.ts';
 
 export interface PasswordUseCases {
   /**
    * Sets a new password after checking the current one, and ends every other session of the user
    * (and voids its reset token). Throws Unauthenticated (also when the account's credentials changed
-   * while the password was being checked: that change ended this session), ValidationError,
-   * WrongPassword or RateLimited (the session's own limit on password checks, which a wrong current
+   * while the password was being checked and that change ended this session), AccountChanged (when
+   * they changed and this session stands: nothing changed), ValidationError, WrongPassword or RateLimited (the session's own limit on password checks, which a wrong current
    * password counts against).
    */
   changePassword(body: RequestBody, meta: RequestMeta): Promise<Quota>;
@@ -59,7 +59,7 @@ export function passwordUseCases(context: UseCaseContext): PasswordUseCases {
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice is queued with the change, or not at all (a change that lost its race sends none).
         const ended = await context.manager.changePassword(record.id, record.credentialGeneration, passwordHash, session.digest, await accountNotice(context, 'password-changed', meta, record), activityEntry(context, 'password-changed', meta));
-        if (ended === null) throw new Unauthenticated();
+        if (ended === null) throw await lostRace(context, session);
         return {};
       }),
   };

@@ -1,5 +1,5 @@
 import { activityEntry } from './activity-entries.ts';
-import { NotFound, Unauthenticated } from '../errors.ts';
+import { AccountChanged, NotFound, Unauthenticated } from '../errors.ts';
 import type { User } from '../store.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
@@ -106,4 +106,14 @@ export function sessionUseCases(context: UseCaseContext): SessionUseCases {
       return { current: ended === digest };
     },
   };
+}
+
+/**
+ * What a change made by `session` answers when its unit of work found the account moved on (another
+ * change committed between the request's checks and its write, so nothing changed): Unauthenticated
+ * when that other change ended this session too, else AccountChanged (409), so a client whose session
+ * stands is not told it is signed out.
+ */
+export async function lostRace(context: UseCaseContext, session: { readonly digest: string }): Promise<AccountChanged | Unauthenticated> {
+  return (await context.ports.store.sessions.findWithUser(session.digest)) ? new AccountChanged() : new Unauthenticated();
 }

@@ -24,7 +24,7 @@ import type { UseCaseContext } from './context.ts';
 import { verificationLink } from './email.ts';
 import { endSignIn, nextStep, type LoginStep } from './login-flow.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
-import { signedIn } from './sessions.ts';
+import { lostRace, signedIn } from './sessions.ts';
 import { proveOwner } from './two-factor.ts';
 
 /** How long a started sign-in waits for its callback: 10 minutes (the `sl_oauth` cookie's life). */
@@ -315,8 +315,8 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
         const done = await context.manager.unlinkIdentity(record.id, provider.id, record.credentialGeneration, session.digest, notice, activityEntry(context, 'identity-unlinked', meta, { provider: provider.id }));
         if (done === 'missing') throw new NotFound('Identity');
         if (done === 'last') throw new LastSignInMethod();
-        // The account's credentials moved meanwhile: read again and unlink again.
-        if (done === null) throw new NotFound('Identity');
+        // The account's credentials moved meanwhile: nothing was unlinked.
+        if (done === null) throw await lostRace(context, session);
         return {};
       }),
   };

@@ -18,7 +18,7 @@ import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { countAnswer, hasSecondFactor, recordStepUp } from './second-factor.ts';
 import { confirmCode, matchingStep, secretContext, totpOf } from './totp-codes.ts';
-import { signedIn, type SignedInSession } from './sessions.ts';
+import { lostRace, signedIn, type SignedInSession } from './sessions.ts';
 
 /** Recovery codes made at once. */
 export const RECOVERY_CODE_COUNT = 10;
@@ -179,7 +179,7 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         const notice = await accountNotice(context, 'two-factor-disabled', meta, record);
         // The recovery codes stay while a passkey is still a factor: they stand in for it.
         const passkeysLeft = (await store.passkeys.listByUser(record.id)).length > 0;
-        if ((await context.manager.disableTotp(record.id, record.credentialGeneration, session.digest, notice, passkeysLeft, activityEntry(context, 'factor-removed', meta, { kind: 'totp' }))) === null) throw new Unauthenticated();
+        if ((await context.manager.disableTotp(record.id, record.credentialGeneration, session.digest, notice, passkeysLeft, activityEntry(context, 'factor-removed', meta, { kind: 'totp' }))) === null) throw await lostRace(context, session);
         return {};
       }),
 
@@ -194,7 +194,7 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         const { codes, digests } = recoveryCodes();
         const notice = await accountNotice(context, 'recovery-codes-renewed', meta, record);
         // Under the generation the proof was checked against: a factor removed meanwhile keeps its codes gone.
-        if (!(await context.manager.renewRecoveryCodes(record.id, record.credentialGeneration, digests, session.digest, notice, activityEntry(context, 'recovery-codes-renewed', meta)))) throw new Unauthenticated();
+        if (!(await context.manager.renewRecoveryCodes(record.id, record.credentialGeneration, digests, session.digest, notice, activityEntry(context, 'recovery-codes-renewed', meta)))) throw await lostRace(context, session);
         return { recoveryCodes: codes };
       }),
 

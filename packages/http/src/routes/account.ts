@@ -4,7 +4,7 @@
 import { DeleteAccountRequest, PROFILE_SESSION_POLICY, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, SignupRequest, STEP_UP_WINDOW_MS, UpdateProfileRequest } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_DELETE_ACCOUNT, EXAMPLE_OK, EXAMPLE_SIGNUP, EXAMPLE_UPDATE_PROFILE, EXAMPLE_USER_RESPONSE } from '../examples.ts';
 import { clearedSessionCookie } from '../session-cookie.ts';
-import { okAnswer, PASSWORD_AND_CODE_REFUSED, signedInAnswer, userAnswer } from './responses.ts';
+import { ACCOUNT_CHANGED, okAnswer, PASSWORD_AND_CODE_REFUSED, signedInAnswer, userAnswer } from './responses.ts';
 import type { ApiRoute } from './route.ts';
 
 export const signup: ApiRoute = {
@@ -77,6 +77,7 @@ export const deleteAccount: ApiRoute = {
   responses: {
     '200': { description: 'The account is gone.', body: 'Ok', example: EXAMPLE_OK, cookie: 'clear' },
     '403': PASSWORD_AND_CODE_REFUSED,
+    '409': ACCOUNT_CHANGED,
   },
   run: async (accounts, request) => {
     const { limits } = await accounts.deleteAccount(request.bodyReader(), request.meta());

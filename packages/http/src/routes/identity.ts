@@ -5,7 +5,7 @@
 import { ChangePasswordRequest, DEVICE_PROOF_TTL_MS, EMAIL_LINK_ACCOUNT_POLICY, EMAIL_TOKEN_TTL_MS, EmailChangeRequest, EmailVerificationConfirmRequest, INBOX_POLICY, PasswordResetConfirmRequest, PasswordResetRequest, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, SECOND_FACTOR_ACCOUNT_POLICY, SESSION_PASSWORD_POLICY, STEP_UP_WINDOW_MS } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_CHANGE_PASSWORD, EXAMPLE_EMAIL_CHANGE, EXAMPLE_EMAIL_CONFIRM, EXAMPLE_OK, EXAMPLE_RESET_CONFIRM, EXAMPLE_RESET_REQUEST, EXAMPLE_USER_RESPONSE } from '../examples.ts';
 import { DEVICE_COOKIE, deviceCookie } from '../session-cookie.ts';
-import { okAnswer, PASSWORD_AND_CODE_REFUSED, PROOF_CODES, userAnswer } from './responses.ts';
+import { ACCOUNT_CHANGED, okAnswer, PASSWORD_AND_CODE_REFUSED, PROOF_CODES, userAnswer } from './responses.ts';
 import type { ApiRoute } from './route.ts';
 
 export const changePassword: ApiRoute = {
@@ -23,6 +23,7 @@ export const changePassword: ApiRoute = {
   responses: {
     '200': { description: 'The password changed; every other session ended.', body: 'Ok', example: EXAMPLE_OK },
     '403': { description: 'The current password is wrong, the code is wrong (`wrong_code`) or missing with a second factor on (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.wrongPassword, codes: PROOF_CODES },
+    '409': ACCOUNT_CHANGED,
   },
   run: async (accounts, request) => {
     const { limits } = await accounts.changePassword(request.bodyReader(), request.meta());
@@ -139,7 +140,7 @@ export const requestEmailChange: ApiRoute = {
   responses: {
     '202': { description: 'Accepted: a link is on its way to the new address.', body: 'Ok', example: EXAMPLE_OK },
     '403': PASSWORD_AND_CODE_REFUSED,
-    '409': { description: 'The new address is already registered.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken, codes: ['email_taken'] },
+    '409': { description: 'The new address is already registered (`email_taken`), or another change of the account committed while this request was checked: nothing changed; read again and retry (`account_changed`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken, codes: ['email_taken', 'account_changed'] },
   },
   run: async (accounts, request) => {
     const { limits } = await accounts.requestEmailChange(request.bodyReader(), request.meta());

@@ -5,7 +5,7 @@
 import { PASSKEY_CHALLENGE_TTL_MS, PASSKEY_OPTIONS_SESSION_POLICY, PASSKEY_SIGN_IN_TOTAL_POLICY, PasskeyProofRequest, PasskeyRegistrationRequest, PasskeyRenameRequest, PasskeySignInRequest, RECOVERY_CODE_COUNT, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_RECOVERY_POLICY, SESSION_PASSWORD_POLICY } from '@sl-accounts/service/core';
 import { ERROR_EXAMPLES, EXAMPLE_FIRST_PASSKEY_RESPONSE, EXAMPLE_OK, EXAMPLE_PASSKEY, EXAMPLE_PASSKEY_PROOF, EXAMPLE_PASSKEY_REGISTRATION, EXAMPLE_PASSKEY_RENAME, EXAMPLE_PASSKEY_SIGN_IN, EXAMPLE_PASSKEYS, EXAMPLE_REGISTRATION_OPTIONS, EXAMPLE_SIGN_IN_OPTIONS } from '../examples.ts';
 import { DEVICE_COOKIE_PATHS } from '../session-cookie.ts';
-import { okAnswer, PASSKEY_OPTIONS, PROOF_CODES, SIGNED_IN, signedInAnswer } from './responses.ts';
+import { ACCOUNT_CHANGED, okAnswer, PASSKEY_OPTIONS, PROOF_CODES, SIGNED_IN, signedInAnswer } from './responses.ts';
 import type { ApiRoute, DocumentedResponse, PathParameter } from './route.ts';
 
 /** The `{id}` of `/api/passkeys/{id}`. */
@@ -50,6 +50,7 @@ export const registerPasskey: ApiRoute = {
   requestExample: EXAMPLE_PASSKEY_REGISTRATION,
   responses: {
     '201': { description: 'The passkey is added (with `recoveryCodes` when it is the first factor).', body: 'PasskeyResponse', example: EXAMPLE_FIRST_PASSKEY_RESPONSE },
+    '409': ACCOUNT_CHANGED,
   },
   run: async (accounts, request) => okAnswer(201, await accounts.registerPasskey(request.bodyReader(), request.meta())),
 };
@@ -101,6 +102,7 @@ export const removePasskey: ApiRoute = {
   requestExample: EXAMPLE_PASSKEY_PROOF,
   responses: {
     '200': { description: 'The passkey is gone.', body: 'Ok', example: EXAMPLE_OK },
+    '409': ACCOUNT_CHANGED,
     '403': { description: 'The password is wrong (`wrong_password`); the code, recovery code or passkey answer is wrong (`wrong_code`) or missing (`second_factor_required`); or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor, codes: PROOF_CODES },
     '404': NO_SUCH_PASSKEY,
   },

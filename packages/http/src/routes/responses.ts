@@ -58,6 +58,14 @@ export const PASSKEY_OPTIONS: DocumentedResponse = { description: 'The options.'
 /** What a 403 of an operation that asks the owner's proof (password, then a factor) may say. */
 export const PROOF_CODES = ['wrong_password', 'second_factor_required', 'wrong_code'] as const;
 
+/** The 409 of a change that lost its race with another change of the account (its session still stands): nothing changed. */
+export const ACCOUNT_CHANGED: DocumentedResponse = {
+  description: 'Another change of the account (a password change, a factor added or removed) committed while this request was checked: nothing changed; read again and retry (`account_changed`).',
+  body: 'ErrorResponse',
+  example: ERROR_EXAMPLES.accountChanged,
+  codes: ['account_changed'],
+};
+
 /** The 403 of an operation that adds or removes a way to sign in: the password and a factor, both in the request. */
 export const PROOF_REFUSED: DocumentedResponse = {
   description: 'The password is wrong or the account has none yet (`wrong_password`), the code or recovery code is wrong (`wrong_code`) or missing with a second factor on (`second_factor_required`), or the request came from another site’s page.',

@@ -68,7 +68,7 @@ export const disableTotp: ApiRoute = {
   responses: {
     '200': { description: 'TOTP is off.', body: 'Ok', example: EXAMPLE_OK },
     '403': { description: 'The password is wrong (`wrong_password`), the code or recovery code is wrong (`wrong_code`) or missing (`second_factor_required`), or the request came from another site’s page.', body: 'ErrorResponse', example: ERROR_EXAMPLES.proofNeedsFactor, codes: PROOF_CODES },
-    '409': { description: 'TOTP is not on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff, codes: ['two_factor_state'] },
+    '409': { description: 'TOTP is not on (`two_factor_state`), or another change of the account committed while this request was checked: nothing changed; read again and retry (`account_changed`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff, codes: ['two_factor_state', 'account_changed'] },
   },
   run: async (accounts, request) => {
     const { limits } = await accounts.disableTotp(request.bodyReader(), request.meta());
@@ -91,7 +91,7 @@ export const renewRecoveryCodes: ApiRoute = {
   responses: {
     '200': { description: 'The new recovery codes.', body: 'RecoveryCodes', example: EXAMPLE_RECOVERY_CODES },
     '403': PROOF_REFUSED,
-    '409': { description: 'No second factor is on (`two_factor_state`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff, codes: ['two_factor_state'] },
+    '409': { description: 'No second factor is on (`two_factor_state`), or another change of the account committed while this request was checked: nothing changed; read again and retry (`account_changed`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.twoFactorOff, codes: ['two_factor_state', 'account_changed'] },
   },
   run: async (accounts, request) => {
     const { recoveryCodes, limits } = await accounts.renewRecoveryCodes(request.bodyReader(), request.meta());

@@ -192,7 +192,7 @@ export const unlinkIdentity: ApiRoute = {
     '200': { description: 'Unlinked.', body: 'Ok', example: { ok: true } },
     '403': PROOF_REFUSED,
     '404': { description: 'No provider under this id, or no identity of it is linked.', body: 'ErrorResponse', example: ERROR_EXAMPLES.identityNotFound, codes: ['not_found', 'unknown_provider'] },
-    '409': { description: 'The identity is the account’s last way to sign in.', body: 'ErrorResponse', example: ERROR_EXAMPLES.lastSignInMethod, codes: ['last_sign_in_method'] },
+    '409': { description: 'The identity is the account’s last way to sign in (`last_sign_in_method`), or another change of the account committed while this request was checked: nothing changed; read again and retry (`account_changed`).', body: 'ErrorResponse', example: ERROR_EXAMPLES.lastSignInMethod, codes: ['last_sign_in_method', 'account_changed'] },
   },
   run: async (accounts, request) => {
     const { limits } = await accounts.unlinkIdentity(request.param('provider'), request.bodyReader(), request.meta());
