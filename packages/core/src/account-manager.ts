@@ -88,9 +88,10 @@ export interface AccountManager {
   /**
    * Deletes the user with their sessions and tokens while the generation is still `generation`, and
    * queues `notice` to the address the account had (it goes although the account is gone): the ended
-   * sessions' digests, or `null` when there was no such user or the generation moved on.
+   * sessions' digests, or `null` when there was no such user, the generation moved on, or the session
+   * `by` that asked (when named) was ended meanwhile.
    */
-  deleteAccount(userId: number, generation: number, notice?: AccountMail | null, event?: Event): Promise<readonly string[] | null>;
+  deleteAccount(userId: number, generation: number, notice?: AccountMail | null, event?: Event, by?: string | null): Promise<readonly string[] | null>;
   /** Ends the user's session with this listed id: its digest, or `null` when no session of the user has it. */
   endSession(userId: number, id: string, event?: Event): Promise<string | null>;
   /**
@@ -111,9 +112,10 @@ export interface AccountManager {
   completeReset(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null, event?: Event): Promise<PasswordReset | null>;
   /**
    * Replaces the user's e-mail token with the link's and queues its mails, if the user is still at
-   * the token's generation (the one the request checked the password against): whether it wrote.
+   * the token's generation (the one the request checked the password against) and the session `by`
+   * that asked (when named) still stands: whether it wrote.
    */
-  requestEmailLink(userId: number, link: EmailLink, event?: Event): Promise<boolean>;
+  requestEmailLink(userId: number, link: EmailLink, event?: Event, by?: string | null): Promise<boolean>;
   /**
    * Uses an e-mail token unexpired at `now` (of concurrent uses at most one succeeds):
    * - `verify`: when the account's address is still the one the token was mailed to, marks it verified;
@@ -144,8 +146,8 @@ export interface AccountManager {
   disableTotp(userId: number, generation: number, keep: string | null, notice?: AccountMail | null, keepRecoveryCodes?: boolean, event?: Event): Promise<readonly string[] | null>;
   /**
    * Replaces the user's recovery codes with these digests, queues `notice` and records `event`, while
-   * the generation is still `generation` (the one the proof was checked against) and the session
-   * `keep` that asked still stands: whether it did.
+   * the generation is still `generation` (the one the proof was checked against), which it moves on,
+   * and the session `keep` that asked still stands: whether it did.
    */
   renewRecoveryCodes(userId: number, generation: number, recoveryDigests: readonly string[], keep: string | null, notice?: AccountMail | null, event?: Event): Promise<boolean>;
   /**
@@ -249,8 +251,13 @@ const putEmailToken = (tx: Repositories, userId: number, token: Omit<OneTimeToke
  * (`null`), so a session that lost its standing changes nothing.
  */
 async function endOthers(tx: Repositories, userId: number, keep: string | null): Promise<readonly string[]> {
-  if (keep !== null && !(await tx.sessions.findWithUser(keep))) throw new Undo(null);
+  if (!(await stands(tx, keep))) throw new Undo(null);
   return tx.sessions.deleteByUser(userId, { except: keep });
+}
+
+/** Whether the session with digest `by`, which asked for a change, still exists (no session named: yes). */
+async function stands(tx: Repositories, by: string | null | undefined): Promise<boolean> {
+  return by === null || by === undefined || (await tx.sessions.findWithUser(by)) !== null;
 }
 
 export function createAccountManager(store: ManagedStore): AccountManager {
@@ -264,6 +271,15 @@ export function createAccountManager(store: ManagedStore): AccountManager {
    */
   const forgetUser = async (userId: number) => {
     if (store.forget) forget((await store.sessions.listByUser(userId, EVER)).map((s) => s.tokenDigest));
+  };
+  /** Runs a unit of work that answers whether it wrote: `false`, rolled back, when it throws `Abandoned`. */
+  const unlessAbandoned = async (work: (tx: Repositories) => Promise<boolean>): Promise<boolean> => {
+    try {
+      return await store.transaction(work);
+    } catch (error) {
+      if (error instanceof Abandoned) return false;
+      throw error;
+    }
   };
   /**
    * Runs a unit of work that ends sessions, and forgets them once it committed. A unit that throws
@@ -353,12 +369,14 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       );
     },
 
-    deleteAccount(userId, generation, notice, event) {
+    deleteAccount(userId, generation, notice, event, by) {
       return ending(
         async (tx) => {
           // Moved on first, as a change of credential: the row is locked and any login in flight stale.
           const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
           if (!user) return null;
+          // Asked by a session that was ended meanwhile (the operator, the owner's "end that session"): nothing goes.
+          if (!(await stands(tx, by))) throw new Undo(null);
           if (notice) await tx.outbox.add(addressed(notice, user.email));
           // Named before the user goes, so they can be reported.
           const ended = await tx.sessions.deleteByUser(userId);
@@ -426,9 +444,11 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       );
     },
 
-    requestEmailLink(userId, link, event) {
-      return store.transaction(async (tx) => {
+    requestEmailLink(userId, link, event, by) {
+      return unlessAbandoned(async (tx) => {
         if (!(await putEmailToken(tx, userId, link.token))) return false;
+        // The put locked the account's row; a link asked by a session ended meanwhile is undone.
+        if (!(await stands(tx, by))) throw new Abandoned();
         for (const mail of link.mails) await tx.outbox.add({ ...mail, queuedAt: link.token.createdAt });
         await log(tx, userId, event);
         return true;
@@ -517,11 +537,13 @@ export function createAccountManager(store: ManagedStore): AccountManager {
     },
 
     renewRecoveryCodes(userId, generation, recoveryDigests, keep, notice, event) {
-      return store.transaction(async (tx) => {
-        // The generation is the condition, not a change (no session was issued under the codes); the
-        // compare-and-set locks the row, so a factor's removal or a password change comes before or after.
-        const user = await tx.users.update(userId, { credentialGeneration: generation }, { credentialGeneration: generation });
-        if (!user || (keep !== null && !(await tx.sessions.findWithUser(keep)))) return false;
+      return unlessAbandoned(async (tx) => {
+        // Moved on, as a change of credential: the compare-and-set locks the row, so of a factor's
+        // removal, a password change or another renewal racing this one, exactly one writes (a login
+        // challenge or link in flight is void, as after any change of credential).
+        const user = await tx.users.update(userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
+        if (!user) return false;
+        if (!(await stands(tx, keep))) throw new Abandoned();
         await tx.recoveryCodes.replace(userId, recoveryDigests);
         if (notice) await tx.outbox.add(addressed(notice, user.email));
         await log(tx, userId, event);

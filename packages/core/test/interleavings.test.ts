@@ -201,3 +201,57 @@ describe('a change that lost its race says which way it lost', () => {
     expect(await loser).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
   });
 });
+
+describe('found in a second round (2026-12-07)', () => {
+  it('two renewals of the recovery codes at once: one writes, the other answers account_changed, and the codes given out work', async () => {
+    const { accounts, paused, clock } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+    const { recoveryCodes } = await accounts.confirmTotp({ code: app.code() }, meta(session));
+    // The first renewal's proof is done; the second runs whole meanwhile.
+    const pause = paused.pauseNext('sessions.recordStepUp', 'after');
+    const first = outcome(accounts.renewRecoveryCodes({ password: ADA.password, recoveryCode: recoveryCodes[0]! }, meta(session)));
+    await pause.arrived;
+    const second = await accounts.renewRecoveryCodes({ password: ADA.password, recoveryCode: recoveryCodes[1]! }, meta(session));
+    pause.release();
+    expect(await first).toMatchObject({ ok: false, error: expect.stringContaining('AccountChanged') });
+    const challenge = (await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { secondFactor: { token: string } };
+    expect((await outcome(accounts.loginSecondFactor({ recoveryCode: second.recoveryCodes[0]! }, { ...meta(), loginChallenge: challenge.secondFactor.token }))).ok).toBe(true);
+  });
+
+  it('a deletion and a change of address paused while the operator ends every session of the account change nothing', async () => {
+    const { accounts, admin, paused, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    for (const [what, ask] of [
+      ['deletion', (token: string) => accounts.deleteAccount({ password: ADA.password }, meta(token))],
+      ['change of address', (token: string) => accounts.requestEmailChange({ newEmail: 'thief@example.com', password: ADA.password }, meta(token))],
+    ] as const) {
+      const thief = ((await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { session: { token: string } }).session.token;
+      // The password was read (and is right); the request waits while the owner has the operator end every session.
+      const pause = paused.pauseNext('users.findById', 'after');
+      const asked = outcome(ask(thief));
+      await pause.arrived;
+      await admin.endSessions(signedUp.user.id, { reason: 'a stolen session reported' }, OPERATOR);
+      pause.release();
+      expect([what, await asked]).toMatchObject([what, { ok: false, error: expect.stringContaining('Unauthenticated') }]);
+    }
+    expect(await memory.users.findById(signedUp.user.id)).toMatchObject({ email: ADA.email });
+    // And no link went to the new address (the verification mail of the signup is Ada's own).
+    const queued = await memory.outbox.claim(new Date(Date.now() + 86_400_000), { limit: 100, leaseMs: 1_000 });
+    expect(queued.map((mail) => mail.to)).not.toContain('thief@example.com');
+  });
+
+  it("confirming an enrolment that was never started spends nothing of the account's bound on wrong codes", async () => {
+    const { accounts, clock } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+    await accounts.confirmTotp({ code: app.code() }, meta(session));
+    // A session alone (a thief's) sends made-up codes to the confirmation, which has nothing to confirm.
+    for (let i = 0; i < 12; i++) expect(await outcome(accounts.confirmTotp({ code: '000000' }, meta(session)))).toMatchObject({ ok: false, error: expect.stringContaining('TwoFactorState') });
+    clock.advance(60_000);
+    const challenge = (await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { secondFactor: { token: string } };
+    expect((await outcome(accounts.loginSecondFactor({ code: app.code() }, { ...meta(), loginChallenge: challenge.secondFactor.token }))).ok).toBe(true);
+  });
+});

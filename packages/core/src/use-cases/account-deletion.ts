@@ -28,7 +28,7 @@ export function accountDeletionUseCases(context: UseCaseContext): AccountDeletio
         await stepUp(context, session, input.code, tally);
         // The notice is queued in the deletion's transaction, to the address the account had: it goes
         // although the account is gone, and never for a deletion that did not happen.
-        const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record), activityEntry(context, 'account-deleted', meta));
+        const ended = await context.manager.deleteAccount(record.id, record.credentialGeneration, await accountNotice(context, 'account-deleted', meta, record), activityEntry(context, 'account-deleted', meta), session.digest);
         if (ended === null) throw await lostRace(context, session);
         return {};
       }),

@@ -211,7 +211,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         const toOld = notice && toAddress(notice, record.email);
         // Under the generation the password was checked against: a password changed or reset while
         // it was hashed (by the owner, locking out whoever asked) stores no link and mails nothing.
-        if (!(await manager.requestEmailLink(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld), activityEntry(context, 'email-change-requested', meta, { newEmail: input.newEmail })))) {
+        if (!(await manager.requestEmailLink(record.id, changeLink(context, record.email, input.newEmail, record.credentialGeneration, toOld), activityEntry(context, 'email-change-requested', meta, { newEmail: input.newEmail }), session.digest))) {
           await ticket.refund();
           throw await lostRace(context, session);
         }

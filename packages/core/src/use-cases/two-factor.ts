@@ -150,12 +150,14 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
       withQuota(async (tally) => {
         const session = await signedIn(context, meta);
         const input = parseRequest(ConfirmTotpRequest, await readBody(body));
-        // The enrolment's codes count against the account's bound, as every code a session sends.
-        const attempt = await countAnswer(context, session.user.id, tally);
         const record = await store.users.findById(session.user.id);
         if (!record) throw new Unauthenticated();
         const factor = await store.totp.find(record.id);
+        // Before anything is counted: a session alone (no enrolment of its own started with the
+        // password) must not spend the account's bound on wrong codes, which its owner's logins share.
         if (!factor || factor.enabled) throw new TwoFactorState(factor ? 'Two-factor authentication is on already' : 'No enrolment started: POST /api/two-factor/totp first');
+        // The enrolment's codes count against the account's bound, as every code a session sends.
+        const attempt = await countAnswer(context, session.user.id, tally);
         const step = matchingStep(context, factor, input.code);
         if (step === null) throw new WrongCode();
         await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
