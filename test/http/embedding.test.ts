@@ -21,6 +21,7 @@ import {
   SignInRefused,
   LastSignInMethod,
   AccountLocked,
+  AccountChanged,
   StoreUnavailable,
   TwoFactorState,
   Unauthenticated,
@@ -183,6 +184,8 @@ describe('embedding pieces', () => {
       new SignInRefused('identity_invalid'),
       new LastSignInMethod(),
       new AccountLocked(),
+      // A change that lost its race with another, its session standing (2026-12-07).
+      new AccountChanged(),
     ];
     expect(samples.map((e) => e.constructor)).toEqual([...DOMAIN_ERRORS]);
     const api = createHttpApi({ accounts: {} as Accounts });

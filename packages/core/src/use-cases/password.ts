@@ -14,8 +14,9 @@ export interface PasswordUseCases {
    * Sets a new password after checking the current one, and ends every other session of the user
    * (and voids its reset token). Throws Unauthenticated (also when the account's credentials changed
    * while the password was being checked and that change ended this session), AccountChanged (when
-   * they changed and this session stands: nothing changed), ValidationError, WrongPassword or RateLimited (the session's own limit on password checks, which a wrong current
-   * password counts against).
+   * they changed and this session stands: nothing changed), ValidationError, WrongPassword or
+   * RateLimited (the session's own limit on password checks, which a wrong current password counts
+   * against).
    */
   changePassword(body: RequestBody, meta: RequestMeta): Promise<Quota>;
 }

@@ -104,7 +104,7 @@ export interface SignInProviderUseCases {
    * Unlinks the account's identity at provider `id`, after the proof in `body` (the password, and
    * with a factor on a current code or a recovery code: `proveOwner`). Throws Unauthenticated,
    * ValidationError, WrongPassword, SecondFactorRequired, WrongCode, RateLimited, NotFound (none
-   * linked) or LastSignInMethod (the account would have no way in left).
+   * linked), LastSignInMethod (the account would have no way in left) or AccountChanged.
    */
   unlinkIdentity(id: string, body: RequestBody, meta: RequestMeta): Promise<Quota>;
 }
