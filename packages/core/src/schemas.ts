@@ -328,15 +328,23 @@ export const IdentityLinkRequest = z
   .check(oneFactor(['code', 'recoveryCode']))
   .meta({ id: 'IdentityLinkRequest' });
 
-/** The body that unlinks an identity: the proof, as for every way to sign in removed. */
-export const UnlinkIdentityRequest = z
-  .object({
-    password: text({}),
-    code: proofCode(),
-    recoveryCode: proofRecoveryCode(),
-  })
-  .check(oneFactor(['code', 'recoveryCode']))
-  .meta({ id: 'UnlinkIdentityRequest' });
+/**
+ * The body of a request that adds, removes or replaces a way to sign in and carries nothing else:
+ * the password, and with a factor on a current code or a recovery code (`proveOwner`). Each use has
+ * its own name in the OpenAPI document.
+ */
+const ownerProofRequest = (id: string) =>
+  z
+    .object({
+      password: text({}),
+      code: proofCode(),
+      recoveryCode: proofRecoveryCode(),
+    })
+    .check(oneFactor(['code', 'recoveryCode']))
+    .meta({ id });
+
+/** The body that unlinks an identity. */
+export const UnlinkIdentityRequest = ownerProofRequest('UnlinkIdentityRequest');
 
 /** The body that starts TOTP enrolment. */
 export const StartTotpRequest = z
@@ -354,24 +362,10 @@ export const ConfirmTotpRequest = z
   .meta({ id: 'ConfirmTotpRequest' });
 
 /** The body that turns TOTP off. */
-export const DisableTotpRequest = z
-  .object({
-    password: text({}),
-    code: proofCode(),
-    recoveryCode: proofRecoveryCode(),
-  })
-  .check(oneFactor(['code', 'recoveryCode']))
-  .meta({ id: 'DisableTotpRequest' });
+export const DisableTotpRequest = ownerProofRequest('DisableTotpRequest');
 
 /** The body that renews the recovery codes: they are a way past the second factor, so the proof is in the request. */
-export const RenewRecoveryCodesRequest = z
-  .object({
-    password: text({}),
-    code: proofCode(),
-    recoveryCode: proofRecoveryCode(),
-  })
-  .check(oneFactor(['code', 'recoveryCode']))
-  .meta({ id: 'RenewRecoveryCodesRequest' });
+export const RenewRecoveryCodesRequest = ownerProofRequest('RenewRecoveryCodesRequest');
 
 /** A login's second step: a TOTP code or a recovery code, exactly one. */
 export const SecondFactorLoginRequest = z
