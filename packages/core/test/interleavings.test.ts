@@ -19,6 +19,15 @@ const ADA_AT_IDP = { issuer: 'https://idp.example', subject: 'ada-at-idp', email
 /** The callback's meta for a started sign-in or link (the `state` the provider sends back). */
 const callbackOf = (started: { readonly url: string; readonly stateToken: string }, code: string) => ({ ...meta(), stateToken: started.stateToken, query: `?state=${new URL(started.url).searchParams.get('state')}&code=${code}`, defaultReturnTo: '/' });
 
+/** Ada signed up, with TOTP on: her session, her app and her recovery codes. */
+async function adaWithTotp({ accounts, clock }: ReturnType<typeof world>) {
+  const signedUp = await accounts.signup(ADA, meta());
+  const session = signedUp.session.token;
+  const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+  const { recoveryCodes } = await accounts.confirmTotp({ code: app.code() }, meta(session));
+  return { userId: signedUp.user.id, session, app, recoveryCodes };
+}
+
 describe('a change whose session another change ended changes nothing', () => {
   it('a TOTP confirmation paused while the owner changes the password: TOTP stays off, the owner signs in with the new password alone', async () => {
     const { accounts, paused, clock, memory } = world();
@@ -85,11 +94,9 @@ describe('a change whose session another change ended changes nothing', () => {
 
 describe('recovery codes are renewed only under the generation their proof read', () => {
   it('a renewal paused while the owner changes the password renews nothing: the owner keeps the codes they have', async () => {
-    const { accounts, paused, clock, memory } = world();
-    const signedUp = await accounts.signup(ADA, meta());
-    const session = signedUp.session.token;
-    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
-    const { recoveryCodes } = await accounts.confirmTotp({ code: app.code() }, meta(session));
+    const w = world();
+    const { accounts, paused, clock, memory } = w;
+    const { userId, session, app, recoveryCodes } = await adaWithTotp(w);
     const owner = await accounts.loginSecondFactor({ recoveryCode: recoveryCodes[0]! }, { ...meta(), loginChallenge: ((await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { secondFactor: { token: string } }).secondFactor.token });
     clock.advance(60_000);
     // The renewal's proof read the account (and the password was right), then it waits.
@@ -102,15 +109,13 @@ describe('recovery codes are renewed only under the generation their proof read'
     // The owner's printed codes still work.
     const challenge = (await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta())) as { secondFactor: { token: string } };
     expect((await outcome(accounts.loginSecondFactor({ recoveryCode: recoveryCodes[1]! }, { ...meta(), loginChallenge: challenge.secondFactor.token }))).ok).toBe(true);
-    expect(await memory.recoveryCodes.count(signedUp.user.id)).toBe(8);
+    expect(await memory.recoveryCodes.count(userId)).toBe(8);
   });
 
   it('a renewal paused after its proof while the same session turns TOTP off leaves no codes behind', async () => {
-    const { accounts, paused, clock, memory } = world();
-    const signedUp = await accounts.signup(ADA, meta());
-    const session = signedUp.session.token;
-    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
-    await accounts.confirmTotp({ code: app.code() }, meta(session));
+    const w = world();
+    const { accounts, paused, clock, memory } = w;
+    const { userId, session, app } = await adaWithTotp(w);
     clock.advance(60_000);
     // The proof is done (the code stepped the session up); the renewal waits before its unit of work.
     const pause = paused.pauseNext('sessions.recordStepUp', 'after');
@@ -120,23 +125,21 @@ describe('recovery codes are renewed only under the generation their proof read'
     await accounts.disableTotp({ password: ADA.password, code: app.code() }, meta(session));
     pause.release();
     expect((await renewing).ok).toBe(false);
-    expect(await memory.recoveryCodes.count(signedUp.user.id)).toBe(0);
+    expect(await memory.recoveryCodes.count(userId)).toBe(0);
   });
 
   it('a renewal paused while the operator removes the second factors leaves no codes behind', async () => {
-    const { accounts, admin, paused, clock, memory } = world();
-    const signedUp = await accounts.signup(ADA, meta());
-    const session = signedUp.session.token;
-    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
-    await accounts.confirmTotp({ code: app.code() }, meta(session));
+    const w = world();
+    const { accounts, admin, paused, clock, memory } = w;
+    const { userId, session, app } = await adaWithTotp(w);
     clock.advance(60_000);
     const pause = paused.pauseNext('users.findById', 'after');
     const renewing = outcome(accounts.renewRecoveryCodes({ password: ADA.password, code: app.code() }, meta(session)));
     await pause.arrived;
-    await admin.removeSecondFactors(signedUp.user.id, { reason: 'the owner lost the phone' }, OPERATOR);
+    await admin.removeSecondFactors(userId, { reason: 'the owner lost the phone' }, OPERATOR);
     pause.release();
     expect((await renewing).ok).toBe(false);
-    expect(await memory.recoveryCodes.count(signedUp.user.id)).toBe(0);
+    expect(await memory.recoveryCodes.count(userId)).toBe(0);
   });
 });
 
@@ -204,11 +207,9 @@ describe('a change that lost its race says which way it lost', () => {
 
 describe('found in a second round (2026-12-07)', () => {
   it('two renewals of the recovery codes at once: one writes, the other answers account_changed, and the codes given out work', async () => {
-    const { accounts, paused, clock } = world();
-    const signedUp = await accounts.signup(ADA, meta());
-    const session = signedUp.session.token;
-    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
-    const { recoveryCodes } = await accounts.confirmTotp({ code: app.code() }, meta(session));
+    const w = world();
+    const { accounts, paused } = w;
+    const { session, recoveryCodes } = await adaWithTotp(w);
     // The first renewal's proof is done; the second runs whole meanwhile.
     const pause = paused.pauseNext('sessions.recordStepUp', 'after');
     const first = outcome(accounts.renewRecoveryCodes({ password: ADA.password, recoveryCode: recoveryCodes[0]! }, meta(session)));
@@ -243,11 +244,9 @@ describe('found in a second round (2026-12-07)', () => {
   });
 
   it("confirming an enrolment that was never started spends nothing of the account's bound on wrong codes", async () => {
-    const { accounts, clock } = world();
-    const signedUp = await accounts.signup(ADA, meta());
-    const session = signedUp.session.token;
-    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
-    await accounts.confirmTotp({ code: app.code() }, meta(session));
+    const w = world();
+    const { accounts, clock } = w;
+    const { session, app } = await adaWithTotp(w);
     // A session alone (a thief's) sends made-up codes to the confirmation, which has nothing to confirm.
     for (let i = 0; i < 12; i++) expect(await outcome(accounts.confirmTotp({ code: '000000' }, meta(session)))).toMatchObject({ ok: false, error: expect.stringContaining('TwoFactorState') });
     clock.advance(60_000);
