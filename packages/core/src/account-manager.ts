@@ -255,6 +255,21 @@ async function endOthers(tx: Repositories, userId: number, keep: string | null):
   return tx.sessions.deleteByUser(userId, { except: keep });
 }
 
+/**
+ * Locks the account's row for the rest of the unit of work, changing nothing (a compare-and-set of the
+ * generation on itself, read again if it moved meanwhile): `null` when there is no such account. What
+ * ends sessions takes it first, so a change in flight that checks its session (`stands`) after its own
+ * compare-and-set sees the session either ended or standing until that change commits.
+ */
+async function lockRow(tx: Repositories, userId: number): Promise<UserRecord | null> {
+  for (;;) {
+    const user = await tx.users.findById(userId);
+    if (!user) return null;
+    const locked = await tx.users.update(userId, { credentialGeneration: user.credentialGeneration }, { credentialGeneration: user.credentialGeneration });
+    if (locked) return locked;
+  }
+}
+
 /** Whether the session with digest `by`, which asked for a change, still exists (no session named: yes). */
 async function stands(tx: Repositories, by: string | null | undefined): Promise<boolean> {
   return by === null || by === undefined || (await tx.sessions.findWithUser(by)) !== null;
@@ -391,6 +406,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
     async endSession(userId, id, event) {
       if (event) {
         const digest = await store.transaction(async (tx) => {
+          if (!(await lockRow(tx, userId))) return null;
           const found = (await tx.sessions.listByUser(userId, EVER)).find((s) => s.id === id);
           if (!found || !(await tx.sessions.delete(found.tokenDigest))) return null;
           await log(tx, userId, event);
@@ -680,7 +696,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
     endAllSessions(userId, event) {
       return ending(
         async (tx) => {
-          if (!(await tx.users.findById(userId))) return null;
+          if (!(await lockRow(tx, userId))) return null;
           const ended = await tx.sessions.deleteByUser(userId);
           await log(tx, userId, { ...event, details: { ...event.details, sessions: ended.length } });
           return ended;

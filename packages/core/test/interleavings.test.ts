@@ -254,3 +254,35 @@ describe('found in a second round (2026-12-07)', () => {
     expect((await outcome(accounts.loginSecondFactor({ code: app.code() }, { ...meta(), loginChallenge: challenge.secondFactor.token }))).ok).toBe(true);
   });
 });
+
+describe('found in a third round (2026-12-07)', () => {
+  it('an enrolment started with the old password is void once the owner changed it, even from the session that started it', async () => {
+    const { accounts, clock, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    // A thief holds this session and knew the password; the owner, on the same session, changes it.
+    const session = signedUp.session.token;
+    const app = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(session));
+    expect(await outcome(accounts.confirmTotp({ code: app.code() }, meta(session)))).toMatchObject({ ok: false, error: expect.stringContaining('TwoFactorState') });
+    expect((await memory.totp.find(signedUp.user.id))?.enabled ?? false).toBe(false);
+    expect('session' in (await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta()))).toBe(true);
+    // Started afresh under the new password, it turns on, and its codes sign in.
+    const fresh = totpApp((await accounts.startTotp({ password: NEW_PASSWORD }, meta(session))).otpauthUri, clock);
+    await accounts.confirmTotp({ code: fresh.code() }, meta(session));
+    clock.advance(60_000);
+    const challenge = (await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta())) as { secondFactor: { token: string } };
+    expect((await outcome(accounts.loginSecondFactor({ code: fresh.code() }, { ...meta(), loginChallenge: challenge.secondFactor.token }))).ok).toBe(true);
+  });
+
+  it("the operator's deletion paused while the owner changes the password reads the account again and deletes it", async () => {
+    const { accounts, admin, paused, memory } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const pause = paused.pauseNext('users.findById', 'after');
+    const deleting = outcome(admin.deleteAccount(signedUp.user.id, { reason: 'asked by the owner' }, OPERATOR));
+    await pause.arrived;
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(signedUp.session.token));
+    pause.release();
+    expect((await deleting).ok).toBe(true);
+    expect(await memory.users.findById(signedUp.user.id)).toBeNull();
+  });
+});

@@ -186,11 +186,13 @@ export function adminUseCases(context: UseCaseContext): AdminUseCases {
     },
 
     async deleteAccount(id, body, meta) {
-      const record = await accountOf(id);
       const reason = reasonOf(body, true);
       const notice = operatorNotice('Your account was deleted', `The site deleted your ${serviceName} account and everything it held.`);
-      const ended = await manager.deleteAccount(record.id, record.credentialGeneration, notice, entry('account-deleted', meta, reason));
-      if (ended === null) throw new NotFound('Account');
+      // Under the generation read here; a change that moved it meanwhile is read again (as the lock is).
+      for (;;) {
+        const record = await accountOf(id);
+        if ((await manager.deleteAccount(record.id, record.credentialGeneration, notice, entry('account-deleted', meta, reason))) !== null) return;
+      }
     },
 
     async exportAccount(id, meta) {

@@ -36,12 +36,39 @@ export function totpOf(context: UseCaseContext, secret: string, label = ''): TOT
 export function matchingStep(context: UseCaseContext, factor: TotpFactor, code: string): number | null {
   const { secrets } = context;
   if (!secrets) throw new SecondFactorUnavailable();
+  const opened = openSecret(secrets, factor);
+  return stepOf(context, parsePending(opened)?.secret ?? opened, code);
+}
+
+/** The time step `code` matches for `secret` now (within TOTP_WINDOW), or `null`. */
+export function stepOf(context: UseCaseContext, secret: string, code: string): number | null {
   const token = digits(code);
   if (!/^\d{6}$/.test(token)) return null;
   const timestamp = context.ports.clock.now().getTime();
-  const delta = totpOf(context, openSecret(secrets, factor)).validate({ token, timestamp, window: TOTP_WINDOW });
+  const delta = totpOf(context, secret).validate({ token, timestamp, window: TOTP_WINDOW });
   if (delta === null) return null;
   return TOTP.counter({ period: TOTP_PERIOD_SECONDS, timestamp }) + delta;
+}
+
+/**
+ * An enrolment's secret, sealed with the credential generation its start's proof was checked under
+ * (`<generation>:<secret>`): the confirmation takes it only at that generation, so a password change,
+ * a reset or a factor added since voids an enrolment a thief started with the old password. Turned
+ * on, the factor keeps the same sealed text (the store's `enable` compares it), and a code is checked
+ * against the secret after the colon; a factor enrolled before this has the bare secret.
+ */
+export function sealPending(secrets: SecretBox, userId: number, generation: number, secret: string): string {
+  return secrets.seal(`${generation}:${secret}`, secretContext(userId));
+}
+
+/** A pending factor's generation and secret; `null` for one sealed before generations were (start it again). */
+export function openPending(secrets: SecretBox, factor: TotpFactor): { readonly generation: number; readonly secret: string } | null {
+  return parsePending(openSecret(secrets, factor));
+}
+
+function parsePending(opened: string): { readonly generation: number; readonly secret: string } | null {
+  const match = /^(\d+):([A-Z2-7]+=*)$/.exec(opened);
+  return match ? { generation: Number(match[1]), secret: match[2]! } : null;
 }
 
 /**

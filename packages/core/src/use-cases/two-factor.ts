@@ -17,7 +17,7 @@ import type { UseCaseContext } from './context.ts';
 import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { countAnswer, hasSecondFactor, recordStepUp } from './second-factor.ts';
-import { confirmCode, matchingStep, secretContext, totpOf } from './totp-codes.ts';
+import { confirmCode, openPending, sealPending, stepOf, totpOf } from './totp-codes.ts';
 import { lostRace, signedIn, type SignedInSession } from './sessions.ts';
 
 /** Recovery codes made at once. */
@@ -139,7 +139,8 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         const { secrets } = context;
         if (!secrets) throw new SecondFactorUnavailable();
         const secret = new Secret({ size: 20 }).base32;
-        if (!(await store.totp.putPending(record.id, secrets.seal(secret, secretContext(record.id)), clock.now()))) {
+        // Bound to the generation the proof was checked under: the confirmation holds only while it is current.
+        if (!(await store.totp.putPending(record.id, sealPending(secrets, record.id, record.credentialGeneration, secret), clock.now()))) {
           if (await store.users.findById(record.id)) throw new TwoFactorState('Two-factor authentication is on already: turn it off first');
           throw new Unauthenticated();
         }
@@ -156,9 +157,15 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         // Before anything is counted: a session alone (no enrolment of its own started with the
         // password) must not spend the account's bound on wrong codes, which its owner's logins share.
         if (!factor || factor.enabled) throw new TwoFactorState(factor ? 'Two-factor authentication is on already' : 'No enrolment started: POST /api/two-factor/totp first');
+        const { secrets } = context;
+        if (!secrets) throw new SecondFactorUnavailable();
+        // Started under the generation it names, which must still be the account's: a password
+        // change, a reset or a factor added since voids it (whoever started it had the old proof).
+        const pending = openPending(secrets, factor);
+        if (pending?.generation !== record.credentialGeneration) throw new TwoFactorState('The enrolment is void: the account’s credentials changed since it started. Start it again: POST /api/two-factor/totp');
         // The enrolment's codes count against the account's bound, as every code a session sends.
         const attempt = await countAnswer(context, session.user.id, tally);
-        const step = matchingStep(context, factor, input.code);
+        const step = stepOf(context, pending.secret, input.code);
         if (step === null) throw new WrongCode();
         await refundRequest(store.rateLimiter, attempt, clock.now(), tally);
         const { codes, digests } = recoveryCodes();

@@ -1,0 +1,133 @@
+// @module-tag database
+/**
+ * What ends sessions and a change a session asked for, on PostgreSQL (READ COMMITTED, a real server),
+ * where units of work run at once: a change checks, inside its unit and after its compare-and-set
+ * locked the account's row, that its session still stands (`stands` of the account manager); what ends
+ * sessions (the operator's "end every session", the owner's "end that session") locks the same row
+ * first. So the operator never answers "sessions ended" before a change by one of those sessions
+ * commits: the ending waits for the change, and ends what is left after it. A race review found the
+ * operator answering, then the ended session deleting the account (2026-12-07).
+ *
+ * Each case pauses the change inside its unit, right after its session check, and waits until the
+ * operator's call is seen waiting on a lock (pg_stat_activity), never on a fixed time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { URI, type TOTP } from 'otpauth';
+import { createAccounts, createAdmin, secretBox, type AccountsOptions, type Repositories, type Store } from '@sl-accounts/service/core';
+import { ManualClock, testHasher } from '@sl-accounts/service/core/testing';
+import { testStore } from '@sl-accounts/store-contract';
+import { createTestDatabase, locatePostgres, openMigratedTestStore, type PostgresTestStore } from '@sl-accounts/store-postgres/testing';
+import { poll } from '../support/poll.ts';
+
+const postgres = await testStore('postgres', locatePostgres);
+const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
+const OPERATOR = { operator: 'ops' };
+
+let client = 0;
+const meta = (sessionToken: string | null = null) => ({ clientIp: `198.18.0.${++client}`, userAgent: 'race-test', sessionToken });
+
+/** The store, with a pause after the next call of `repo.method` made inside a unit of work. */
+function pausableUnits(store: Store) {
+  const hooks = new Map<string, { reached: () => void; released: Promise<void> }[]>();
+  const wrap = (tx: Repositories): Repositories =>
+    new Proxy(tx, {
+      get(target, name) {
+        const repo = Reflect.get(target, name, target) as unknown;
+        if (!repo || typeof repo !== 'object') return repo;
+        return new Proxy(repo, {
+          get(inner, method) {
+            const fn = Reflect.get(inner, method, inner) as unknown;
+            if (typeof fn !== 'function') return fn;
+            return async (...args: unknown[]) => {
+              const result = await (fn as (...a: unknown[]) => Promise<unknown>).apply(inner, args);
+              const hook = hooks.get(`${String(name)}.${String(method)}`)?.shift();
+              if (hook) {
+                hook.reached();
+                await hook.released;
+              }
+              return result;
+            };
+          },
+        });
+      },
+    });
+  return {
+    store: new Proxy(store, {
+      get(target, name) {
+        if (name === 'transaction') return <T>(work: (tx: Repositories) => Promise<T>) => target.transaction((tx) => work(wrap(tx)));
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }),
+    pauseNextInUnit(key: string) {
+      let reached!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => (reached = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hooks.set(key, [...(hooks.get(key) ?? []), { reached, released }]);
+      return { arrived, release };
+    },
+  };
+}
+
+describe.skipIf(postgres.skip)(`a change by a session, and the operator ending that session, on ${postgres.title}`, () => {
+  let pg: PostgresTestStore | null = null;
+  afterEach(async () => {
+    await pg?.close();
+    pg = null;
+  });
+
+  /** Ada with TOTP on, the use cases over the pausable store, and what tells a waiting lock. */
+  async function setup() {
+    pg = await openMigratedTestStore(await createTestDatabase());
+    const paused = pausableUnits(pg);
+    const clock = new ManualClock();
+    const ports = { store: paused.store, hasher: testHasher, clock };
+    const options: AccountsOptions = { secrets: secretBox(Buffer.alloc(32, 7)), securityNotices: false };
+    const accounts = createAccounts(ports, options);
+    const admin = createAdmin(ports, options);
+    const signedUp = await accounts.signup(ADA, meta());
+    const session = signedUp.session.token;
+    const app = URI.parse((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri) as TOTP;
+    const code = () => app.generate({ timestamp: clock.now().getTime() });
+    await accounts.confirmTotp({ code: code() }, meta(session));
+    clock.advance(60_000);
+    const db = pg;
+    const lockWaits = async () => Number((await db.query<{ n: string }>(`select count(*)::text as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0]!.n);
+    return { pg: db, paused, accounts, admin, userId: signedUp.user.id, session, code, lockWaits };
+  }
+
+  it("a deletion paused after its session check: the operator's ending waits for it, then finds the account gone", async () => {
+    const { pg: db, paused, accounts, admin, userId, session, code, lockWaits } = await setup();
+    const pause = paused.pauseNextInUnit('sessions.findWithUser');
+    const deleting = accounts.deleteAccount({ password: ADA.password, code: code() }, meta(session));
+    await pause.arrived;
+    let answered = false;
+    const ending = admin.endSessions(userId, { reason: 'a stolen session reported' }, OPERATOR).then(
+      (result) => ((answered = true), result),
+      (error: unknown) => ((answered = true), Promise.reject(error)),
+    );
+    ending.catch(() => {});
+    expect(await poll(lockWaits, (n) => n === 1, 10_000)).toBe(1);
+    expect(answered).toBe(false);
+    pause.release();
+    await deleting;
+    await expect(ending).rejects.toMatchObject({ name: 'NotFound' });
+    expect(await db.query('select id from users')).toEqual([]);
+  });
+
+  it("TOTP turned off by a session paused after its session check: the operator's ending waits, then ends that session", async () => {
+    const { paused, accounts, admin, userId, session, code, lockWaits } = await setup();
+    const pause = paused.pauseNextInUnit('sessions.findWithUser');
+    const disabling = accounts.disableTotp({ password: ADA.password, code: code() }, meta(session));
+    await pause.arrived;
+    let answered = false;
+    const ending = admin.endSessions(userId, { reason: 'a stolen session reported' }, OPERATOR).then((result) => ((answered = true), result));
+    expect(await poll(lockWaits, (n) => n === 1, 10_000)).toBe(1);
+    expect(answered).toBe(false);
+    pause.release();
+    await disabling;
+    expect(await ending).toEqual({ endedSessions: 1 });
+    await expect(accounts.me(meta(session))).rejects.toMatchObject({ name: 'Unauthenticated' });
+  });
+});
