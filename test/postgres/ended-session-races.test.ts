@@ -116,6 +116,18 @@ describe.skipIf(postgres.skip)(`a change by a session, and the operator ending t
     expect(await db.query('select id from users')).toEqual([]);
   });
 
+  it('an enrolment stored while the account is being deleted waits for the deletion and stores nothing (no foreign-key error)', async () => {
+    const { pg: db, paused, accounts, userId, session, code, lockWaits } = await setup();
+    const pause = paused.pauseNextInUnit('users.delete');
+    const deleting = accounts.deleteAccount({ password: ADA.password, code: code() }, meta(session));
+    await pause.arrived;
+    const storing = db.totp.putPending(userId, 'sealed', new Date());
+    expect(await poll(lockWaits, (n) => n === 1, 10_000)).toBe(1);
+    pause.release();
+    await deleting;
+    await expect(storing).resolves.toBe(false);
+  });
+
   it("TOTP turned off by a session paused after its session check: the operator's ending waits, then ends that session", async () => {
     const { paused, accounts, admin, userId, session, code, lockWaits } = await setup();
     const pause = paused.pauseNextInUnit('sessions.findWithUser');

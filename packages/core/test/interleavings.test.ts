@@ -42,7 +42,8 @@ describe('a change whose session another change ended changes nothing', () => {
     await pause.arrived;
     await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(owner.session.token));
     pause.release();
-    expect((await confirming).ok).toBe(false);
+    // Told it is signed out (the change ended its session), not that the enrolment is void.
+    expect(await confirming).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
     expect((await memory.totp.find(signedUp.user.id))?.enabled ?? false).toBe(false);
     expect(await memory.sessions.findWithUser(digestToken(owner.session.token))).not.toBeNull();
     const login = await accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta());
@@ -285,4 +286,19 @@ describe('found in a third round (2026-12-07)', () => {
     expect((await deleting).ok).toBe(true);
     expect(await memory.users.findById(signedUp.user.id)).toBeNull();
   });
+});
+
+it('a change relying on the step-up window whose session another change ended meanwhile is told it is signed out, not asked for a code', async () => {
+  const w = world();
+  const { accounts, paused } = w;
+  const { session, recoveryCodes } = await adaWithTotp(w);
+  const challenge = (await accounts.login({ email: ADA.email, password: ADA.password }, meta())) as { secondFactor: { token: string } };
+  const owner = await accounts.loginSecondFactor({ recoveryCode: recoveryCodes[0]! }, { ...meta(), loginChallenge: challenge.secondFactor.token });
+  // The session stepped up at the enrolment; its change read the account, then the owner's change ended it.
+  const pause = paused.pauseNext('users.findById', 'after');
+  const changing = outcome(accounts.changePassword({ currentPassword: ADA.password, newPassword: 'the thief wanted this' }, meta(session)));
+  await pause.arrived;
+  await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(owner.session.token));
+  pause.release();
+  expect(await changing).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
 });

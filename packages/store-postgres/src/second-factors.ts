@@ -20,7 +20,10 @@ const putPending = statement(3, (db, userId: number, sealedSecret: string, creat
   db
     .insertInto('totp_factors')
     .columns(['user_id', 'sealed_secret', 'enabled', 'created_at'])
-    .expression((eb) => eb.selectFrom('users').select(['id', eb.val(sealedSecret).as('sealed_secret'), eb.lit(false).as('enabled'), eb.val(createdAt).as('created_at')]).where('id', '=', userId))
+    // The user's row shared-locked, as a session's insert takes it: a deletion under way is waited
+    // for, and then the row is gone and nothing is inserted (without it, the insert saw the row, and
+    // the foreign key failed once the deletion committed: a 500 where the answer is "no such user").
+    .expression((eb) => eb.selectFrom('users').select(['id', eb.val(sealedSecret).as('sealed_secret'), eb.lit(false).as('enabled'), eb.val(createdAt).as('created_at')]).where('id', '=', userId).forShare())
     .onConflict((oc) =>
       oc
         .column('user_id')

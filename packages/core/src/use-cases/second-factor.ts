@@ -19,6 +19,7 @@ import { RateLimited, SecondFactorRequired, Unauthenticated } from '../errors.ts
 import { accountKey, countRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_LIMIT, SECOND_FACTOR_RECOVERY_LIMIT, SECOND_FACTOR_RECOVERY_POLICY, type Counted, type Tally } from '../rate-limits.ts';
 import type { FactorKind } from '../store.ts';
 import type { UseCaseContext } from './context.ts';
+import { stillSignedIn } from './sessions.ts';
 
 /** The kinds of factor the account has on (empty: it logs in with the password alone). */
 export async function factorMethods(context: UseCaseContext, userId: number): Promise<FactorKind[]> {
@@ -56,7 +57,11 @@ export async function requireStepUp(context: UseCaseContext, sessionDigest: stri
     await recordStepUp(context, sessionDigest, await verifyCode());
     return;
   }
-  if (!(await hasRecentStepUp(context, sessionDigest))) throw new SecondFactorRequired();
+  if (!(await hasRecentStepUp(context, sessionDigest))) {
+    // No step-up, or no session any more: a session another change ended meanwhile is told so.
+    await stillSignedIn(context, sessionDigest);
+    throw new SecondFactorRequired();
+  }
 }
 
 /**

@@ -117,3 +117,12 @@ export function sessionUseCases(context: UseCaseContext): SessionUseCases {
 export async function lostRace(context: UseCaseContext, session: { readonly digest: string }): Promise<AccountChanged | Unauthenticated> {
   return (await context.ports.store.sessions.findWithUser(session.digest)) ? new AccountChanged() : new Unauthenticated();
 }
+
+/**
+ * Throws Unauthenticated when the session with this digest is gone (another request ended it while
+ * this one ran): called before a refusal that would tell a signed-out client to send a code or start
+ * again, so it is told it is signed out instead.
+ */
+export async function stillSignedIn(context: UseCaseContext, sessionDigest: string): Promise<void> {
+  if (!(await context.ports.store.sessions.findWithUser(sessionDigest))) throw new Unauthenticated();
+}

@@ -18,7 +18,7 @@ import { confirmPassword } from './password.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 import { countAnswer, hasSecondFactor, recordStepUp } from './second-factor.ts';
 import { confirmCode, openPending, sealPending, stepOf, totpOf } from './totp-codes.ts';
-import { lostRace, signedIn, type SignedInSession } from './sessions.ts';
+import { lostRace, signedIn, stillSignedIn, type SignedInSession } from './sessions.ts';
 
 /** Recovery codes made at once. */
 export const RECOVERY_CODE_COUNT = 10;
@@ -162,7 +162,11 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         // Started under the generation it names, which must still be the account's: a password
         // change, a reset or a factor added since voids it (whoever started it had the old proof).
         const pending = openPending(secrets, factor);
-        if (pending?.generation !== record.credentialGeneration) throw new TwoFactorState('The enrolment is void: the account’s credentials changed since it started. Start it again: POST /api/two-factor/totp');
+        if (pending?.generation !== record.credentialGeneration) {
+          // A change that ended this session moved it too: say that first.
+          await stillSignedIn(context, session.digest);
+          throw new TwoFactorState('The enrolment is void: the account’s credentials changed since it started. Start it again: POST /api/two-factor/totp');
+        }
         // The enrolment's codes count against the account's bound, as every code a session sends.
         const attempt = await countAnswer(context, session.user.id, tally);
         const step = stepOf(context, pending.secret, input.code);
@@ -171,7 +175,10 @@ export function twoFactorUseCases(context: UseCaseContext): TwoFactorUseCases {
         const { codes, digests } = recoveryCodes();
         const notice = await accountNotice(context, 'two-factor-enabled', meta, record);
         const done = await context.manager.enableTotp(record.id, record.credentialGeneration, factor.sealedSecret, step, digests, session.digest, notice, activityEntry(context, 'factor-added', meta, { kind: 'totp' }));
-        if (done === null) throw new TwoFactorState('The enrolment changed meanwhile: start it again');
+        if (done === null) {
+          await stillSignedIn(context, session.digest);
+          throw new TwoFactorState('The enrolment changed meanwhile: start it again');
+        }
         // The code just given is a factor verified for this session.
         await recordStepUp(context, session.digest, 'totp');
         return { recoveryCodes: codes };
