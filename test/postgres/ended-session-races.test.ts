@@ -12,63 +12,16 @@
  * operator's call is seen waiting on a lock (pg_stat_activity), never on a fixed time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { URI, type TOTP } from 'otpauth';
-import { createAccounts, createAdmin, secretBox, type AccountsOptions, type Repositories, type Store } from '@sl-accounts/service/core';
+import { createAccounts, createAdmin, type AccountsOptions } from '@sl-accounts/service/core';
 import { ManualClock, testHasher } from '@sl-accounts/service/core/testing';
 import { testStore } from '@sl-accounts/store-contract';
 import { createTestDatabase, locatePostgres, openMigratedTestStore, type PostgresTestStore } from '@sl-accounts/store-postgres/testing';
+import { meta, pausable, SECRETS, totpApp } from '../../packages/core/test/support/interleaving.ts';
 import { poll } from '../support/poll.ts';
 
 const postgres = await testStore('postgres', locatePostgres);
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
 const OPERATOR = { operator: 'ops' };
-
-let client = 0;
-const meta = (sessionToken: string | null = null) => ({ clientIp: `198.18.0.${++client}`, userAgent: 'race-test', sessionToken });
-
-/** The store, with a pause after the next call of `repo.method` made inside a unit of work. */
-function pausableUnits(store: Store) {
-  const hooks = new Map<string, { reached: () => void; released: Promise<void> }[]>();
-  const wrap = (tx: Repositories): Repositories =>
-    new Proxy(tx, {
-      get(target, name) {
-        const repo = Reflect.get(target, name, target) as unknown;
-        if (!repo || typeof repo !== 'object') return repo;
-        return new Proxy(repo, {
-          get(inner, method) {
-            const fn = Reflect.get(inner, method, inner) as unknown;
-            if (typeof fn !== 'function') return fn;
-            return async (...args: unknown[]) => {
-              const result = await (fn as (...a: unknown[]) => Promise<unknown>).apply(inner, args);
-              const hook = hooks.get(`${String(name)}.${String(method)}`)?.shift();
-              if (hook) {
-                hook.reached();
-                await hook.released;
-              }
-              return result;
-            };
-          },
-        });
-      },
-    });
-  return {
-    store: new Proxy(store, {
-      get(target, name) {
-        if (name === 'transaction') return <T>(work: (tx: Repositories) => Promise<T>) => target.transaction((tx) => work(wrap(tx)));
-        const value = Reflect.get(target, name, target) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    }),
-    pauseNextInUnit(key: string) {
-      let reached!: () => void;
-      let release!: () => void;
-      const arrived = new Promise<void>((resolve) => (reached = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      hooks.set(key, [...(hooks.get(key) ?? []), { reached, released }]);
-      return { arrived, release };
-    },
-  };
-}
 
 describe.skipIf(postgres.skip)(`a change by a session, and the operator ending that session, on ${postgres.title}`, () => {
   let pg: PostgresTestStore | null = null;
@@ -80,16 +33,15 @@ describe.skipIf(postgres.skip)(`a change by a session, and the operator ending t
   /** Ada with TOTP on, the use cases over the pausable store, and what tells a waiting lock. */
   async function setup() {
     pg = await openMigratedTestStore(await createTestDatabase());
-    const paused = pausableUnits(pg);
+    const paused = pausable(pg);
     const clock = new ManualClock();
     const ports = { store: paused.store, hasher: testHasher, clock };
-    const options: AccountsOptions = { secrets: secretBox(Buffer.alloc(32, 7)), securityNotices: false };
+    const options: AccountsOptions = { secrets: SECRETS, securityNotices: false };
     const accounts = createAccounts(ports, options);
     const admin = createAdmin(ports, options);
     const signedUp = await accounts.signup(ADA, meta());
     const session = signedUp.session.token;
-    const app = URI.parse((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri) as TOTP;
-    const code = () => app.generate({ timestamp: clock.now().getTime() });
+    const { code } = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
     await accounts.confirmTotp({ code: code() }, meta(session));
     clock.advance(60_000);
     const db = pg;

@@ -18,19 +18,25 @@ type Hook = { readonly when: 'before' | 'after'; readonly pause: Pause; readonly
 
 const WRAPPED = new Set(['users', 'sessions', 'identities', 'passkeys', 'totp', 'recoveryCodes', 'oneTimeTokens']);
 
-/** Wraps a store so that `pauseNext('users.findById')` pauses the next outside-a-unit call of that method. */
+/**
+ * Wraps a store so that `pauseNext('users.findById')` pauses the next call of that method made
+ * outside a unit of work, and `pauseNextInUnit('sessions.findWithUser')` the next one made inside one
+ * (where a server store's units really run at once: test/postgres/ended-session-races.test.ts).
+ */
 export function pausable<S extends object>(store: S) {
-  const hooks = new Map<string, Hook[]>();
+  const outside = new Map<string, Hook[]>();
+  const inUnits = new Map<string, Hook[]>();
   const wrappedRepos = new Map<string, unknown>();
   const calls: string[] = [];
-  const wrapRepo = (name: string, repo: object) =>
+  /** `repo`, whose calls wait where `hooks` holds a pause for them. */
+  const wrapRepo = (name: string, repo: object, hooks: Map<string, Hook[]>) =>
     new Proxy(repo, {
       get(target, prop) {
         const value = Reflect.get(target, prop, target) as unknown;
         if (typeof value !== 'function') return value;
         const key = `${name}.${String(prop)}`;
         return async (...args: unknown[]) => {
-          calls.push(key);
+          if (hooks === outside) calls.push(key);
           const hook = hooks.get(key)?.shift();
           if (hook?.when === 'before') {
             hook.reached();
@@ -45,31 +51,43 @@ export function pausable<S extends object>(store: S) {
         };
       },
     });
+  const wrapUnit = (tx: object) =>
+    new Proxy(tx, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof prop === 'string' && WRAPPED.has(prop) && value && typeof value === 'object' ? wrapRepo(prop, value, inUnits) : value;
+      },
+    });
   const proxied = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
       if (typeof prop === 'string' && WRAPPED.has(prop) && value && typeof value === 'object') {
-        if (!wrappedRepos.has(prop)) wrappedRepos.set(prop, wrapRepo(prop, value));
+        if (!wrappedRepos.has(prop)) wrappedRepos.set(prop, wrapRepo(prop, value, outside));
         return wrappedRepos.get(prop);
+      }
+      // Units are wrapped only while a pause inside one is asked for: otherwise they run as the store runs them.
+      if (prop === 'transaction' && [...inUnits.values()].some((hooks) => hooks.length > 0)) {
+        return (work: (tx: object) => Promise<unknown>) => (value as (work: (tx: object) => Promise<unknown>) => Promise<unknown>).call(target, (tx: object) => work(wrapUnit(tx)));
       }
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+  const pause = (hooks: Map<string, Hook[]>, method: string, when: 'before' | 'after'): Pause => {
+    let reached!: () => void;
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const paused = { arrived, release };
+    hooks.set(method, [...(hooks.get(method) ?? []), { when, pause: paused, reached, released }]);
+    return paused;
+  };
   return {
     store: proxied as S,
     calls,
-    /** Pauses the next call of `method` (`repo.method`), before it runs or after it answered. */
-    pauseNext(method: string, when: 'before' | 'after' = 'before'): Pause {
-      let reached!: () => void;
-      let release!: () => void;
-      const arrived = new Promise<void>((resolve) => (reached = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const pause = { arrived, release };
-      const list = hooks.get(method) ?? [];
-      list.push({ when, pause, reached, released });
-      hooks.set(method, list);
-      return pause;
-    },
+    /** Pauses the next call of `method` (`repo.method`) outside a unit of work, before it runs or after it answered. */
+    pauseNext: (method: string, when: 'before' | 'after' = 'before'): Pause => pause(outside, method, when),
+    /** Pauses the next call of `method` inside a unit of work, after it answered (the unit still open) or before it runs. */
+    pauseNextInUnit: (method: string, when: 'before' | 'after' = 'after'): Pause => pause(inUnits, method, when),
   };
 }
 
