@@ -22,6 +22,7 @@ import {
   LastSignInMethod,
   AccountLocked,
   AccountChanged,
+  SignInRequired,
   StoreUnavailable,
   TwoFactorState,
   Unauthenticated,
@@ -186,6 +187,8 @@ describe('embedding pieces', () => {
       new AccountLocked(),
       // A change that lost its race with another, its session standing (2026-12-07).
       new AccountChanged(),
+      // The first verification of an account with ways in besides its password, without its session (2026-12-08).
+      new SignInRequired(),
     ];
     expect(samples.map((e) => e.constructor)).toEqual([...DOMAIN_ERRORS]);
     const api = createHttpApi({ accounts: {} as Accounts });

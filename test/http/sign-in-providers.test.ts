@@ -24,6 +24,8 @@ beforeAll(async () => {
   provider = await startTestProvider([CALLBACK, MOUNTED_CALLBACK], {
     alice: { email: 'alice@example.com', email_verified: true, name: 'Alice Liddell' },
     bob: { email: 'bob@example.com', email_verified: false, name: 'Bob' },
+    gus: { email: 'gus@example.com', email_verified: false, name: 'Gus' },
+    hal: { email: 'hal@example.com', email_verified: false, name: 'Hal' },
     carol: { email: 'carol@example.com', email_verified: true, name: 'Carol' },
     dave: { email: 'dave@example.com', email_verified: true, name: 'Dave' },
     erin: { email: 'erin@example.com', email_verified: true, name: 'Erin' },
@@ -220,6 +222,51 @@ describe('accounts and linking (ADR 0056)', () => {
     const again = await signIn(service, 'bob');
     expect(errorOf(again.answer)).toBe('account_exists');
     expect(again.answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
+  it('the first verification of an unverified provider account needs its session: the inbox owner’s click verifies nothing, and their reset still unlinks the identity', async () => {
+    const mails: { to: string; text: string }[] = [];
+    const service = await createService({
+      store: createMemoryStore(),
+      hasher: testHasher,
+      mcp: false,
+      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
+      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
+    });
+    const tokenIn = (to: string) => /token=([A-Za-z0-9_-]+)/.exec(mails.filter((m) => m.to === to).at(-1)?.text ?? '')?.[1];
+    // Someone whose provider does not vouch for gus@example.com makes the account; its verification link goes to gus's inbox.
+    const attacker = (await signIn(service, 'gus')).answer.cookies;
+    const link = tokenIn('gus@example.com');
+    expect(link).toBeTruthy();
+    // The inbox's owner confirms it in a browser of their own (no session of the account): refused, nothing verified, the link still good.
+    const refused = await request<{ code: string }>(service.api, 'POST /api/email-verification/confirm', { json: { token: link } });
+    expect(refused.status).toBe(403);
+    expect(refused.json.code).toBe('sign_in_required');
+    expect((await request<{ user: { emailVerified: boolean } }>(service.api, 'GET /api/me', { cookie: attacker })).json.user.emailVerified).toBe(false);
+    // The inbox's owner resets instead: the account is still unverified, so the identity goes.
+    expect((await request(service.api, 'POST /api/password-reset', { json: { email: 'gus@example.com' } })).status).toBe(202);
+    expect((await request(service.api, 'POST /api/password-reset/confirm', { json: { token: tokenIn('gus@example.com'), newPassword: 'the inbox owner now' } })).status).toBe(200);
+    const again = await signIn(service, 'gus');
+    expect(errorOf(again.answer)).toBe('account_exists');
+    expect(again.answer.cookies.sl_session).toBeFalsy();
+    await service.close();
+  });
+
+  it('the first verification of a provider account with its own session in the cookie verifies it', async () => {
+    const mails: { to: string; text: string }[] = [];
+    const service = await createService({
+      store: createMemoryStore(),
+      hasher: testHasher,
+      mcp: false,
+      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
+      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
+    });
+    const owner = (await signIn(service, 'hal')).answer.cookies;
+    const link = /token=([A-Za-z0-9_-]+)/.exec(mails.filter((m) => m.to === 'hal@example.com').at(-1)?.text ?? '')?.[1];
+    const confirmed = await request<{ user: { emailVerified: boolean } }>(service.api, 'POST /api/email-verification/confirm', { json: { token: link }, cookie: owner });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.json.user.emailVerified).toBe(true);
     await service.close();
   });
 

@@ -125,9 +125,11 @@ export interface AccountManager {
    *   account's (the unique index decides, also against a concurrent signup or move): then nothing
    *   changes, the token included.
    * On success queues `mails(confirmed)` in the same unit of work. `null` for an unknown, used, expired
-   * or stale token (nothing changes but that a stale token is used up).
+   * or stale token (nothing changes but that a stale token is used up). `'sign-in-needed'` for the
+   * first proof of an address whose account has ways in besides its password (an identity, a passkey,
+   * TOTP) when `keep` is not one of its sessions: then nothing changes, the token included.
    */
-  confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[], event?: (confirmed: EmailConfirmed) => ActivityEntry): Promise<EmailConfirmed | 'taken' | null>;
+  confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[], event?: (confirmed: EmailConfirmed) => ActivityEntry): Promise<EmailConfirmed | 'taken' | 'sign-in-needed' | null>;
   /** Stores the message and, when `mail` is given, queues it: both or neither. */
   addContact(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
   /**
@@ -268,6 +270,32 @@ async function lockRow(tx: Repositories, userId: number): Promise<UserRecord | n
     const locked = await tx.users.update(userId, { credentialGeneration: user.credentialGeneration }, { credentialGeneration: user.credentialGeneration });
     if (locked) return locked;
   }
+}
+
+/** Removes the user's second factors: TOTP (on or pending), recovery codes and passkeys. */
+async function removeSecondFactors(tx: Repositories, userId: number): Promise<void> {
+  await tx.totp.delete(userId);
+  await tx.recoveryCodes.replace(userId, []);
+  for (const passkey of await tx.passkeys.listByUser(userId)) await tx.passkeys.delete(userId, passkey.id);
+}
+
+/** Removes every way in but the password: the second factors and the identities linked. */
+async function removeWaysIn(tx: Repositories, userId: number): Promise<void> {
+  await removeSecondFactors(tx, userId);
+  for (const identity of await tx.identities.listByUser(userId)) await tx.identities.delete(userId, identity.provider);
+}
+
+/** Whether the session with digest `digest` exists and is the user's, unexpired at `now`. */
+async function signedInAs(tx: Repositories, userId: number, digest: string | null, now: Date): Promise<boolean> {
+  const session = digest === null ? null : await tx.sessions.findWithUser(digest);
+  return session !== null && session.user.id === userId && session.expiresAt > now;
+}
+
+/** Whether the user has a way in besides the password: an identity, a passkey or TOTP on. */
+async function hasWaysInBeyondPassword(tx: Repositories, userId: number): Promise<boolean> {
+  if ((await tx.identities.listByUser(userId)).length > 0) return true;
+  if ((await tx.passkeys.listByUser(userId)).length > 0) return true;
+  return (await tx.totp.find(userId))?.enabled === true;
 }
 
 /** Whether the session with digest `by`, which asked for a change, still exists (no session named: yes). */
@@ -449,9 +477,11 @@ export function createAccountManager(store: ManagedStore): AccountManager {
           const unverified = await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: false });
           const user = unverified ?? (await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: true }));
           if (!user) return null;
-          // The inbox's owner takes the account: identities linked while nobody had proven the address
-          // (a provider that does not verify addresses: a pre-account takeover) go (ADR 56, rule 4).
-          if (unverified) for (const identity of await tx.identities.listByUser(user.id)) await tx.identities.delete(user.id, identity.provider);
+          // The inbox's owner takes the account: every way in added while nobody had proven the address
+          // goes (a pre-account takeover: whoever made the account with someone else's address, with a
+          // password or at a provider that does not verify addresses; ADR 56, rule 4), so the new
+          // password is its one way in. An address is unverified only until its first proof.
+          if (unverified) await removeWaysIn(tx, user.id);
           if (notice) await tx.outbox.add(addressed(notice, user.email));
           await log(tx, user.id, event);
           return { userId: user.id, email: user.email, endedSessions: await tx.sessions.deleteByUser(user.id) };
@@ -472,9 +502,9 @@ export function createAccountManager(store: ManagedStore): AccountManager {
     },
 
     async confirmEmailLink(tokenDigest, now, keep, mails, event) {
-      let confirmed: EmailConfirmed | null;
+      let confirmed: EmailConfirmed | 'sign-in-needed' | null;
       try {
-        confirmed = await ending(
+        confirmed = await ending<EmailConfirmed | null, 'sign-in-needed'>(
           async (tx) => {
             const taken = await tx.oneTimeTokens.take(['verify-email', 'change-email'], tokenDigest, now);
             if (!taken || taken.userId === null || taken.email === null || taken.credentialGeneration === null) return null;
@@ -484,11 +514,19 @@ export function createAccountManager(store: ManagedStore): AccountManager {
               // Mailed to an address the account no longer has: it proves nothing about the one it
               // has. Whether it was proven already is the compare of the first try, so the answer
               // says what the row held when it changed.
-              const expected = { email: token.email, emailVerified: false };
+              // Bound to the generation it was mailed under, as every link: a change of credential, a
+              // lock or a factor removed since voids it (ADR 57).
+              const expected = { email: token.email, emailVerified: false, credentialGeneration: taken.credentialGeneration };
               let user = await tx.users.update(token.userId, { emailVerified: true }, expected);
               const previousEmailVerified = user === null;
               user ??= await tx.users.update(token.userId, { emailVerified: true }, { ...expected, emailVerified: true });
               if (!user) return null;
+              // The first proof of the address proves the inbox, not who holds the account's other ways
+              // in, which were all added before it: an identity at a provider that did not verify the
+              // address, a passkey or TOTP added by whoever made the account (a pre-account takeover).
+              // Verified, the account would keep them past its inbox owner's reset (which removes them
+              // only from an unverified account), so then the click must come with the account's session.
+              if (!previousEmailVerified && !(await signedInAs(tx, user.id, keep, now)) && (await hasWaysInBeyondPassword(tx, user.id))) throw new Undo('sign-in-needed' as const);
               done = { purpose: 'verify', user: toUser(user), previousEmail: user.email, previousEmailVerified, endedSessions: [] };
             } else {
               // The generation's move first: the compare-and-set locks the row and answers its address
@@ -512,7 +550,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
         if (error instanceof EmailTaken) return 'taken';
         throw error;
       }
-      if (confirmed) await forgetUser(confirmed.user.id);
+      if (confirmed && confirmed !== 'sign-in-needed') await forgetUser(confirmed.user.id);
       return confirmed;
     },
 
@@ -713,9 +751,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             if (!before) return null;
             const user = await tx.users.update(userId, { credentialGeneration: before.credentialGeneration + 1 }, { credentialGeneration: before.credentialGeneration });
             if (!user) return 'moved' as const;
-            await tx.totp.delete(userId);
-            await tx.recoveryCodes.replace(userId, []);
-            for (const passkey of await tx.passkeys.listByUser(userId)) await tx.passkeys.delete(userId, passkey.id);
+            await removeSecondFactors(tx, userId);
             if (notice) await tx.outbox.add(addressed(notice, user.email));
             await log(tx, userId, event);
             return tx.sessions.deleteByUser(userId);

@@ -231,6 +231,21 @@ export class AccountChanged extends Error {
 }
 
 /**
+ * The first proof of an address (its verification link) whose account has ways in besides its
+ * password (an identity, a passkey, TOTP), opened without one of the account's sessions: whoever made
+ * those ways in is not shown to be the inbox's owner, so the address stays unverified and the link
+ * unused. Sign in to the account in the same browser and open the link again; or, if the account is
+ * not yours, reset its password through the inbox, which removes them.
+ */
+export class SignInRequired extends Error {
+  readonly code = 'sign_in_required' as const;
+  constructor() {
+    super('Sign in to this account in this browser, then open the link again: it has ways to sign in besides its password. If you did not make the account, reset its password instead.');
+    this.name = 'SignInRequired';
+  }
+}
+
+/**
  * Every domain error, once. `DomainError`, `isDomainError` and a transport's table by `code` (which
  * must name an answer for every one) are all derived from this list, so adding an error here is the one step.
  */
@@ -256,6 +271,7 @@ export const DOMAIN_ERRORS = [
   LastSignInMethod,
   AccountLocked,
   AccountChanged,
+  SignInRequired,
 ] as const;
 
 /** Any domain error. */

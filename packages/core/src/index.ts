@@ -88,6 +88,7 @@ export {
   LastSignInMethod,
   AccountLocked,
   AccountChanged,
+  SignInRequired,
   DOMAIN_ERRORS,
   isDomainError,
   type DomainError,

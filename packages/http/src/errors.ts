@@ -84,6 +84,7 @@ export const STATUS_BY_CODE: Readonly<Record<DomainErrorCode, number>> = {
   last_sign_in_method: 409,
   account_locked: 403,
   account_changed: 409,
+  sign_in_required: 403,
 };
 
 /** A client error found by the transport (body rules, routing); its message is safe to show. */

@@ -14,6 +14,7 @@ import {
   ProviderUnavailable,
   LastSignInMethod,
   AccountChanged,
+  SignInRequired,
   InvalidCredentials,
   NotFound,
   StoreUnavailable,
@@ -188,6 +189,7 @@ export const ERROR_EXAMPLES = {
   identityNotFound: errorExample(new NotFound('Identity')),
   lastSignInMethod: errorExample(new LastSignInMethod()),
   accountChanged: errorExample(new AccountChanged()),
+  signInRequired: errorExample(new SignInRequired()),
 } as const;
 
 /** One event of `GET /api/me/activity`. */

@@ -4,7 +4,7 @@
  * moves only when the link is confirmed), and the change of name.
  */
 import { activityEntry } from './activity-entries.ts';
-import { EmailTaken, Unauthenticated, ValidationError } from '../errors.ts';
+import { EmailTaken, SignInRequired, Unauthenticated, ValidationError } from '../errors.ts';
 import type { EmailConfirmed, EmailLink, EmailTokenPurpose } from '../account-manager.ts';
 import type { AccountMail, OutgoingMail } from '../ports.ts';
 import type { User } from '../store.ts';
@@ -166,6 +166,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
           activityEntry(context, done.purpose === 'change' ? 'email-changed' : 'email-verified', meta, done.purpose === 'change' ? { previousEmail: done.previousEmail, email: done.user.email } : { email: done.user.email }),
         );
         if (done === 'taken') throw new EmailTaken();
+        if (done === 'sign-in-needed') throw new SignInRequired();
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         return { user: done.user, purpose: done.purpose };
       }),

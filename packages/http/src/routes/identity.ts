@@ -106,17 +106,23 @@ export const confirmEmail: ApiRoute = {
   path: '/api/email-verification/confirm',
   operationId: 'confirmEmail',
   summary: 'Confirm a mailed link',
-  description: 'Uses the token of a link mailed by signup, by `POST /api/email-verification` or by `POST /api/email`: verifies the address of the token’s account, or moves the account to the new address (verified) and ends every other session of it (the session of the cookie sent along stays, when it is the account’s). Answers the account’s user. An unknown, used, expired or superseded token is a 400 naming `token`; no session is needed.',
+  description: 'Uses the token of a link mailed by signup, by `POST /api/email-verification` or by `POST /api/email`: verifies the address of the token’s account, or moves the account to the new address (verified) and ends every other session of it (the session of the cookie sent along stays, when it is the account’s). Answers the account’s user. An unknown, used, expired or superseded token (a change of credential, a lock or a factor removed since it was mailed supersedes it) is a 400 naming `token`. No session is needed, but for the first verification of an account that has ways to sign in besides its password (an identity, a passkey, TOTP): that one needs the account’s own session in the cookie, else 403 `sign_in_required` and nothing changes, the link included.',
   tag: 'accounts',
   auth: 'public',
   cookieAdvice:
-    'Send the session cookie along when you have one: confirming a change of address ends every other session of the account, and without the cookie yours is one of them (the verification after signup keeps every session either way).',
+    'Send the session cookie along when you have one: confirming a change of address ends every other session of the account, and without the cookie yours is one of them (the verification after signup keeps every session either way); the first verification of an account with ways to sign in besides its password needs it.',
   changesState: true,
   limited: 'emailVerificationConfirm',
   requestBody: EmailVerificationConfirmRequest,
   requestExample: EXAMPLE_EMAIL_CONFIRM,
   responses: {
     '200': { description: 'Confirmed: the user of the token’s account, its address verified.', body: 'UserResponse', example: { ok: true, user: { ...EXAMPLE_USER_RESPONSE.user, emailVerified: true } } },
+    '403': {
+      description: 'The first verification of an account that has ways to sign in besides its password (an identity, a passkey, TOTP), without one of its sessions in the cookie: whoever added them is not shown to be the inbox’s owner. Nothing changed, the link included: sign in to the account in this browser and confirm again; if the account is not yours, reset its password through the inbox instead, which removes them.',
+      body: 'ErrorResponse',
+      example: ERROR_EXAMPLES.signInRequired,
+      codes: ['sign_in_required'],
+    },
     '409': { description: 'The new address of a change became another account’s since the link was mailed; nothing changed.', body: 'ErrorResponse', example: ERROR_EXAMPLES.emailTaken, codes: ['email_taken'] },
   },
   run: async (accounts, request) => {
