@@ -492,6 +492,32 @@ describe('abuse (issue 42)', () => {
     await service.close();
   });
 
+  it('a returnTo beyond ASCII, or with what a URL does not hold, lands signed in at it percent-encoded (no 500 after the sign-in)', async () => {
+    const service = await serviceWith();
+    // Each accepted at the start; the Location of the signed-in ending was the raw value: a 500
+    // (ERR_INVALID_CHAR) after the state was taken and the session stored, or `/é` read as `/Ã©`.
+    const cases: [string, string][] = [
+      ['/\u2028x', '/%E2%80%A8x'],
+      ['/\u{1F600}', '/%F0%9F%98%80'],
+      ['/é', '/%C3%A9'],
+      ['/%C3%A9/caf\u00e9', '/%C3%A9/caf%C3%A9'],
+      ['/a b"<>|^`{}', '/a%20b%22%3C%3E%7C%5E%60%7B%7D'],
+      ['/x?q=\u00e9 t&r=%20#f\u00e9 g', '/x?q=%C3%A9%20t&r=%20#f%C3%A9%20g'],
+    ];
+    for (const [returnTo, location] of cases) {
+      const { answer } = await signIn(service, 'alice', { returnTo });
+      expect(answer.status, returnTo).toBe(303);
+      expect(answer.headers.get('location'), returnTo).toBe(location);
+      expect(answer.cookies.sl_session, returnTo).toBeTruthy();
+      // The browser reads it back as the same path on this origin.
+      const back = new URL(location, 'http://localhost');
+      expect(back.origin).toBe('http://localhost');
+      expect(decodeURIComponent(back.pathname), returnTo).toBe(decodeURIComponent(new URL(returnTo, 'http://localhost').pathname));
+      expect((await request(service.api, 'GET /api/me', { cookie: answer.cookies })).status).toBe(200);
+    }
+    await service.close();
+  });
+
   it('a locked account signs in through its provider by no means: 303 with error=account_locked, no session', async () => {
     const service = await serviceWith();
     const first = await signIn(service, 'erin');

@@ -320,6 +320,62 @@ describeEachServer('two-factor authentication (TOTP, recovery codes)', MATRIX, (
     expect((await secondStep(cookieOf(await login(ADA), 'sl_login'), { code: codeOf(app) })).status).toBe(200);
   });
 
+  /**
+   * What someone with the password can do with no device proof of the account (issue f18): 11 wrong
+   * TOTP codes, then 11 wrong recovery codes, each on a challenge of a fresh login (a 429 ends the
+   * challenge it came with). Answers what each got: the error's code, or the status of a 429.
+   */
+  async function spendBothWindows(app: TOTP): Promise<(number | string)[]> {
+    const wrong = () => (codeOf(app) === '000000' ? '000001' : '000000');
+    const answers: (number | string)[] = [];
+    for (let i = 0; i < 22; i++) {
+      const answer = await secondStep(cookieOf(await login(ADA), 'sl_login'), i < 11 ? { code: wrong() } : { recoveryCode: 'aaaaa-aaaaa' });
+      answers.push(answer.status === 429 ? 429 : (answer.body as { code: string }).code);
+    }
+    return answers;
+  }
+  const SPENT = [...Array(10).fill('invalid_code'), 429, ...Array(10).fill('invalid_code'), 429];
+
+  it('whoever has the password spends the account’s ten and the recovery codes’ shared ten; the owner’s browser (its device proof) still signs in with a recovery code', async () => {
+    await start();
+    const { app, device, recoveryCodes } = await enrol();
+    clock.advance(STEP_MS);
+    expect(await spendBothWindows(app)).toEqual(SPENT);
+    // Without a proof of the account the shared window holds: the right recovery code is 429 (and stays unused).
+    const stranger = await secondStep(cookieOf(await login(ADA), 'sl_login'), { recoveryCode: recoveryCodes[0] });
+    expect([stranger.status, stranger.headers.get('retry-after')]).toEqual([429, '86400']);
+    // The owner's browser has its own window for recovery codes and passkeys: in.
+    const owner = await secondStep(cookieOf(await login(ADA, `sl_device=${device}`), 'sl_login'), { recoveryCode: recoveryCodes[0] }, `sl_device=${device}`);
+    expect(owner.status).toBe(200);
+    expect(owner.headers.get('ratelimit')).toMatch(/"second-factor-account";r=0;.*"second-factor-recovery";r=10;/);
+    // Its window is bounded too: ten wrong recovery codes, then 429 even for a right one.
+    const answered: number[] = [];
+    for (let i = 0; i < 11; i++) answered.push((await secondStep(cookieOf(await login(ADA, `sl_device=${device}`), 'sl_login'), { recoveryCode: 'aaaaa-aaaaa' }, `sl_device=${device}`)).status);
+    expect(answered).toEqual([...Array(10).fill(401), 429]);
+    expect((await secondStep(cookieOf(await login(ADA, `sl_device=${device}`), 'sl_login'), { recoveryCode: recoveryCodes[1] }, `sl_device=${device}`)).status).toBe(429);
+  });
+
+  it('a completed password reset clears the account’s second-factor windows that whoever had the password spent: a right recovery code and a right TOTP code sign in again', async () => {
+    await start();
+    const { app, recoveryCodes } = await enrol();
+    clock.advance(STEP_MS);
+    expect(await spendBothWindows(app)).toEqual(SPENT);
+    expect((await secondStep(cookieOf(await login(ADA), 'sl_login'), { code: codeOf(app) })).status).toBe(429);
+    // The owner resets the password through the inbox (from a browser with no device proof).
+    expect((await call('/api/password-reset', { json: { email: ADA.email } })).status).toBe(202);
+    const [mail] = await mailsTo(ADA.email, /Reset your /);
+    const token = new URL(/https?:\/\/\S+/.exec(mail!.text)![0]).searchParams.get('token');
+    const newPassword = 'the owner’s new passphrase';
+    expect((await call('/api/password-reset/confirm', { json: { token, newPassword } })).status).toBe(200);
+    // The old password is dead, so its holder reaches no second step; the owner's answers count again.
+    expect((await login(ADA)).status).toBe(401);
+    const owner = { email: ADA.email, password: newPassword };
+    const recovered = await secondStep(cookieOf(await login(owner), 'sl_login'), { recoveryCode: recoveryCodes[0] });
+    expect(recovered.status).toBe(200);
+    clock.advance(STEP_MS);
+    expect((await secondStep(cookieOf(await login(owner), 'sl_login'), { code: codeOf(app) })).status).toBe(200);
+  });
+
   // The stores' limiters differ; the hosts do not change the answer.
   it.skipIf(host !== MATRIX[0]!.host)('one bound per account: wrong codes with four device proofs, none, and a session are ten in all; recovery codes past it have ten of their own', async () => {
     await start();

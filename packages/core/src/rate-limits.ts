@@ -110,9 +110,11 @@ export const SECOND_FACTOR_LIMIT: RateLimitRule = { limit: 10, windowMs: 24 * 60
 export const SECOND_FACTOR_ACCOUNT_POLICY = 'second-factor-account';
 
 /**
- * Recovery codes and passkey assertions at a login's second step once the account's
- * SECOND_FACTOR_LIMIT is spent: 10 more a day per account, so strangers who spent the 10 with
- * wrong TOTP codes cannot lock the owner out. Neither can be guessed at any rate the limits allow
+ * Recovery codes and passkey assertions once the account's SECOND_FACTOR_LIMIT is spent: 10 more
+ * a day per account for clients without a device proof of it, and 10 a day per device proof (the
+ * owner's browser), so strangers who spent the 10 with wrong TOTP codes, and then these with wrong
+ * recovery codes, cannot lock the owner's browser out (ADR 0047, amended 2026-12-08). A completed
+ * password reset clears the account's windows. Neither can be guessed at any rate the limits allow
  * (a recovery code is one of ten 50-bit values: 9 × 10^-15 per guess, 3 × 10^8 times less than a
  * TOTP code; an assertion is a signature), so the extra answers change the odds by nothing
  * measurable; the bound only keeps them finite.

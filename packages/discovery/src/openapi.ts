@@ -235,7 +235,7 @@ function tooManyText(route: ApiRoute): string {
     ...(route.alsoLimited?.includes(INBOX_POLICY) ? ['the share of mail anyone can cause that the address’s inbox had in the last hour (the account’s link is then not spent)'] : []),
     ...(route.alsoLimited?.includes(PROFILE_SESSION_POLICY) ? ['this session’s own limit on changes of name'] : []),
     ...(route.alsoLimited?.includes(SECOND_FACTOR_ACCOUNT_POLICY) ? ['the account’s limit on wrong second-factor codes, whatever session or device cookie sends them (then even the right code, until the window ends)'] : []),
-    ...(route.alsoLimited?.includes(SECOND_FACTOR_RECOVERY_POLICY) ? ['past that, the account’s own limit on recovery codes and passkey answers'] : []),
+    ...(route.alsoLimited?.includes(SECOND_FACTOR_RECOVERY_POLICY) ? ['past that, the limit on recovery codes and passkey answers (the account’s for clients without its device cookie, that cookie’s own for one with it)'] : []),
     ...(route.alsoLimited?.includes(PASSKEY_OPTIONS_SESSION_POLICY) ? ['this session’s own limit on passkey options'] : []),
     ...(route.alsoLimited?.includes(PASSKEY_SIGN_IN_TOTAL_POLICY) ? ['the limit on sign-in options from all clients together'] : []),
   ];

@@ -182,7 +182,7 @@ export async function finishLogin(context: UseCaseContext, challengeToken: strin
   const account = challenge && (await store.users.findById(challenge.userId));
   if (!challenge || !account || account.credentialGeneration !== challenge.credentialGeneration) throw new LoginChallengeInvalid();
   // One bound per account, whatever device proof comes along: a budget per proof multiplied it.
-  const attempt = await countAnswer(context, challenge.userId, tally, unguessable);
+  const attempt = await countAnswer(context, challenge.userId, tally, unguessable && { deviceProof: meta.deviceProof });
   const verified = await verify(challenge);
   if (!verified) {
     const failures = challenge.failures + 1;

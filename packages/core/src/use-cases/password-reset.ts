@@ -6,6 +6,7 @@ import { ACCOUNT_LOGIN_POLICY, accountKey, withQuota, type Quota, type Tally } f
 import { parseRequest, PasswordResetConfirmRequest, PasswordResetRequest } from '../schemas.ts';
 import { digestToken } from '../system.ts';
 import type { UseCaseContext } from './context.ts';
+import { secondFactorKeys } from './second-factor.ts';
 import { readBody, type RequestBody, type RequestMeta } from './request.ts';
 
 /** How long a password reset token is valid, from its request. */
@@ -95,9 +96,11 @@ export function passwordResetUseCases(context: UseCaseContext, { perClientLimit 
         const done = await context.manager.completeReset(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta), activityEntry(context, 'password-reset', meta));
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         // The owner proved themselves through the mailbox: the failures others counted against the
-        // account (guesses at the old password) go, and this client gets a device proof, so it signs
-        // in even while others lock the account again.
+        // account (guesses at the old password, and the wrong second-factor answers of whoever had
+        // it, which the new password's generation shuts out) go, and this client gets a device
+        // proof, so it signs in even while others lock the account again.
         await rateLimiter.clear(accountKey(ACCOUNT_LOGIN_POLICY, done.email));
+        for (const key of secondFactorKeys(done.userId)) await rateLimiter.clear(key);
         return { device: await devices.issue(done.userId) };
       }),
 

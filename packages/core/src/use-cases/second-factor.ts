@@ -19,6 +19,7 @@ import { RateLimited, SecondFactorRequired, Unauthenticated } from '../errors.ts
 import { accountKey, countRequest, SECOND_FACTOR_ACCOUNT_POLICY, SECOND_FACTOR_LIMIT, SECOND_FACTOR_RECOVERY_LIMIT, SECOND_FACTOR_RECOVERY_POLICY, type Counted, type Tally } from '../rate-limits.ts';
 import type { FactorKind } from '../store.ts';
 import type { UseCaseContext } from './context.ts';
+import type { RequestMeta } from './request.ts';
 import { stillSignedIn } from './sessions.ts';
 
 /** The kinds of factor the account has on (empty: it logs in with the password alone). */
@@ -68,15 +69,26 @@ export async function requireStepUp(context: UseCaseContext, sessionDigest: stri
  * Counts one second-factor answer for the account (SECOND_FACTOR_LIMIT), whatever session or
  * device proof sent it. An `unguessable` answer (a recovery code, a passkey assertion) is still
  * checked once that bound is spent, counted under SECOND_FACTOR_RECOVERY_LIMIT instead: strangers
- * who have the password and spent the 10 with wrong TOTP codes do not lock the owner out.
- * Throws RateLimited.
+ * who have the password and spent the 10 with wrong TOTP codes do not lock the owner out. That
+ * second window is the account's for a client without a device proof of it, and the proof's own
+ * for a client with one (the owner's browser): whoever has the password can spend the shared one
+ * with wrong recovery codes, never the owner's browser's (ADR 0047, amended 2026-12-08). Which
+ * spends nothing a guess could use: a recovery code is one of ten 50-bit values. A completed
+ * password reset clears the account's windows (`secondFactorKeys`). Throws RateLimited.
  */
-export async function countAnswer(context: UseCaseContext, userId: number, tally: Tally, unguessable = false): Promise<Counted> {
+export async function countAnswer(context: UseCaseContext, userId: number, tally: Tally, unguessable: false | { readonly deviceProof: RequestMeta['deviceProof'] } = false): Promise<Counted> {
   const { store, clock } = context.ports;
   try {
-    return await countRequest(store.rateLimiter, SECOND_FACTOR_ACCOUNT_POLICY, accountKey(SECOND_FACTOR_ACCOUNT_POLICY, String(userId)), SECOND_FACTOR_LIMIT, clock.now(), tally);
+    return await countRequest(store.rateLimiter, SECOND_FACTOR_ACCOUNT_POLICY, secondFactorKeys(userId)[0], SECOND_FACTOR_LIMIT, clock.now(), tally);
   } catch (error) {
     if (!unguessable || !(error instanceof RateLimited)) throw error;
-    return countRequest(store.rateLimiter, SECOND_FACTOR_RECOVERY_POLICY, accountKey(SECOND_FACTOR_RECOVERY_POLICY, String(userId)), SECOND_FACTOR_RECOVERY_LIMIT, clock.now(), tally);
+    const device = await context.devices.verify(unguessable.deviceProof, userId);
+    const key = device ? accountKey(SECOND_FACTOR_RECOVERY_POLICY, `${userId}\0${device}`) : secondFactorKeys(userId)[1];
+    return countRequest(store.rateLimiter, SECOND_FACTOR_RECOVERY_POLICY, key, SECOND_FACTOR_RECOVERY_LIMIT, clock.now(), tally);
   }
+}
+
+/** The limiter keys of the account's second-factor windows that strangers with the password share: SECOND_FACTOR_LIMIT's, and SECOND_FACTOR_RECOVERY_LIMIT's for clients without a device proof. */
+export function secondFactorKeys(userId: number): readonly [string, string] {
+  return [accountKey(SECOND_FACTOR_ACCOUNT_POLICY, String(userId)), accountKey(SECOND_FACTOR_RECOVERY_POLICY, String(userId))];
 }

@@ -117,7 +117,7 @@ export async function proveOwner(context: UseCaseContext, session: SignedInSessi
   // No "verify it again" here: a step-up of the session is no proof for this.
   if (proof.recoveryCode === undefined && !passkey) throw new SecondFactorRequired(PROOF_NEEDS_FACTOR);
   // Counted against the account's one bound (a recovery code or passkey is unguessable: ADR 0047).
-  const attempt = await countAnswer(context, record.id, tally, true);
+  const attempt = await countAnswer(context, record.id, tally, { deviceProof: meta.deviceProof });
   const verified = proof.recoveryCode !== undefined ? (await useRecoveryCode(context, record.id, proof.recoveryCode, meta)) !== null : await passkey!();
   if (!verified) throw new WrongCode();
   await refundRequest(store.rateLimiter, attempt, clock.now(), tally);

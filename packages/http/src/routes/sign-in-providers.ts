@@ -39,29 +39,43 @@ function startedAnswer(result: { readonly url: string; readonly stateToken: stri
   return { ...okAnswer(200, { url: result.url }, result.limits), setCookie: signInStateCookie(result.stateToken, result.maxAgeSeconds, base) };
 }
 
-/** `returnTo` with `name=value` added to its query (the fragment stays last). */
-function withParameter(returnTo: string, name: string, value: string): string {
+/** What RFC 3986 allows in a path, a query or a fragment unencoded (`%` of an escape kept as it is). */
+const NOT_IN_URI = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/g;
+const escaped = (part: string) => part.replace(NOT_IN_URI, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+
+/**
+ * The `Location` of `returnTo` (a path `isLocalPath` accepted at the start), with `name=value` added
+ * to its query when given (the fragment stays last): the URL parser percent-encodes what is not
+ * ASCII (UTF-8) and keeps an escape already there, and what RFC 3986 does not allow in a path,
+ * query or fragment is escaped too, so the header is printable ASCII that a browser reads back as
+ * the same path on this origin. Every ending goes through here: a raw `returnTo` such as `/\u2028x`
+ * is no valid header value (the host's 500, after the sign-in was done) and `/é` reached the browser
+ * as `/Ã©`.
+ */
+function locationOf(returnTo: string, parameter?: { readonly name: string; readonly value: string }): string {
   const url = new URL(returnTo, 'https://origin.invalid');
-  url.searchParams.set(name, value);
-  return `${url.pathname}${url.search}${url.hash}`;
+  if (parameter) url.searchParams.set(parameter.name, parameter.value);
+  const query = url.search && `?${escaped(url.search.slice(1))}`;
+  const fragment = url.hash && `#${escaped(url.hash.slice(1))}`;
+  return `${escaped(url.pathname)}${query}${fragment}`;
 }
 
 /** The callback's 303: where to, and the cookies of what happened. */
 function callbackAnswer(end: ProviderCallbackEnd, base: string): OperationResult {
   const cleared = clearedSignInStateCookie(base);
   const redirect = (location: string, cookies: readonly string[]): OperationResult => ({ status: 303, body: { ok: true }, headers: { location }, setCookie: [...cookies, cleared] });
-  if ('failure' in end) return redirect(withParameter(end.returnTo, 'error', end.failure), []);
-  if ('linked' in end) return redirect(withParameter(end.returnTo, 'linked', end.linked), []);
+  if ('failure' in end) return redirect(locationOf(end.returnTo, { name: 'error', value: end.failure }), []);
+  if ('linked' in end) return redirect(locationOf(end.returnTo, { name: 'linked', value: end.linked }), []);
   const { step } = end;
   if ('secondFactor' in step) {
     const { token, maxAgeSeconds, methods } = step.secondFactor;
-    return redirect(withParameter(end.returnTo, 'second_factor', methods.join(',')), [loginChallengeCookie(token, maxAgeSeconds, base), clearedSessionCookie()]);
+    return redirect(locationOf(end.returnTo, { name: 'second_factor', value: methods.join(',') }), [loginChallengeCookie(token, maxAgeSeconds, base), clearedSessionCookie()]);
   }
   // The device cookie at the login's paths, and at this sign-in's own: the next provider sign-in of
   // this browser presents it, so its owner is not told of a new device each time.
   const devices = DEVICE_COOKIE_PATHS.map((path) => deviceCookie(step.device.proof, step.device.maxAgeSeconds, base, path));
   devices.push(deviceCookie(step.device.proof, step.device.maxAgeSeconds, base).replace(`Path=${base}/api/login;`, `Path=${base}/api/sign-in;`));
-  return redirect(end.returnTo, [sessionCookie(step.session.token, step.session.maxAgeSeconds), ...devices]);
+  return redirect(locationOf(end.returnTo), [sessionCookie(step.session.token, step.session.maxAgeSeconds), ...devices]);
 }
 
 export const listSignInProviders: ApiRoute = {
@@ -116,7 +130,7 @@ export const finishProviderSignIn: ApiRoute = {
       body: 'Ok',
       example: { ok: true },
       headers: {
-        Location: { description: '`returnTo` (a path on this site), with `error=<code>`, `second_factor=<methods>` or `linked=<provider>` added when they apply.', required: true, schema: { type: 'string', pattern: '^/' } },
+        Location: { description: '`returnTo` (a path on this site), with `error=<code>`, `second_factor=<methods>` or `linked=<provider>` added when they apply; percent-encoded (UTF-8) where it holds what a URL does not, escapes it had kept.', required: true, schema: { type: 'string', pattern: '^/([!-.0-~][!-~]*)?$' } },
         'Set-Cookie': {
           description: `\`${SIGN_IN_STATE_COOKIE}\` cleared; signed in: \`sl_session\` and \`sl_device\`; at the second factor: \`sl_login\` (and \`sl_session\` cleared).`,
           required: true,
