@@ -181,7 +181,8 @@ export async function finishLogin(context: UseCaseContext, challengeToken: strin
   // removed) is dead before anything is checked: a right code keeps its step, a wrong one does not count.
   const account = challenge && (await store.users.findById(challenge.userId));
   if (!challenge || !account || account.credentialGeneration !== challenge.credentialGeneration) throw new LoginChallengeInvalid();
-  // One bound per account, whatever device proof comes along: a budget per proof multiplied it.
+  // One bound per account for codes, whatever device proof comes along (a budget per proof would
+  // multiply the guesses at a TOTP code); only unguessable answers get the owner's browser's own window.
   const attempt = await countAnswer(context, challenge.userId, tally, unguessable && { deviceProof: meta.deviceProof });
   const verified = await verify(challenge);
   if (!verified) {
