@@ -92,4 +92,23 @@ describe.skipIf(postgres.skip)(`an account's deletion racing its owner's request
     expect(await starting).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
     expect(await world.db.query('select digest from one_time_tokens')).toEqual([]);
   });
+
+  for (const purpose of ['password-reset', 'verify-email'] as const) {
+    it(`a ${purpose} confirmation paused after it took its token while the operator deletes the account: no deadlock, the confirmation commits, then the account goes`, async () => {
+      const world = await setup();
+      const token = await world.mailedToken(purpose);
+      const pause = world.paused.pauseNextInUnit('oneTimeTokens.take', 'after');
+      const confirming = outcome<unknown>(
+        purpose === 'password-reset' ? world.accounts.confirmPasswordReset({ token, newPassword: 'a brand new passphrase 42' }, meta()) : world.accounts.confirmEmail({ token }, meta()),
+      );
+      await pause.arrived;
+      const deleting = outcome(world.admin.deleteAccount(world.userId, { reason: 'asked by the owner' }, OPERATOR));
+      // The deletion waits on a lock the confirmation holds (the account's row; before the fix, the token's).
+      expect(await poll(world.lockWaits, (n) => n === 1, 10_000)).toBe(1);
+      pause.release();
+      // Both answer (before the fix, one of them was rolled back with "deadlock detected": a 500).
+      expect((await Promise.all([confirming, deleting])).filter((o) => !o.ok)).toEqual([]);
+      expect(await world.db.query('select id from users')).toEqual([]);
+    });
+  }
 });

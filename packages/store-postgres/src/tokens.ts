@@ -65,8 +65,24 @@ const trim = statement(3, (db, userId: number, purposes: readonly OneTimeTokenPu
     .where('purpose', '=', sql<OneTimeTokenPurpose>`any(${purposes})`)
     .where('digest', 'not in', db.selectFrom('one_time_tokens').select('digest').where('user_id', '=', userId).where('purpose', '=', sql<OneTimeTokenPurpose>`any(${purposes})`).orderBy('created_at', 'desc').orderBy('digest', 'desc').limit(count)),
 );
+// The take locks the account's row first (as an update of it would), then deletes the token. A unit
+// of work that takes a token and then changes its account (a reset, an address's confirmation) so
+// locks in the deletion's order: the account's row, then its tokens (the cascade). Taking the token's
+// row first deadlocked with a deletion that had the account's row and waited for the token's (40P01,
+// a 500). A token whose account was deleted meanwhile went with it: the take finds nothing.
 const take = statement(3, (db, digest: string, now: Date, purposes: readonly OneTimeTokenPurpose[]) =>
-  db.deleteFrom('one_time_tokens').where('digest', '=', digest).where('expires_at', '>', now).where('purpose', '=', sql<OneTimeTokenPurpose>`any(${purposes})`).returning([...RETURNED]),
+  db
+    .deleteFrom('one_time_tokens')
+    .where('digest', '=', digest)
+    .where('expires_at', '>', now)
+    .where('purpose', '=', sql<OneTimeTokenPurpose>`any(${purposes})`)
+    .where((eb) =>
+      eb.or([
+        eb('user_id', 'is', null),
+        eb('user_id', 'in', eb.selectFrom('users').select('id').where('id', '=', eb.selectFrom('one_time_tokens').select('user_id').where('digest', '=', digest)).forNoKeyUpdate()),
+      ]),
+    )
+    .returning([...RETURNED]),
 );
 /** Deletes the tokens expired at `now`; answers how many of each purpose. */
 export const deleteExpiredTokens = statement(1, (db, now: Date) =>
