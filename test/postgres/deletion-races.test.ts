@@ -112,3 +112,51 @@ describe.skipIf(postgres.skip)(`an account's deletion racing its owner's request
     });
   }
 });
+
+describe.skipIf(postgres.skip)(`a unit of work rolled back as a deadlock's victim runs again, on ${postgres.title}`, () => {
+  let pg: PostgresTestStore | null = null;
+  afterEach(async () => {
+    await pg?.close();
+    pg = null;
+  });
+
+  it('two units that lock two accounts in opposite orders both commit: the victim of the deadlock (40P01) ran again, once', async () => {
+    pg = await openMigratedTestStore(await createTestDatabase());
+    const db = pg;
+    const createdAt = new Date('2031-03-01T12:00:00Z');
+    const hash = '$pbkdf2-sha256$i=1000$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+    const ada = (await db.users.insert({ name: 'Ada', email: 'ada@example.com', passwordHash: hash, createdAt }))!;
+    const bob = (await db.users.insert({ name: 'Bob', email: 'bob@example.com', passwordHash: hash, createdAt }))!;
+    // Each unit locks its first account's row, and goes on to the other's only once both hold their first:
+    // a deadlock every run, whichever PostgreSQL picks as its victim (no timing involved).
+    let adaLocked!: () => void;
+    let bobLocked!: () => void;
+    const adaHeld = new Promise<void>((resolve) => (adaLocked = resolve));
+    const bobHeld = new Promise<void>((resolve) => (bobLocked = resolve));
+    let runs = 0;
+    const first = db.transaction(async (tx) => {
+      runs++;
+      await tx.users.update(ada.id, { name: 'Ada (first)' });
+      adaLocked();
+      await bobHeld;
+      await tx.users.update(bob.id, { name: 'Bob (first)' });
+      return 'first';
+    });
+    const second = db.transaction(async (tx) => {
+      runs++;
+      await tx.users.update(bob.id, { name: 'Bob (second)' });
+      bobLocked();
+      await adaHeld;
+      await tx.users.update(ada.id, { name: 'Ada (second)' });
+      return 'second';
+    });
+    expect(await Promise.all([outcome(first), outcome(second)])).toEqual([
+      { ok: true, value: 'first' },
+      { ok: true, value: 'second' },
+    ]);
+    expect(runs).toBe(3);
+    // The one that ran again committed last: both accounts carry its names.
+    const names = [(await db.users.findById(ada.id))!.name, (await db.users.findById(bob.id))!.name];
+    expect([['Ada (first)', 'Bob (first)'], ['Ada (second)', 'Bob (second)']]).toContainEqual(names);
+  });
+});
