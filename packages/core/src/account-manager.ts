@@ -457,12 +457,14 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       // answer holds up the client's next request: BEGIN and COMMIT would add two round trips.
       const user = await store.users.findByEmail(email);
       const { tokenDigest: digest, createdAt, expiresAt } = reset;
-      await store.oneTimeTokens.put(
+      const stored = await store.oneTimeTokens.put(
         { digest, purpose: 'password-reset', email, userId: user?.id ?? null, credentialGeneration: user?.credentialGeneration ?? null, data: null, failures: 0, createdAt, expiresAt },
         { slot: `reset:${email}` },
       );
-      await store.outbox.add({ ...mail, to: user ? mail.to : null, queuedAt: reset.createdAt });
-      return user !== null;
+      // Not stored only when the account was deleted since it was read: then it is as if there was none.
+      const known = user !== null && stored;
+      await store.outbox.add({ ...mail, to: known ? mail.to : null, queuedAt: reset.createdAt });
+      return known;
     },
 
     completeReset(tokenDigest, now, passwordHash, notice, event) {

@@ -252,7 +252,12 @@ export interface OneTimeTokenPut {
  * with it; an expired one stays for the sweep (`Store.deleteExpired`).
  */
 export interface OneTimeTokenRepository {
-  /** Stores the token (replacing one with its digest, and the one in its slot); whether it stored it (false only when `underGeneration` failed). */
+  /**
+   * Stores the token (replacing one with its digest, and the one in its slot); whether it stored it.
+   * A token bound to an account (`userId` not null) is stored only while that account exists, in one
+   * atomic step with that check (as `totp.putPending`: a deletion under way is waited for, then nothing
+   * is stored); `false` when it is gone, or when `underGeneration` failed.
+   */
   put(token: OneTimeToken, options?: OneTimeTokenPut): Promise<boolean>;
   /**
    * Deletes and answers the token with this digest when it has not expired at `now` and its purpose

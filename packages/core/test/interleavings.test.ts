@@ -302,3 +302,31 @@ it('a change relying on the step-up window whose session another change ended me
   pause.release();
   expect(await changing).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
 });
+
+describe('found in a fifth round (2026-12-08)', () => {
+  // Each request read its session and the account, then the operator's deletion committed before it
+  // stored its single-use token: the SQL stores' foreign key refused the token (a 500), and the memory
+  // store kept one of an account it no longer had. The store stores no token of a gone account, and
+  // the request answers as one whose session has ended.
+  it('a start of linking paused before it keeps its state, while the operator deletes the account: 401', async () => {
+    const { accounts, admin, paused } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const pause = paused.pauseNext('oneTimeTokens.put', 'before');
+    const starting = outcome(accounts.startIdentityLink('idp', { password: ADA.password }, { ...meta(signedUp.session.token), ...START }));
+    await pause.arrived;
+    await admin.deleteAccount(signedUp.user.id, { reason: 'asked by the owner' }, OPERATOR);
+    pause.release();
+    expect(await starting).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
+  });
+
+  it('passkey registration options paused before their challenge is kept, while the operator deletes the account: 401', async () => {
+    const { accounts, admin, paused } = world();
+    const signedUp = await accounts.signup(ADA, meta());
+    const pause = paused.pauseNext('oneTimeTokens.put', 'before');
+    const asking = outcome(accounts.passkeyRegistrationOptions({ password: ADA.password }, meta(signedUp.session.token)));
+    await pause.arrived;
+    await admin.deleteAccount(signedUp.user.id, { reason: 'asked by the owner' }, OPERATOR);
+    pause.release();
+    expect(await asking).toMatchObject({ ok: false, error: expect.stringContaining('Unauthenticated') });
+  });
+});

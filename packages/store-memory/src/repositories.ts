@@ -150,6 +150,8 @@ export function oneTimeTokenRepository({ tables, unit }: Where): OneTimeTokenRep
     // One synchronous step: the check of the generation, the insert and the trim (the units are serial).
     async put(token, options = {}) {
       if (options.underGeneration && (token.userId === null || tables.users.get(token.userId)?.credentialGeneration !== token.credentialGeneration)) return false;
+      // A token of an account deleted meanwhile is not kept (the SQL stores' foreign key would refuse it).
+      if (token.userId !== null && !tables.users.has(token.userId)) return false;
       tables.putToken(unit, token, options.slot ?? null);
       const keep = options.keepNewest;
       if (!keep || token.userId === null) return true;

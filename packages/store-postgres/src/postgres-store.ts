@@ -247,6 +247,19 @@ function repositories(unit: Unit): Repositories {
   };
 }
 
+/**
+ * A unit of work that PostgreSQL rolled back as a deadlock's victim (40P01) or a serialization failure
+ * (40001) runs again, whole, up to UNIT_ATTEMPTS times in all; then the error is passed on. Defence in
+ * depth: the units take the account's row before its dependents (a token's take locks the row first,
+ * as the deletion does), so no known pair of units deadlocks, but an order missed would otherwise be a
+ * 500 where waiting and running again gives the answer. Safe to run again: a unit is the core's closure
+ * over the repositories of its own transaction (store calls only: nothing outside the store, such as a
+ * mail or a cache, is touched before it commits; the rolled-back attempt left nothing), and the
+ * sessions it ends are told to the feed only after the attempt that committed.
+ */
+const RETRIED_STATES = new Set(['40P01', '40001']);
+const UNIT_ATTEMPTS = 3;
+
 const deleteExpiredSessions = statement(1, (db, now: Date) => db.deleteFrom('sessions').where('expires_at', '<=', now).returning('token_digest'));
 /** How many rows a delete deleted, as one row: `{ n }`. */
 const counted = <Q extends Compilable<unknown>>(db: Kysely<Database>, deleted: (db: QueryCreator<Database>) => Q) =>
@@ -266,10 +279,16 @@ function storeOn(db: Kysely<Database>, connections: Connections, revocations: Se
     ...outside,
     outbox: new PostgresMailOutbox(db, outside.outbox),
     async transaction(work) {
-      let unit: ReturnType<typeof unitOn> | undefined;
-      const result = await connections.transaction((run) => work(repositories((unit = unitOn(run, true, published)))));
-      unit?.committed();
-      return result;
+      for (let attempt = 1; ; attempt++) {
+        let unit: ReturnType<typeof unitOn> | undefined;
+        try {
+          const result = await connections.transaction((run) => work(repositories((unit = unitOn(run, true, published)))));
+          unit?.committed();
+          return result;
+        } catch (error) {
+          if (attempt >= UNIT_ATTEMPTS || !RETRIED_STATES.has((error as { code?: unknown } | null)?.code as string)) throw error;
+        }
+      }
     },
     rateLimiter: new PostgresRateLimiter(db, rows),
     deviceKeys: new PostgresDeviceKeyStore(db),

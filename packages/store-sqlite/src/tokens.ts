@@ -13,6 +13,7 @@ const TOKEN = ['digest', 'purpose', 'user_id', 'credential_generation', 'email',
 const among = (purposes: string) => sql<boolean>`purpose in (select value from json_each(${purposes}))`;
 
 const atGeneration = compiled(2, (db, userId: number, generation: number) => db.selectFrom('users').select('id').where('id', '=', userId).where('credential_generation', '=', generation));
+const userExists = compiled(1, (db, userId: number) => db.selectFrom('users').select('id').where('id', '=', userId));
 // The token with the digest, and the one in the slot (a null slot matches none).
 const vacate = compiled(2, (db, digest: string, slot: string | null) => db.deleteFrom('one_time_tokens').where((eb) => eb.or([eb('digest', '=', digest), eb('slot', '=', slot)])));
 const insertToken = compiled(10, (db, digest: string, purpose: OneTimeTokenPurpose, userId: number | null, generation: number | null, email: string | null, data: string | null, failures: number, slot: string | null, createdAt: Date, expiresAt: Date) =>
@@ -45,6 +46,8 @@ export function tokenRepositories({ step }: Unit): Pick<Repositories, 'oneTimeTo
       put: (t, options = {}) =>
         step((run) => {
           if (options.underGeneration && (t.userId === null || t.credentialGeneration === null || atGeneration.all(run, t.userId, t.credentialGeneration).length === 0)) return false;
+          // A token of an account deleted meanwhile: nothing (the foreign key would fail the statement).
+          if (t.userId !== null && userExists.all(run, t.userId).length === 0) return false;
           const slot = options.slot ?? null;
           vacate.changes(run, t.digest, slot);
           insertToken.changes(run, t.digest, t.purpose, t.userId, t.credentialGeneration, t.email, t.data, t.failures, slot, t.createdAt, t.expiresAt);

@@ -154,11 +154,14 @@ const badSignIn = () => new InvalidCredentials('The passkey was not accepted');
 export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
   const { store, clock } = context.ports;
 
-  /** Stores a fresh challenge (by digest) for `purpose`; an account keeps its newest PASSKEY_CHALLENGES_PER_ACCOUNT. */
-  async function remember(challenge: string, purpose: PasskeyChallengePurpose, userId: number | null): Promise<void> {
+  /**
+   * Stores a fresh challenge (by digest) for `purpose`; an account keeps its newest PASSKEY_CHALLENGES_PER_ACCOUNT.
+   * Throws `gone()` when the account was deleted meanwhile (the store keeps no challenge of an account it no longer has).
+   */
+  async function remember(challenge: string, purpose: PasskeyChallengePurpose, userId: number | null, gone: () => Error = () => new Unauthenticated()): Promise<void> {
     const createdAt = clock.now();
     const token = { digest: digestToken(challenge), purpose: `passkey-${purpose}` as const, userId, credentialGeneration: null, email: null, data: null, failures: 0, createdAt, expiresAt: new Date(createdAt.getTime() + PASSKEY_CHALLENGE_TTL_MS) };
-    await store.oneTimeTokens.put(token, userId === null ? {} : { keepNewest: { purposes: PASSKEY_PURPOSES, count: PASSKEY_CHALLENGES_PER_ACCOUNT } });
+    if (!(await store.oneTimeTokens.put(token, userId === null ? {} : { keepNewest: { purposes: PASSKEY_PURPOSES, count: PASSKEY_CHALLENGES_PER_ACCOUNT } }))) throw gone();
   }
 
   /**
@@ -221,7 +224,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
   }
 
   /** Options for an assertion by one of `userId`'s passkeys, for `purpose`; stores their challenge. */
-  async function assertionOptions(userId: number, purpose: PasskeyChallengePurpose): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  async function assertionOptions(userId: number, purpose: PasskeyChallengePurpose, gone?: () => Error): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const rp = context.relyingParty();
     const passkeys = await store.passkeys.listByUser(userId);
     const options = await generateAuthenticationOptions({
@@ -230,7 +233,7 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
       timeout: PASSKEY_CHALLENGE_TTL_MS,
       allowCredentials: passkeys.map((p) => ({ id: p.id, transports: [...p.transports] })),
     });
-    await remember(options.challenge, purpose, userId);
+    await remember(options.challenge, purpose, userId, gone);
     return options;
   }
 
@@ -389,7 +392,8 @@ export function passkeyUseCases(context: UseCaseContext): PasskeyUseCases {
         const challenge = await takeLoginChallenge(context, meta.loginChallenge);
         if (!challenge) throw new LoginChallengeInvalid();
         await store.oneTimeTokens.put(challenge, { underGeneration: true });
-        return { options: await assertionOptions(challenge.userId, 'second-factor') };
+        // An account deleted since its first factor: the login in progress is gone with it.
+        return { options: await assertionOptions(challenge.userId, 'second-factor', () => new LoginChallengeInvalid()) };
       }),
 
     loginWithPasskey: (body, meta) =>

@@ -13,7 +13,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { freshChecks, type IdentityProvider, type ProviderIdentity } from '../identity-providers.ts';
-import { AccountLocked, LastSignInMethod, NotFound, ProviderUnavailable, RateLimited, SignInRefused, UnknownProvider, type SignInFailure } from '../errors.ts';
+import { AccountLocked, LastSignInMethod, NotFound, ProviderUnavailable, RateLimited, SignInRefused, Unauthenticated, UnknownProvider, type SignInFailure } from '../errors.ts';
 import { countRequest, PROVIDER_SIGN_IN_TOTAL_LIMIT, PROVIDER_SIGN_IN_TOTAL_POLICY, withQuota, type Quota, type Tally } from '../rate-limits.ts';
 import { IdentityLinkRequest, parseRequest, ProviderSignInRequest, SignupRequest, UnlinkIdentityRequest } from '../schemas.ts';
 import { FIRST_CREDENTIAL_GENERATION, NO_PASSWORD } from '../store.ts';
@@ -169,7 +169,7 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
     const stateToken = context.ports.tokens.generate();
     const kept: KeptState = { provider: provider.id, state: checks.state, codeVerifier: checks.codeVerifier, ...(checks.nonce ? { nonce: checks.nonce } : {}), redirectUri: meta.redirectUri, returnTo, ...(link ? { link } : {}) };
     const createdAt = clock.now();
-    await store.oneTimeTokens.put({
+    const stored = await store.oneTimeTokens.put({
       digest: stateDigest(stateToken, provider.id, checks.state),
       purpose: 'sign-in-state',
       userId: link?.userId ?? null,
@@ -180,6 +180,8 @@ export function signInProviderUseCases(context: UseCaseContext): SignInProviderU
       createdAt,
       expiresAt: new Date(createdAt.getTime() + SIGN_IN_STATE_TTL_MS),
     });
+    // Only a link's state is bound to an account: one deleted since the session was read keeps no state.
+    if (!stored) throw new Unauthenticated();
     return { url: url.href, stateToken, maxAgeSeconds: SIGN_IN_STATE_TTL_MS / 1000 };
   }
 

@@ -205,6 +205,21 @@ export function passkeyCases(current: CurrentStore): void {
     expect(await takeChallenge(store, digest(5002), T0)).not.toBeNull();
   });
 
+  it('a token of an account that is gone is not stored (false), whatever its purpose or options, in a unit of work or not', async () => {
+    const { store, accounts } = current;
+    const ada = await addUser(accounts);
+    expect(await accounts.deleteAccount(ada.id, G0)).toEqual([]);
+    // A passkey challenge (bounded per account), a link's sign-in state, a reset token in its slot.
+    expect(await putChallenge(store, challenge(1, 'register', ada.id))).toBe(false);
+    expect(await store.oneTimeTokens.put(oneTime(5002, 'sign-in-state', ada.id, { expiresAt: at(5 * MINUTE) }))).toBe(false);
+    expect(await store.oneTimeTokens.put(oneTime(5003, 'password-reset', ada.id, { email: 'ada@example.com', expiresAt: at(5 * MINUTE) }), { slot: 'reset:ada@example.com' })).toBe(false);
+    expect(await store.transaction((tx) => tx.oneTimeTokens.put(oneTime(5004, 'sign-in-state', ada.id, { expiresAt: at(5 * MINUTE) })))).toBe(false);
+    for (const n of [5001, 5002, 5003, 5004]) expect(await store.oneTimeTokens.take(['passkey-register', 'sign-in-state', 'password-reset'], digest(n), T0)).toBeNull();
+    // A token bound to no account is stored as before.
+    expect(await store.oneTimeTokens.put(oneTime(5005, 'sign-in-state', null, { expiresAt: at(5 * MINUTE) }))).toBe(true);
+    expect(await store.oneTimeTokens.take('sign-in-state', digest(5005), T0)).not.toBeNull();
+  });
+
   it('a sign-in racing a removal of its passkey leaves no session: the removal ends it, or the insert finds the generation moved', async () => {
     const { store, accounts } = current;
     const ada = await addUser(accounts);
