@@ -43,13 +43,30 @@ describe(`the mailed links’ pages in headless Chromium on the ${HOST_KINDS[0]}
     });
   };
   const status = (page: Page) => page.locator('#status').innerText();
+  /** Puts the account's session cookie (of its signup) in the page's browser: the browser signed in to the account. */
+  const signedIn = (page: Page, token: string) => page.context().addCookies([{ name: 'sl_session', value: token, url: server.url }]);
 
   it('the verification link: opening it confirms nothing; the button does, and says so', { timeout: 60_000 }, async (ctx) => {
-    const page = await launched(ctx).newPage();
-    const problems: string[] = [];
-    watch(page, problems);
+    const context = await launched(ctx).newContext();
     const link = await nextMailedLink(lines, ADA.email, 'confirm');
     expect(link.startsWith(`${server.url}${BASE}/verify-email?token=`)).toBe(true);
+    // In a browser not signed in to the account, the button confirms nothing (a link proves the inbox,
+    // not who holds the account), and the page says to sign in; the link stays usable.
+    const outside = await context.newPage();
+    await outside.goto(link, { waitUntil: 'networkidle' });
+    await outside.getByRole('button', { name: 'Confirm the address' }).click();
+    await outside.getByRole('status').filter({ hasText: 'Sign in to the account in this browser' }).waitFor({ timeout: 10_000 });
+    expect(await verified()).toBe(false);
+    // Signed in from this browser (the page's own origin), the link is opened again.
+    const login = await outside.evaluate(
+      async ([url, email, password]) => (await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) })).status,
+      [`${BASE}/api/login`, ADA.email, ADA.password],
+    );
+    expect(login).toBe(200);
+    await outside.close();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    watch(page, problems);
     await page.goto(link, { waitUntil: 'networkidle' });
     // The token is gone from the address bar and the history, and the page confirmed nothing.
     expect(page.url()).toBe(`${server.url}${BASE}/verify-email`);
@@ -64,7 +81,7 @@ describe(`the mailed links’ pages in headless Chromium on the ${HOST_KINDS[0]}
     await page.getByRole('button', { name: 'Confirm the address' }).click();
     await page.getByRole('status').filter({ hasText: 'unknown, used or expired' }).waitFor({ timeout: 10_000 });
     expect(problems.filter((p) => !p.includes('400'))).toEqual([]);
-    await page.close();
+    await context.close();
   });
 
   it('the reset link: the password twice, the differences and the contract’s errors announced, then set; the browser logs in with it', { timeout: 60_000 }, async (ctx) => {
@@ -119,7 +136,8 @@ describe(`the mailed links’ pages in headless Chromium on the ${HOST_KINDS[0]}
   it('by keyboard, focus moves to the message after each outcome: confirmed, refused, and the new password set (not to the body)', { timeout: 60_000 }, async (ctx) => {
     const page = await launched(ctx).newPage();
     const bea = { name: 'Bea', email: 'bea@example.com', password: 'bea’s first password' };
-    await request(server.url, `${BASE}/api/signup`, { json: bea, basePath: BASE });
+    // Bea's browser, signed in to her account: where her link counts.
+    await signedIn(page, sessionFrom(await request(server.url, `${BASE}/api/signup`, { json: bea, basePath: BASE }))!);
     /** The focused element, as a keyboard or screen-reader user is left on it. */
     const focused = () => page.evaluate('({ id: document.activeElement?.id ?? "", tag: document.activeElement?.tagName ?? "", text: document.activeElement?.textContent ?? "" })') as Promise<{ id: string; tag: string; text: string }>;
 

@@ -45,7 +45,8 @@ const signup = (who = ada) => request<UserBody>(service.api, 'POST /api/signup',
 const login = (who: { email: string; password: string } = ada) => request<UserBody>(service.api, 'POST /api/login', { json: who });
 const me = (cookie: Readonly<Record<string, string>>) => request<UserBody>(service.api, 'GET /api/me', { cookie });
 const tokenIn = (to: string) => mailbox.link(to)?.searchParams.get('token') ?? '';
-const confirm = (token: string) => request(service.api, 'POST /api/email-verification/confirm', { json: { token } });
+/** Confirms a mailed link; with `cookie`, from the browser signed in to the account (a link counts only with one of its sessions). */
+const confirm = (token: string, cookie?: Readonly<Record<string, string>>) => request<ErrorBody>(service.api, 'POST /api/email-verification/confirm', { json: { token }, ...(cookie ? { cookie } : {}) });
 
 describe('signup', () => {
   it('creates the account, signed in, its address not yet verified', async () => {
@@ -87,15 +88,20 @@ describe('signup', () => {
 describe('verification', () => {
   it('the mailed token verifies the address', async () => {
     const { cookies } = await signup();
-    expect((await confirm(tokenIn(ada.email))).status).toBe(200);
+    // Without the account's session nothing changes: the link proves the inbox, not who holds the account.
+    const unsigned = await confirm(tokenIn(ada.email));
+    expect(unsigned.status).toBe(403);
+    expect(unsigned.json.code).toBe('sign_in_required');
+    expect((await me(cookies)).json.user.emailVerified).toBe(false);
+    expect((await confirm(tokenIn(ada.email), cookies)).status).toBe(200);
     expect((await me(cookies)).json.user.emailVerified).toBe(true);
   });
 
   it('a token works once', async () => {
-    await signup();
+    const { cookies } = await signup();
     const token = tokenIn(ada.email);
-    expect((await confirm(token)).status).toBe(200);
-    expect((await confirm(token)).status).toBe(400);
+    expect((await confirm(token, cookies)).status).toBe(200);
+    expect((await confirm(token, cookies)).status).toBe(400);
   });
 
   it('a made-up token is refused', async () => {
@@ -112,7 +118,7 @@ describe('verification', () => {
     expect(mailbox.mails).toHaveLength(2);
     const second = tokenIn(ada.email);
     expect(second).not.toBe(first);
-    expect((await confirm(second)).status).toBe(200);
+    expect((await confirm(second, cookies)).status).toBe(200);
   });
 });
 
@@ -131,7 +137,7 @@ describe('change of address', () => {
     const { cookies } = await signup();
     await change(cookies, 'ada@new.example');
     expect((await me(cookies)).json.user.email).toBe(ada.email);
-    expect((await confirm(tokenIn('ada@new.example'))).status).toBe(200);
+    expect((await confirm(tokenIn('ada@new.example'), cookies)).status).toBe(200);
     const again = await login({ email: 'ada@new.example', password: ada.password });
     expect((await me(again.cookies)).json.user).toMatchObject({ email: 'ada@new.example', emailVerified: true });
   });
@@ -139,7 +145,7 @@ describe('change of address', () => {
   it('the new address logs in afterwards, the old one no more', async () => {
     const { cookies } = await signup();
     await change(cookies, 'ada@new.example');
-    await confirm(tokenIn('ada@new.example'));
+    await confirm(tokenIn('ada@new.example'), cookies);
     expect((await login({ email: 'ada@new.example', password: ada.password })).status).toBe(200);
     expect((await login()).status).toBe(401);
   });
@@ -164,7 +170,9 @@ describe('expiry, with the ManualClock', () => {
     await signup();
     const token = tokenIn(ada.email);
     clock.advance(8 * DAY);
-    expect((await confirm(token)).status).toBe(400);
+    // Refused even from a browser signed in to the account now.
+    const { cookies } = await login();
+    expect((await confirm(token, cookies)).status).toBe(400);
   });
 
   it('a reset link mailed on request resets the password, once', async () => {

@@ -7,7 +7,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { RunningServer } from '@sl-accounts/server';
 import { request, sessionFrom, type ApiResponse } from '../support/client.ts';
 import { capturingLogger } from '../support/logger.ts';
-import { nextResetToken } from '../support/reset-mail.ts';
+import { nextConfirmToken, nextResetToken } from '../support/reset-mail.ts';
 import { HOST_KINDS, MATRIX, describeEachServer, startTestServer } from '../support/server.ts';
 
 const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
@@ -29,9 +29,12 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === H
   /** Each request from a new address unless told otherwise, so the per-IP limits stay out of the way. */
   const call = (path: string, options: Parameters<typeof request>[2] = {}) => request(server!.url, path, { ip: `198.18.${++ip >> 8}.${ip & 255}`, ...options });
   const start = (env: Record<string, string> = {}) => startTestServer({ host, store, env: { TRUST_PROXY: '1', ...env } });
+  /** The log lines of the server `startWithMail` started: its mails. */
+  let mailLines: readonly string[] = [];
   /** A server whose mails (no SMTP_URL) go to `lines`; `resetToken()` asks for a reset and answers the token mailed. */
   async function startWithMail() {
     const { logger, lines } = capturingLogger('info');
+    mailLines = lines;
     server = await startTestServer({ host, store, logger, env: { TRUST_PROXY: '1', MAIL_POLL_MS: '20', RESET_REQUESTS_PER_ADDRESS: '10' } });
     let seen = 0;
     return async (who = ADA) => {
@@ -44,6 +47,12 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === H
   const signup = async (who = ADA) => sessionFrom(await call('/api/signup', { json: who }))!;
   const login = async (who = ADA, password = who.password) => call('/api/login', { json: { email: who.email, password } });
   const me = (session: string) => call('/api/me', { session });
+  /** Confirms the verification link mailed at signup to `who` with `session`, one of the account's (a server of `startWithMail`). */
+  const verifyAddress = async (session: string, who = ADA) => {
+    const verified = await call('/api/email-verification/confirm', { json: { token: await nextConfirmToken(mailLines, who.email, 0) }, session });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ user: { email: who.email, emailVerified: true } });
+  };
 
   it('lists the user’s sessions with opaque ids and ends one by id; another user’s id is 404', async () => {
     server = await start();
@@ -222,6 +231,9 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === H
   it('a reset link dies with a password change, with another completed reset, and with the account’s deletion', async () => {
     const resetToken = await startWithMail();
     const a = await signup();
+    // The address is proven: its account's changes of credential void the links mailed before them
+    // (an unverified account's links survive them: the next case).
+    await verifyAddress(a);
     // A password change voids the link sent before it.
     const beforeChange = await resetToken();
     expect((await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a })).status).toBe(200);
@@ -241,6 +253,28 @@ describeEachServer('the account’s life', MATRIX.filter((row) => row.host === H
     await signup();
     expect((await confirm(beforeDeletion, 'the thief’s own password')).status).toBe(400);
     expect((await login(ADA)).status).toBe(200);
+    await server!.accounts.settled();
+  });
+
+  it('a reset link of an account whose address nobody proved survives the account’s own password change, and the reset takes the account', async () => {
+    const resetToken = await startWithMail();
+    const a = await signup();
+    const link = await resetToken();
+    // Whoever made the account knows its password and changes it: the inbox owner's link still counts.
+    expect((await call('/api/password', { json: { currentPassword: ADA.password, newPassword: NEW_PASSWORD }, session: a })).status).toBe(200);
+    const b = sessionFrom(await login(ADA, NEW_PASSWORD))!;
+    const taken = await confirm(link, 'the inbox owner’s password');
+    expect(taken.status).toBe(200);
+    // The reset takes the account: every session ends, only the new password signs in, the address is proven.
+    expect((await me(a)).status).toBe(401);
+    expect((await me(b)).status).toBe(401);
+    expect((await login(ADA, NEW_PASSWORD)).status).toBe(401);
+    expect((await login(ADA)).status).toBe(401);
+    const owner = await login(ADA, 'the inbox owner’s password');
+    expect(owner.status).toBe(200);
+    expect(owner.body).toMatchObject({ user: { email: ADA.email, emailVerified: true } });
+    // Used once.
+    expect((await confirm(link, 'the thief’s own password')).status).toBe(400);
     await server!.accounts.settled();
   });
 

@@ -191,7 +191,7 @@ describe.each(Object.keys(APPS))('the %s adapter under a prefix of the framework
     // Its link followed, the same session passes.
     const mails = await poll(async () => sent.filter((m) => m.to === email), (found) => found.length > 0, 10_000);
     const token = new URL(/https?:\/\/\S+/.exec(mails[0]!.text)![0]).searchParams.get('token')!;
-    expect((await api('/api/email-verification/confirm', { json: { token } })).status).toBe(200);
+    expect((await api('/api/email-verification/confirm', { json: { token }, session: sessionFrom(signup)! })).status).toBe(200);
     const verified = await fetch(`${server.url}/verified`, { headers: { cookie } });
     expect(verified.status).toBe(200);
     expect(await verified.json()).toEqual({ ok: true, hello: email });

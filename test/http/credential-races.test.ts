@@ -91,7 +91,7 @@ describeEachServer('logins with the old password racing a change of credential',
       const login = (password: string) => call('/api/login', { json: { email, password } });
       const owner = sessionFrom(await call('/api/signup', { json: { name: 'Ada', email, password: PASSWORD } }))!;
       // The owner proves the address: the notices are the owner's mail, which no inbox's share bounds (ADR 33).
-      expect((await call('/api/email-verification/confirm', { json: { token: await nextConfirmToken(lines, email, 0) } })).status).toBe(200);
+      expect((await call('/api/email-verification/confirm', { json: { token: await nextConfirmToken(lines, email, 0) }, session: owner })).status).toBe(200);
       let token = '';
       if (change === 'reset') {
         expect((await call('/api/password-reset', { json: { email } })).status).toBe(202);

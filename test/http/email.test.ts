@@ -112,8 +112,14 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
     expect(link.origin + link.pathname).toBe('https://app.example.org/account/verify');
     expect(link.searchParams.get('lang')).toBe('en');
     expect(Buffer.from(tokenOf(mail!), 'base64url')).toHaveLength(32);
-    // Confirmed in any browser, signed in or not (here: none).
-    const done = await confirm(tokenOf(mail!));
+    // A link proves the inbox, not who holds the account: without one of the account's sessions it
+    // changes nothing, the link included.
+    const unsigned = await confirm(tokenOf(mail!));
+    expect(unsigned.status).toBe(403);
+    expect(unsigned.body).toMatchObject({ ok: false, code: 'sign_in_required' });
+    expect(userOf(await me(ada)).emailVerified).toBe(false);
+    // Confirmed in the browser signed in to the account.
+    const done = await confirm(tokenOf(mail!), ada);
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ ok: true, user: { id: expect.any(Number), name: 'Ada', email: ADA.email, emailVerified: true } });
     expect(userOf(await me(ada)).emailVerified).toBe(true);
@@ -122,9 +128,14 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
     const again = await confirm(tokenOf(mail!), ada);
     expect(again.status).toBe(400);
     expect((again.body as { issues: { path: string }[] }).issues.map((i) => i.path)).toEqual(['token']);
-    // Grace's link, confirmed from Ada's browser, verifies Grace.
+    // Grace's link, confirmed from Ada's browser, is refused (Ada's session is not Grace's): Grace stays
+    // unverified and her link usable; from Grace's browser it verifies Grace.
     const [graces] = await mailsTo(GRACE.email, LINK);
-    expect(userOf(await confirm(tokenOf(graces!), ada)).email).toBe(GRACE.email);
+    const fromAda = await confirm(tokenOf(graces!), ada);
+    expect(fromAda.status).toBe(403);
+    expect(fromAda.body).toMatchObject({ ok: false, code: 'sign_in_required' });
+    expect(userOf(await me(grace)).emailVerified).toBe(false);
+    expect(userOf(await confirm(tokenOf(graces!), grace)).email).toBe(GRACE.email);
     expect(userOf(await me(grace)).emailVerified).toBe(true);
     for (const token of ['', 'x'.repeat(201)]) expect((await confirm(token)).status).toBe(400);
   });
@@ -140,15 +151,15 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
     expect(resent.body).toEqual({ ok: true });
     expect(resent.headers.get('ratelimit')).toContain('"email-link-account";r=2;');
     const second = (await mailsTo(ADA.email, LINK, 2))[1]!;
-    expect((await confirm(tokenOf(first!))).status).toBe(400);
+    expect((await confirm(tokenOf(first!), ada)).status).toBe(400);
     // Valid a day: not one millisecond longer.
     clock.advance(DAY_MS);
-    expect((await confirm(tokenOf(second))).status).toBe(400);
+    expect((await confirm(tokenOf(second), ada)).status).toBe(400);
     expect(userOf(await me(ada)).emailVerified).toBe(false);
     expect((await call('/api/email-verification', { method: 'POST', session: ada })).status).toBe(202);
     const third = (await mailsTo(ADA.email, LINK, 3))[2]!;
     clock.advance(DAY_MS - 1);
-    expect(userOf(await confirm(tokenOf(third))).emailVerified).toBe(true);
+    expect(userOf(await confirm(tokenOf(third), ada)).emailVerified).toBe(true);
     // Verified: the answer is the same, but no link is mailed (the reset mail asked for next comes first).
     expect((await call('/api/email-verification', { method: 'POST', session: ada })).status).toBe(202);
     expect((await call('/api/password-reset', { json: { email: ADA.email } })).status).toBe(202);
@@ -166,7 +177,7 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
     const first = await signup();
     // Ada proves her address: the notices to it are her own mail (the old address of an account
     // nobody verified is not told of the move: see the inbox-bound suite).
-    expect((await confirm(tokenOf((await mailsTo(ADA.email, LINK))[0]!))).status).toBe(200);
+    expect((await confirm(tokenOf((await mailsTo(ADA.email, LINK))[0]!), first)).status).toBe(200);
     const second = sessionFrom(await login(ADA.email, ADA.password))!;
     await signup(GRACE);
     // The refusals from an account of their own: every request counts against its account's 3 links an hour.
@@ -260,12 +271,15 @@ describeEachServer('the address and the name', MATRIX, ({ host, store }: ServerR
       { name: 'Racer B', email: 'b@example.com', password: 'racer b passphrase' },
     ];
     const tokens: string[] = [];
+    const sessions: string[] = [];
     for (const [i, who] of racers.entries()) {
       const session = await signup(who);
+      sessions.push(session);
       expect((await call('/api/email', { json: { newEmail: 'prize@example.org', password: who.password }, session })).status).toBe(202);
       tokens.push(tokenOf((await mailsTo('prize@example.org', CHANGE_LINK, i + 1))[i]!));
     }
-    const results = await Promise.all(tokens.map((token) => confirm(token)));
+    // Each confirmed in its own account's browser.
+    const results = await Promise.all(tokens.map((token, i) => confirm(token, sessions[i])));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     const winner = racers[results.findIndex((r) => r.status === 200)]!;
     const loser = racers.find((r) => r !== winner)!;

@@ -110,7 +110,7 @@ describe('mailed links on the web-standard hosts', () => {
     const service = await createService({ store: createMemoryStore(), hasher: testHasher, publicUrl: ORIGIN, mailer: { send: async (mail) => void mails.push(mail) }, mail: { pollMs: 10 } });
     try {
       const serve = hosts[host]!(service);
-      const post = (url: string, body: unknown) => serve(json('POST', url, body, { origin: ORIGIN }));
+      const post = (url: string, body: unknown, session?: string) => serve(json('POST', url, body, { origin: ORIGIN, ...(session ? { cookie: `sl_session=${session}` } : {}) }));
       const follow = async (to: string, subject: string, page: string) => {
         const found = await poll(async () => mails.filter((m) => m.to === to && m.subject.includes(subject)), (list) => list.length > 0, 10_000);
         const link = /https?:\/\/\S+/.exec(found[0]!.text)![0];
@@ -120,8 +120,10 @@ describe('mailed links on the web-standard hosts', () => {
         expect(await html.text()).toContain('data-api="/accounts/api"');
         return new URL(link).searchParams.get('token')!;
       };
-      expect((await post(`${ORIGIN}/accounts/api/signup`, { name: 'Web', email: 'web@example.com', password: 'first password' })).status).toBe(201);
-      const verify = await post(`${ORIGIN}/accounts/api/email-verification/confirm`, { token: await follow('web@example.com', 'Confirm', '/verify-email') });
+      const signup = await post(`${ORIGIN}/accounts/api/signup`, { name: 'Web', email: 'web@example.com', password: 'first password' });
+      expect(signup.status).toBe(201);
+      // Confirmed in the browser signed in to the account (the page posts with its cookie).
+      const verify = await post(`${ORIGIN}/accounts/api/email-verification/confirm`, { token: await follow('web@example.com', 'Confirm', '/verify-email') }, sessionOf(signup));
       expect(await verify.json()).toMatchObject({ ok: true, user: { emailVerified: true } });
       expect((await post(`${ORIGIN}/accounts/api/password-reset`, { email: 'web@example.com' })).status).toBe(202);
       const token = await follow('web@example.com', 'Reset your', '/reset-password');

@@ -158,7 +158,7 @@ describe('the owner’s mail, and a change of address others tried to block (mem
     const ADA = { email: 'ada@example.com', password: 'correct horse battery' };
     const ada = await signup('Ada', ADA.email, ADA.password);
     const [link] = await mailsTo(ADA.email, /^Confirm your address/);
-    expect((await call('/api/email-verification/confirm', { json: { token: tokenOf(link!) } })).status).toBe(200);
+    expect((await call('/api/email-verification/confirm', { json: { token: tokenOf(link!) }, session: ada })).status).toBe(200);
     for (let n = 0; n < 12; n++) await signup('Stranger', `ada+${n}@example.com`, PASSWORD);
     for (let n = 0; n < 6; n++) await call('/api/password-reset', { json: { email: ADA.email } });
     expect((await call('/api/signup', { json: { name: 'Stranger', email: ADA.email, password: PASSWORD } })).status).toBe(409);

@@ -43,7 +43,7 @@ for (const store of SERVER_STORES) {
       // account nobody verified is not told of the move).
       await poll(async () => smtp!.received.length, (n) => n === 1, 10_000);
       const verification = new URL(/https?:\/\/\S+/.exec(smtp.received[0]!.parsed.text ?? '')![0]).searchParams.get('token')!;
-      expect((await request(url, '/api/email-verification/confirm', { ip: '203.0.113.1', json: { token: verification } })).status).toBe(200);
+      expect((await request(url, '/api/email-verification/confirm', { ip: '203.0.113.1', session, json: { token: verification } })).status).toBe(200);
       await smtp.down();
       const asked = await request(url, '/api/email', { ip: '203.0.113.2', headers: { 'user-agent': 'Asker/1.0' }, session, json: { newEmail: NEW, password: ADA.password } });
       expect(asked.status).toBe(202);
@@ -62,7 +62,7 @@ for (const store of SERVER_STORES) {
 
       await smtp.down();
       const before = Date.now();
-      const moved = await request(url, '/api/email-verification/confirm', { ip: '203.0.113.3', headers: { 'user-agent': 'Confirmer/2.0' }, json: { token } });
+      const moved = await request(url, '/api/email-verification/confirm', { ip: '203.0.113.3', headers: { 'user-agent': 'Confirmer/2.0' }, session, json: { token } });
       expect(moved.status).toBe(200);
       const waiting = await poll(metrics, (m) => sample(m, `${P}mail_outbox_depth`) === 2 && sample(m, `${P}mail_send_failures_total`) >= 2, 10_000);
       expect(sample(waiting, `${P}mail_outbox_depth`)).toBe(2);

@@ -99,7 +99,7 @@ describe.skipIf(postgres.skip)(`an account's deletion racing its owner's request
       const token = await world.mailedToken(purpose);
       const pause = world.paused.pauseNextInUnit('oneTimeTokens.take', 'after');
       const confirming = outcome<unknown>(
-        purpose === 'password-reset' ? world.accounts.confirmPasswordReset({ token, newPassword: 'a brand new passphrase 42' }, meta()) : world.accounts.confirmEmail({ token }, meta()),
+        purpose === 'password-reset' ? world.accounts.confirmPasswordReset({ token, newPassword: 'a brand new passphrase 42' }, meta()) : world.accounts.confirmEmail({ token }, meta(world.session)),
       );
       await pause.arrived;
       const deleting = outcome(world.admin.deleteAccount(world.userId, { reason: 'asked by the owner' }, OPERATOR));

@@ -107,9 +107,12 @@ export interface AccountManager {
    * still at the generation it was requested under, sets the password, moves the generation on, marks
    * the address verified (the link was read there), ends every session and queues `notice`. Of
    * concurrent uses one succeeds. `null` for an unknown, used, expired or stale token (nothing
-   * changes, but that a stale token is used up).
+   * changes, but that a stale token is used up). An account whose address nobody proved loses every
+   * way in but the new password; with `claimUnverified` (what the use case asks) such an account still
+   * at the token's address is also taken whatever generation it moved to since (its maker's changes
+   * of credential do not void its inbox owner's reset).
    */
-  completeReset(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null, event?: Event): Promise<PasswordReset | null>;
+  completeReset(tokenDigest: string, now: Date, passwordHash: string, notice?: AccountMail | null, event?: Event, options?: { readonly claimUnverified?: boolean }): Promise<PasswordReset | null>;
   /**
    * Replaces the user's e-mail token with the link's and queues its mails, if the user is still at
    * the token's generation (the one the request checked the password against) and the session `by`
@@ -125,11 +128,19 @@ export interface AccountManager {
    *   account's (the unique index decides, also against a concurrent signup or move): then nothing
    *   changes, the token included.
    * On success queues `mails(confirmed)` in the same unit of work. `null` for an unknown, used, expired
-   * or stale token (nothing changes but that a stale token is used up). `'sign-in-needed'` for the
-   * first proof of an address whose account has ways in besides its password (an identity, a passkey,
-   * TOTP) when `keep` is not one of its sessions: then nothing changes, the token included.
+   * or stale token (nothing changes but that a stale token is used up). `'sign-in-needed'` when the
+   * link would verify or move the account, `requireSession` is set (what the use case asks: a link
+   * proves the inbox, not who holds the account) and `keep` is not one of its live sessions: then
+   * nothing changes, the token included.
    */
-  confirmEmailLink(tokenDigest: string, now: Date, keep: string | null, mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[], event?: (confirmed: EmailConfirmed) => ActivityEntry): Promise<EmailConfirmed | 'taken' | 'sign-in-needed' | null>;
+  confirmEmailLink(
+    tokenDigest: string,
+    now: Date,
+    keep: string | null,
+    mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[],
+    event?: (confirmed: EmailConfirmed) => ActivityEntry,
+    options?: { readonly requireSession?: boolean },
+  ): Promise<EmailConfirmed | 'taken' | 'sign-in-needed' | null>;
   /** Stores the message and, when `mail` is given, queues it: both or neither. */
   addContact(message: ContactMessage, mail: OutgoingMail | null): Promise<void>;
   /**
@@ -289,13 +300,6 @@ async function removeWaysIn(tx: Repositories, userId: number): Promise<void> {
 async function signedInAs(tx: Repositories, userId: number, digest: string | null, now: Date): Promise<boolean> {
   const session = digest === null ? null : await tx.sessions.findWithUser(digest);
   return session !== null && session.user.id === userId && session.expiresAt > now;
-}
-
-/** Whether the user has a way in besides the password: an identity, a passkey or TOTP on. */
-async function hasWaysInBeyondPassword(tx: Repositories, userId: number): Promise<boolean> {
-  if ((await tx.identities.listByUser(userId)).length > 0) return true;
-  if ((await tx.passkeys.listByUser(userId)).length > 0) return true;
-  return (await tx.totp.find(userId))?.enabled === true;
 }
 
 /** Whether the session with digest `by`, which asked for a change, still exists (no session named: yes). */
@@ -467,18 +471,29 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       return known;
     },
 
-    completeReset(tokenDigest, now, passwordHash, notice, event) {
+    completeReset(tokenDigest, now, passwordHash, notice, event, options = {}) {
       return ending(
         async (tx) => {
           const token = await tx.oneTimeTokens.take('password-reset', tokenDigest, now);
           if (!token || token.userId === null || token.credentialGeneration === null) return null;
-          const generation = token.credentialGeneration;
-          // A token asked for under an older generation is void (its use above is kept). Whether the
-          // address was unverified is the compare of the first try, so the change is one step with it.
-          const changes = { passwordHash, credentialGeneration: generation + 1, emailVerified: true };
-          const unverified = await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: false });
-          const user = unverified ?? (await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: true }));
-          if (!user) return null;
+          // An account whose address nobody proved yet is its inbox owner's, whatever its sessions did
+          // since the link was mailed: its maker, who knows the password, could otherwise void every
+          // reset by changing the password (which moves the generation) each time one is asked for.
+          // Still unverified, at the token's address: checked again by the compare-and-set, read again
+          // when a change moved the generation in between.
+          let user: UserRecord | null = null;
+          let unverified: UserRecord | null = null;
+          while (!user) {
+            const current = await tx.users.findById(token.userId);
+            const claimed = options.claimUnverified === true && current !== null && !current.emailVerified && current.email === token.email;
+            // Else a token asked for under an older generation is void (its use above is kept).
+            const generation = claimed ? current.credentialGeneration : token.credentialGeneration;
+            const changes = { passwordHash, credentialGeneration: generation + 1, emailVerified: true };
+            // Whether the address was unverified is the compare of the first try, so the change is one step with it.
+            unverified = await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: false, ...(claimed ? { email: token.email } : {}) });
+            user = unverified ?? (await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: true }));
+            if (!user && !claimed) return null;
+          }
           // The inbox's owner takes the account: every way in added while nobody had proven the address
           // goes (a pre-account takeover: whoever made the account with someone else's address, with a
           // password or at a provider that does not verify addresses; ADR 56, rule 4), so the new
@@ -503,7 +518,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       });
     },
 
-    async confirmEmailLink(tokenDigest, now, keep, mails, event) {
+    async confirmEmailLink(tokenDigest, now, keep, mails, event, options = {}) {
       let confirmed: EmailConfirmed | 'sign-in-needed' | null;
       try {
         confirmed = await ending<EmailConfirmed | null, 'sign-in-needed'>(
@@ -523,12 +538,13 @@ export function createAccountManager(store: ManagedStore): AccountManager {
               const previousEmailVerified = user === null;
               user ??= await tx.users.update(token.userId, { emailVerified: true }, { ...expected, emailVerified: true });
               if (!user) return null;
-              // The first proof of the address proves the inbox, not who holds the account's other ways
-              // in, which were all added before it: an identity at a provider that did not verify the
-              // address, a passkey or TOTP added by whoever made the account (a pre-account takeover).
-              // Verified, the account would keep them past its inbox owner's reset (which removes them
-              // only from an unverified account), so then the click must come with the account's session.
-              if (!previousEmailVerified && !(await signedInAs(tx, user.id, keep, now)) && (await hasWaysInBeyondPassword(tx, user.id))) throw new Undo('sign-in-needed' as const);
+              // A link proves the inbox, not who holds the account: whoever made it with someone else's
+              // address knows its password and may have added ways in, before the proof or after it.
+              // Proven without one of the account's sessions, the account would be verified with them,
+              // and its inbox owner's reset (which removes them from an unverified account only) would
+              // leave them. So the proof counts only with a session of the account (a pre-account
+              // takeover; ADR 56, rule 4); without one the inbox's owner resets the password instead.
+              if (options.requireSession && !previousEmailVerified && !(await signedInAs(tx, user.id, keep, now))) throw new Undo('sign-in-needed' as const);
               done = { purpose: 'verify', user: toUser(user), previousEmail: user.email, previousEmailVerified, endedSessions: [] };
             } else {
               // The generation's move first: the compare-and-set locks the row and answers its address
@@ -536,6 +552,10 @@ export function createAccountManager(store: ManagedStore): AccountManager {
               const generation = taken.credentialGeneration;
               const before = await tx.users.update(token.userId, { credentialGeneration: generation + 1 }, { credentialGeneration: generation });
               if (!before) return null;
+              // A move proves the new inbox and hands it an account whose ways in its owner did not add,
+              // so, as a verification, only with one of the account's sessions (a move to a victim's
+              // address pressed by the victim would give the victim's address an account the mover holds).
+              if (options.requireSession && !(await signedInAs(tx, before.id, keep, now))) throw new Undo('sign-in-needed' as const);
               // The unique index decides (EmailTaken): a concurrent move or signup to the address
               // either committed first or waits for this unit and then finds it taken.
               const user = (await tx.users.update(token.userId, { email: token.email, emailVerified: true }))!;

@@ -231,16 +231,16 @@ export class AccountChanged extends Error {
 }
 
 /**
- * The first proof of an address (its verification link) whose account has ways in besides its
- * password (an identity, a passkey, TOTP), opened without one of the account's sessions: whoever made
- * those ways in is not shown to be the inbox's owner, so the address stays unverified and the link
- * unused. Sign in to the account in the same browser and open the link again; or, if the account is
- * not yours, reset its password through the inbox, which removes them.
+ * A mailed link that would verify the account's address or move the account to a new one, opened
+ * without one of the account's sessions: a link proves the inbox, not who holds the account (whoever
+ * made it with someone else's address knows its password), so nothing changes, the link included.
+ * Sign in to the account in the same browser and open the link again; an inbox owner who did not
+ * make the account resets its password instead, which removes every way in its maker added.
  */
 export class SignInRequired extends Error {
   readonly code = 'sign_in_required' as const;
   constructor() {
-    super('Sign in to this account in this browser, then open the link again: it has ways to sign in besides its password. If you did not make the account, reset its password instead.');
+    super('Sign in to the account in this browser, then open the link again. If you did not make this account, reset its password instead; if you did not ask for this link, ignore it.');
     this.name = 'SignInRequired';
   }
 }

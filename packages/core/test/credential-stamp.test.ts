@@ -78,7 +78,14 @@ function setup(options: AccountsOptions = {}, hasher = new HoldingHasher()) {
     for (let i = 0; i < 20; i++) await expect(accounts.login({ email: ADA.email, password: `wrong ${i}` }, meta())).rejects.toBeInstanceOf(InvalidCredentials);
     await expect(accounts.login(ADA, meta())).rejects.toBeInstanceOf(RateLimited);
   };
-  return { store, clock, accounts, hasher, resetToken, lockOut };
+  /** Confirms the signup's verification link, as its owner does: with the account's session. */
+  const verifyAddress = async (sessionToken: string) => {
+    await accounts.settled();
+    const mails = await store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 3_600_000 });
+    const link = mails.filter((m) => m.subject.startsWith('Confirm your address')).at(-1)!;
+    await accounts.confirmEmail({ token: new URL(/https?:\/\/\S+/.exec(link.text)![0]).searchParams.get('token')! }, meta(sessionToken));
+  };
+  return { store, clock, accounts, hasher, resetToken, lockOut, verifyAddress };
 }
 
 describe('a login whose password check a change of credential overtakes', () => {
@@ -205,13 +212,28 @@ describe('a completed reset', () => {
 
 describe('reset tokens die with every change of credential', () => {
   it('after a password change', async () => {
-    const { accounts, resetToken } = setup();
+    const { accounts, resetToken, verifyAddress } = setup();
     const { session } = await accounts.signup(ADA, meta());
+    // Verified: an unverified account's reset is its inbox owner's whatever its sessions change (below).
+    await verifyAddress(session.token);
     await accounts.requestPasswordReset({ email: ADA.email }, meta());
     const token = await resetToken();
     await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(session.token));
     await expect(accounts.confirmPasswordReset({ token, newPassword: 'the thief’s own password' }, meta())).rejects.toBeInstanceOf(ValidationError);
     await expect(accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta())).resolves.toBeDefined();
+  });
+
+  it('but not after the own password change of an account whose address nobody proved: its inbox owner takes it', async () => {
+    const { accounts, resetToken } = setup();
+    // Whoever made the account with this address knows its password, and changes it to void the owner's link.
+    const { session } = await accounts.signup(ADA, meta());
+    await accounts.requestPasswordReset({ email: ADA.email }, meta());
+    const token = await resetToken();
+    await accounts.changePassword({ currentPassword: ADA.password, newPassword: NEW_PASSWORD }, meta(session.token));
+    await accounts.confirmPasswordReset({ token, newPassword: 'the inbox owner’s own' }, meta());
+    expect(signedInAtOnce(await accounts.login({ email: ADA.email, password: 'the inbox owner’s own' }, meta())).user.emailVerified).toBe(true);
+    await expect(accounts.login({ email: ADA.email, password: NEW_PASSWORD }, meta())).rejects.toBeInstanceOf(InvalidCredentials);
+    await expect(accounts.me(meta(session.token))).rejects.toBeInstanceOf(Unauthenticated);
   });
 
   it('after another reset, and after the account’s deletion (also for a new account at the address)', async () => {

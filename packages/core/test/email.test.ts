@@ -3,7 +3,7 @@
  * link), their switches, and what each refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, Unauthenticated, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/service/core';
+import { EmailTaken, Pbkdf2PasswordHasher, RateLimited, SignInRequired, Unauthenticated, ValidationError, WrongPassword, createAccounts, type AccountsOptions, type QueuedMail } from '@sl-accounts/service/core';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 import { ManualClock, signedInAtOnce } from '@sl-accounts/service/core/testing';
 
@@ -31,7 +31,7 @@ function setup(options: AccountsOptions = {}) {
   const signUp = async (user: typeof ADA, verified: boolean) => {
     const signedUp = await accounts.signup(user, meta());
     const [link] = await mails();
-    if (verified) await accounts.confirmEmail({ token: tokenOf(link!) }, meta());
+    if (verified) await accounts.confirmEmail({ token: tokenOf(link!) }, meta(signedUp.session.token));
     return signedUp;
   };
   return { store, clock, accounts, mails, hasher, signUp };
@@ -60,7 +60,7 @@ describe('the address and the name', () => {
     const { session } = await signUp(ADA, true);
     await accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token));
     const link = (await mails()).find((m) => m.to === 'new@example.org');
-    const done = await accounts.confirmEmail({ token: tokenOf(link!) }, { clientIp: '198.51.100.9', userAgent: 'Confirming/2' });
+    const done = await accounts.confirmEmail({ token: tokenOf(link!) }, { clientIp: '198.51.100.9', userAgent: 'Confirming/2', sessionToken: session.token });
     expect(done.user).toMatchObject({ email: 'new@example.org', emailVerified: true });
     expect(done.purpose).toBe('change');
     const notices = await mails();
@@ -75,7 +75,7 @@ describe('the address and the name', () => {
     const ada = await off.signUp(ADA, true);
     await off.accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(ada.session.token));
     const offLink = (await off.mails()).find((m) => m.to === 'new@example.org');
-    await off.accounts.confirmEmail({ token: tokenOf(offLink!) }, meta());
+    await off.accounts.confirmEmail({ token: tokenOf(offLink!) }, meta(ada.session.token));
     expect(await off.mails()).toEqual([]);
   });
 
@@ -84,7 +84,10 @@ describe('the address and the name', () => {
     const { session } = await signUp(ADA, false);
     await accounts.requestEmailChange({ newEmail: 'new@example.org', password: ADA.password }, meta(session.token));
     const link = (await mails()).find((m) => m.to === 'new@example.org');
-    await accounts.confirmEmail({ token: tokenOf(link!) }, meta());
+    // Pressed by the new inbox without the account's session: it moves nothing (it proves the inbox, not who holds the account).
+    await expect(accounts.confirmEmail({ token: tokenOf(link!) }, meta())).rejects.toBeInstanceOf(SignInRequired);
+    expect(await mails()).toEqual([]);
+    await accounts.confirmEmail({ token: tokenOf(link!) }, meta(session.token));
     expect((await mails()).map((m) => [m.to, m.subject, m.kind])).toEqual([['new@example.org', '[sl-accounts] Your address was changed', 'security']]);
   });
 

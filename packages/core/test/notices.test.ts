@@ -72,10 +72,10 @@ describe('the use cases queue each notice with its change', () => {
     const accounts = createAccounts({ store, hasher: new Pbkdf2PasswordHasher({ iterations: 1000 }), clock, tokens: randomTokens }, options);
     const claim = () => store.outbox.claim(new Date(clock.now().getTime() + 1), { limit: 100, leaseMs: 60_000 });
     const queued = async () => (await claim()).map((m) => [m.to, m.subject]);
-    /** Follows the verification link the last signup queued: the account's address is proven. */
-    const verify = async () => {
+    /** Follows the verification link the last signup queued, signed in with `sessionToken`: the account's address is proven. */
+    const verify = async (sessionToken: string) => {
       const link = (await claim()).findLast((m) => m.subject.startsWith('Confirm your address'))!;
-      await accounts.confirmEmail({ token: new URL(/https?:\/\/\S+/.exec(link.text)![0]).searchParams.get('token')! }, from());
+      await accounts.confirmEmail({ token: new URL(/https?:\/\/\S+/.exec(link.text)![0]).searchParams.get('token')! }, from({ sessionToken }));
     };
     return { accounts, queued, claim, clock, verify };
   }
@@ -146,8 +146,8 @@ describe('the use cases queue each notice with its change', () => {
 
     // Verified: the notices are the owner's mail, which no inbox's share (INBOX_LIMIT) bounds.
     const unbounded = setup({ newDeviceNoticeLimit: null });
-    await unbounded.accounts.signup(ADA, from());
-    await unbounded.verify();
+    const signedUp = await unbounded.accounts.signup(ADA, from());
+    await unbounded.verify(signedUp.session.token);
     for (let i = 0; i < 5; i++) await unbounded.accounts.login(ADA, from());
     expect(await unbounded.queued()).toEqual([NEW, NEW, NEW, NEW, NEW]);
   });

@@ -82,7 +82,38 @@ describe('the inbox’s owner takes an account someone else made with their addr
     const verification = await linkOf(w, VICTIM.email, 'Confirm your address');
     await w.admin.lockAccount(signedUp.user.id, { reason: 'reported' }, { operator: 'ops' });
     await w.admin.unlockAccount(signedUp.user.id, {}, { operator: 'ops' });
-    await expect(w.accounts.confirmEmail({ token: verification }, meta())).rejects.toBeInstanceOf(ValidationError);
+    // The lock ended the sessions; the owner signs in again and presses the old link with the new session.
+    const again = signedInAtOnce(await w.accounts.login({ email: VICTIM.email, password: VICTIM.password }, meta()));
+    await expect(w.accounts.confirmEmail({ token: verification }, meta(again.session.token))).rejects.toBeInstanceOf(ValidationError);
     expect((await w.memory.users.findById(signedUp.user.id))?.emailVerified).toBe(false);
+  });
+
+  it('a verification pressed before the maker adds anything verifies nothing: the factors added after it go with the owner’s reset', async () => {
+    const w = world();
+    const signedUp = await w.accounts.signup(VICTIM, meta());
+    const verification = await linkOf(w, VICTIM.email, 'Confirm your address');
+    // The inbox's owner presses the link first: the account has only its maker's password, and still the link needs a session.
+    expect(await outcome(w.accounts.confirmEmail({ token: verification }, meta()))).toEqual({ ok: false, error: `SignInRequired: ${new SignInRequired().message}` });
+    expect((await w.memory.users.findById(signedUp.user.id))?.emailVerified).toBe(false);
+    // The maker turns TOTP on after it; the owner's reset still finds the address unverified and removes it.
+    const session = signedUp.session.token;
+    const app = totpApp((await w.accounts.startTotp({ password: VICTIM.password }, meta(session))).otpauthUri, w.clock);
+    await w.accounts.confirmTotp({ code: app.code() }, meta(session));
+    await reset(w);
+    signedInAtOnce(await w.accounts.login({ email: VICTIM.email, password: OWNER_PASSWORD }, meta()));
+    expect(await w.memory.totp.find(signedUp.user.id)).toBeNull();
+  });
+
+  it('a move to someone else’s address pressed by that inbox without the account’s session moves nothing', async () => {
+    const w = world();
+    // The mover's own account, verified.
+    const mover = await w.accounts.signup({ name: 'Mal', email: 'mal@example.com', password: 'the mover’s password' }, meta());
+    await w.accounts.confirmEmail({ token: await linkOf(w, 'mal@example.com', 'Confirm your address') }, meta(mover.session.token));
+    await w.accounts.requestEmailChange({ newEmail: VICTIM.email, password: 'the mover’s password' }, meta(mover.session.token));
+    const move = await linkOf(w, VICTIM.email, 'Confirm your new address');
+    expect(await outcome(w.accounts.confirmEmail({ token: move }, meta()))).toEqual({ ok: false, error: `SignInRequired: ${new SignInRequired().message}` });
+    expect((await w.memory.users.findById(mover.user.id))?.email).toBe('mal@example.com');
+    // The victim's address is still free: the victim signs up with it.
+    expect((await w.accounts.signup({ ...VICTIM, password: OWNER_PASSWORD }, meta())).user.email).toBe(VICTIM.email);
   });
 });

@@ -162,8 +162,14 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
             addressNotice(context, 'email-changed', meta, { to: done.user.email, newEmail: done.user.email, toNewAddress: true }),
           ].filter((mail) => mail !== null);
         };
-        const done = await manager.confirmEmailLink(digestToken(input.token), clock.now(), presentedDigest(meta), mails, (done) =>
-          activityEntry(context, done.purpose === 'change' ? 'email-changed' : 'email-verified', meta, done.purpose === 'change' ? { previousEmail: done.previousEmail, email: done.user.email } : { email: done.user.email }),
+        const done = await manager.confirmEmailLink(
+          digestToken(input.token),
+          clock.now(),
+          presentedDigest(meta),
+          mails,
+          (done) => activityEntry(context, done.purpose === 'change' ? 'email-changed' : 'email-verified', meta, done.purpose === 'change' ? { previousEmail: done.previousEmail, email: done.user.email } : { email: done.user.email }),
+          // A link proves the inbox, not who holds the account: it counts with one of the account's sessions.
+          { requireSession: true },
         );
         if (done === 'taken') throw new EmailTaken();
         if (done === 'sign-in-needed') throw new SignInRequired();

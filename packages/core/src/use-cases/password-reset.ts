@@ -93,7 +93,7 @@ export function passwordResetUseCases(context: UseCaseContext, { perClientLimit 
         const input = parseRequest(PasswordResetConfirmRequest, await readBody(body));
         const passwordHash = await hasher.hash(input.newPassword);
         // The notice goes to the account's address only if the token was good: it is queued with the change.
-        const done = await context.manager.completeReset(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta), activityEntry(context, 'password-reset', meta));
+        const done = await context.manager.completeReset(digestToken(input.token), clock.now(), passwordHash, context.notices.notice('password-reset', meta), activityEntry(context, 'password-reset', meta), { claimUnverified: true });
         if (!done) throw new ValidationError([{ path: 'token', message: 'is unknown, used or expired' }]);
         // The owner proved themselves through the mailbox: the failures others counted against the
         // account (guesses at the old password, and the wrong second-factor answers of whoever had

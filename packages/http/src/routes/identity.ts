@@ -106,11 +106,11 @@ export const confirmEmail: ApiRoute = {
   path: '/api/email-verification/confirm',
   operationId: 'confirmEmail',
   summary: 'Confirm a mailed link',
-  description: 'Uses the token of a link mailed by signup, by `POST /api/email-verification` or by `POST /api/email`: verifies the address of the token’s account, or moves the account to the new address (verified) and ends every other session of it (the session of the cookie sent along stays, when it is the account’s). Answers the account’s user. An unknown, used, expired or superseded token (a change of credential, a lock or a factor removed since it was mailed supersedes it) is a 400 naming `token`. No session is needed, but for the first verification of an account that has ways to sign in besides its password (an identity, a passkey, TOTP): that one needs the account’s own session in the cookie, else 403 `sign_in_required` and nothing changes, the link included.',
+  description: 'Uses the token of a link mailed by signup, by `POST /api/email-verification` or by `POST /api/email`: verifies the address of the token’s account, or moves the account to the new address (verified) and ends every other session of it (the session of the cookie sent along stays, when it is the account’s). Answers the account’s user. An unknown, used, expired or superseded token (a change of credential, a lock or a factor removed since it was mailed supersedes it) is a 400 naming `token`. A link that would verify the address or move the account counts only with one of the account’s live sessions in the cookie (a link proves the inbox, not who holds the account): else 403 `sign_in_required` and nothing changes, the link included.',
   tag: 'accounts',
   auth: 'public',
   cookieAdvice:
-    'Send the session cookie along when you have one: confirming a change of address ends every other session of the account, and without the cookie yours is one of them (the verification after signup keeps every session either way); the first verification of an account with ways to sign in besides its password needs it.',
+    'Send the account’s session cookie: without one of its live sessions a link that would verify or move the account changes nothing (403 `sign_in_required`). Confirming a change of address ends every other session of the account; the verification keeps every session.',
   changesState: true,
   limited: 'emailVerificationConfirm',
   requestBody: EmailVerificationConfirmRequest,
@@ -118,7 +118,7 @@ export const confirmEmail: ApiRoute = {
   responses: {
     '200': { description: 'Confirmed: the user of the token’s account, its address verified.', body: 'UserResponse', example: { ok: true, user: { ...EXAMPLE_USER_RESPONSE.user, emailVerified: true } } },
     '403': {
-      description: 'The first verification of an account that has ways to sign in besides its password (an identity, a passkey, TOTP), without one of its sessions in the cookie: whoever added them is not shown to be the inbox’s owner. Nothing changed, the link included: sign in to the account in this browser and confirm again; if the account is not yours, reset its password through the inbox instead, which removes them.',
+      description: 'The link would verify the account’s address or move the account, and the cookie holds none of the account’s live sessions: a link proves the inbox, not who holds the account. Nothing changed, the link included: sign in to the account in this browser and confirm again; an inbox owner who did not make the account resets its password instead, which removes every way in its maker added.',
       body: 'ErrorResponse',
       example: ERROR_EXAMPLES.signInRequired,
       codes: ['sign_in_required'],
