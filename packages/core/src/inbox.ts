@@ -51,6 +51,20 @@ export function inboxOf(email: string): string {
   return `${local}@${domain}`;
 }
 
+/**
+ * The reset links' share of slots per spelling: all of them for an address without a subaddress (the
+ * inbox's own spelling, `ada@`), all but one for `ada+anything@`. Requests for other spellings (an
+ * unregistered one mails nothing) could otherwise take every slot, and the owner of `ada@` asking
+ * then got a refusal and no link (an attacker's review, 2026-12-08: two requests every 30 minutes kept
+ * an address's owner, and the operator's reset for it, from ever getting one). So a refusal of the
+ * plain spelling means it was itself asked for in the span, and its newest link is in the inbox and
+ * works. A string's property, registered or not: a refusal still says nothing about registration,
+ * and the inbox's bound stays what it was. Gmail's dotted spellings all count as plain.
+ */
+export function reservedForPlainSpelling(limit: number): (email: string) => number {
+  return (email) => (email.slice(0, Math.max(0, email.lastIndexOf('@'))).indexOf('+') > 0 ? limit - 1 : limit);
+}
+
 /** One mail counted against an inbox, which can be taken back when the mail is not queued after all. */
 export interface InboxTicket {
   /** Takes the count back (the mail was not queued: a signup that met a taken address). */
@@ -88,26 +102,35 @@ const FULL_INBOXES_REMEMBERED = 10_000;
  * 2026-11-28). Only a refusal is remembered, never a permission, so the bound holds across processes
  * whatever each remembers; a slot given back (a signup that met a taken address) is free at once in
  * the process that gave it back, and missed until then by the others, which only sends less.
+ *
+ * `slotsFor(email)` says how many of the slots a spelling may take (all by default): the reset links'
+ * budget keeps the last slot for the inbox's own spelling (`reservedForPlainSpelling`).
  */
-export function slotBudget(limiter: RateLimiter, clock: Clock, policy: string, rule: RateLimitRule): InboxBudget {
+export function slotBudget(limiter: RateLimiter, clock: Clock, policy: string, rule: RateLimitRule, slotsFor: (email: string) => number = () => rule.limit): InboxBudget {
   const slot = { limit: 1, windowMs: rule.windowMs };
   // Bounded by size, one per inbox, rather than by `max`: given `max`, lru-cache allocates and fills
   // arrays for every slot up front, 10,000 of them for each of the budgets every service makes at
   // its start (1.2 s of test:unit's 34 s of CPU went there, profiled on 2026-12-06). The same LRU either way.
   const fullUntil = new LRUCache<string, number>({ maxSize: FULL_INBOXES_REMEMBERED, sizeCalculation: () => 1 });
+  /** Forgets every remembered refusal of the inbox, whatever the spelling's share of slots. */
+  const forget = (inbox: string) => {
+    for (let slots = 1; slots <= rule.limit; slots++) fullUntil.delete(`${inbox}/${slots}`);
+  };
   async function take(email: string): Promise<InboxTicket | { readonly freeAt: Date }> {
     const inbox = `${policy}:${createHash('sha256').update(inboxOf(email)).digest('base64url')}`;
-    const remembered = fullUntil.get(inbox);
+    const slots = Math.max(1, Math.min(rule.limit, slotsFor(email)));
+    const full = `${inbox}/${slots}`;
+    const remembered = fullUntil.get(full);
     if (remembered !== undefined && remembered > clock.now().getTime()) return { freeAt: new Date(remembered) };
     let freeAt: Date | undefined;
-    for (let n = 0; n < rule.limit; n++) {
+    for (let n = 0; n < slots; n++) {
       const key = `${inbox}:${n}`;
       const now = clock.now();
       const hit = await limiter.consume(key, slot, now);
       if (hit.allowed) {
         return {
           refund: () => {
-            fullUntil.delete(inbox);
+            forget(inbox);
             return limiter.refund(key, clock.now());
           },
         };
@@ -116,7 +139,7 @@ export function slotBudget(limiter: RateLimiter, clock: Clock, policy: string, r
       if (!freeAt || hit.resetAt < freeAt) freeAt = hit.resetAt;
     }
     const until = freeAt ?? clock.now();
-    fullUntil.set(inbox, until.getTime());
+    fullUntil.set(full, until.getTime());
     return { freeAt: until };
   }
   return {

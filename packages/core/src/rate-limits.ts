@@ -34,7 +34,8 @@ export const RATE_LIMITS: Readonly<Record<LimitedOperation, RateLimitRule>> = {
 
 /**
  * Reset links per inbox (the normalised address as `inboxOf` reads it, registered or not), from
- * whatever IP: at most 2 in any 30 minutes (slots, see `slotBudget`), so at most 4 in any hour,
+ * whatever IP: at most 2 in any 30 minutes (slots, see `slotBudget`; the last kept for the inbox's
+ * plain spelling, `reservedForPlainSpelling`), so at most 4 in any hour,
  * however many clients ask and however they spell the address (`ada+1@`, `ada+2@` are one inbox).
  * The per-IP limit alone would let a botnet bomb an inbox; this one caps it. The span is the
  * token's lifetime (RESET_TOKEN_TTL_MS), so a request refused here always finds a working link in

@@ -5,7 +5,7 @@
  * its address is never what gives way; an account's links to an address leave room for its owner's.
  */
 import { describe, expect, it } from 'vitest';
-import { EmailTaken, INBOX_LIMIT, INBOX_POLICY, RateLimited, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, createAccounts, countedLimits, inboxOf, randomTokens, slotBudget, type QueuedMail, type RateLimiter } from '@sl-accounts/service/core';
+import { EmailTaken, INBOX_LIMIT, createAdmin, INBOX_POLICY, RateLimited, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_TOKEN_TTL_MS, createAccounts, countedLimits, inboxOf, randomTokens, slotBudget, type QueuedMail, type RateLimiter } from '@sl-accounts/service/core';
 import { ManualClock, signedInAtOnce, testHasher } from '@sl-accounts/service/core/testing';
 import { createMemoryStore } from '@sl-accounts/store-memory';
 
@@ -72,6 +72,12 @@ describe('an inbox strangers aim at', () => {
       const reset = `victim+reset${round}@example.org`;
       await accounts.signup({ name: 'Stranger', email: reset, password }, fresh()).catch((error: unknown) => expect(error).toBeInstanceOf(EmailTaken));
       for (let n = 0; n < 20; n++) await accounts.requestPasswordReset({ email: reset }, fresh()).catch((error: unknown) => expect(error).toBeInstanceOf(RateLimited));
+      // ... and for the inbox's own spelling, which keeps the last slot (reservedForPlainSpelling).
+      const plain = await accounts.signup({ name: 'Stranger', email: spellings[0]!, password }, fresh());
+      for (let n = 0; n < 20; n++) await accounts.requestPasswordReset({ email: spellings[0]! }, fresh()).catch((error: unknown) => expect(error).toBeInstanceOf(RateLimited));
+      await accounts.settled();
+      // Gone again, so the next round's signups find the address free.
+      await accounts.deleteAccount({ password }, fresh(plain.session.token));
     }
     const toVictim = (mails: readonly QueuedMail[]) => mails.filter((m) => inboxOf(m.to) === 'victim@example.org');
     const resets = (mails: readonly QueuedMail[]) => mails.filter((m) => m.subject.startsWith('Reset your'));
@@ -228,6 +234,27 @@ describe('a reset the owner asks for while strangers ask for the same address', 
     clock.advance(1);
     await accounts.requestPasswordReset({ email: ADA.email }, fresh());
     expect((await drain()).filter((m) => m.to === ADA.email && m.subject.startsWith('Reset your'))).toHaveLength(1);
+  });
+
+  it('gets its link while strangers ask for other spellings of the inbox (unregistered ones mail nothing), and the operator’s reset for it too', async () => {
+    const { accounts, drain, clock, tokenOf, store } = setup();
+    const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
+    const signedUp = await accounts.signup(ADA, fresh());
+    await drain();
+    const admin = createAdmin({ store, hasher: testHasher, clock, tokens: randomTokens }, { verifyUrl: 'https://app.example.org/verify' });
+    for (let halfHour = 0; halfHour < 4; halfHour++) {
+      // Two requests for spellings nobody registered, every 30 minutes, before the owner asks.
+      for (const spelling of ['ada+a@example.com', 'ada+b@example.com']) await accounts.requestPasswordReset({ email: spelling }, fresh()).catch((e: unknown) => expect(e).toBeInstanceOf(RateLimited));
+      if (halfHour % 2 === 0) await accounts.requestPasswordReset({ email: ADA.email }, fresh());
+      else await admin.sendPasswordReset(signedUp.user.id, { reason: 'asked by phone' }, { operator: 'ops' });
+      const links = (await drain()).filter((m) => m.to === ADA.email && m.subject.startsWith('Reset your'));
+      expect(links, `half hour ${halfHour}`).toHaveLength(1);
+      // A second request of the owner's in the span is refused: the link just mailed is in the inbox, and works.
+      await expect(accounts.requestPasswordReset({ email: ADA.email }, fresh())).rejects.toBeInstanceOf(RateLimited);
+      if (halfHour === 3) await accounts.confirmPasswordReset({ token: tokenOf(links[0]!), newPassword: 'the owner chose this' }, fresh());
+      clock.advance(30 * 60_000);
+    }
+    await expect(accounts.login({ email: ADA.email, password: 'the owner chose this' }, fresh())).resolves.toBeDefined();
   });
 
   it('finds a working link in the inbox whenever it is refused, while strangers ask for resets every minute for two hours', async () => {

@@ -3,7 +3,7 @@ import { DEFAULT_ACTIVITY_RETENTION_DAYS } from '../activity.ts';
 import { canonicalIp, clientKey, DEFAULT_IPV6_PREFIX, UNKNOWN_CLIENT } from '../client-ip.ts';
 import { createDeviceProofs, type DeviceProofs } from '../device-proofs.ts';
 import { createAccountManager, type AccountManager, type ManagedStore } from '../account-manager.ts';
-import { INBOX_LIMIT, inboxBudget, slotBudget, type InboxBudget } from '../inbox.ts';
+import { INBOX_LIMIT, inboxBudget, reservedForPlainSpelling, slotBudget, type InboxBudget } from '../inbox.ts';
 import type { RateLimitRule } from '../ports.ts';
 import type { SecretBox } from '../secrets.ts';
 import { DEFAULT_PROVIDER_TIMEOUT_MS, identityProvider, type IdentityProvider, type IdentityProviderOptions } from '../identity-providers.ts';
@@ -209,6 +209,7 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
   if (!Number.isInteger(retentionDays) || retentionDays < 1) throw new RangeError('activityRetentionDays must be a positive integer');
 
   const serviceName = options.serviceName ?? DEFAULT_SERVICE_NAME;
+  const resetRule = options.resetAddressLimit ?? RESET_ADDRESS_LIMIT;
   const identityProviders = new Map<string, IdentityProvider>();
   for (const option of options.identityProviders ?? []) {
     const provider = 'finish' in option ? option : identityProvider(option, options.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS);
@@ -226,7 +227,7 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     accountRule,
     sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
     ipv6Prefix,
-    resetLinks: slotBudget(rateLimiter, clock, RESET_ADDRESS_POLICY, options.resetAddressLimit ?? RESET_ADDRESS_LIMIT),
+    resetLinks: slotBudget(rateLimiter, clock, RESET_ADDRESS_POLICY, resetRule, reservedForPlainSpelling(resetRule.limit)),
     inbox: inboxBudget(rateLimiter, clock, options.inboxLimit ?? INBOX_LIMIT),
     profileRule: options.profileLimit ?? PROFILE_SESSION_LIMIT,
     resetUrl,
