@@ -124,7 +124,8 @@ export interface AccountManager {
    * - `verify`: when the account's address is still the one the token was mailed to, marks it verified;
    * - `change`: while the account is at the token's generation (a password change, a reset or another
    *   move since voids a pending move), moves it to the token's address, verified, moves the
-   *   generation on and ends every session but `keep`; `'taken'` when the address is another
+   *   generation on and ends every session but `keep` (of several digests, the first that is a live
+   *   session of the account); `'taken'` when the address is another
    *   account's (the unique index decides, also against a concurrent signup or move): then nothing
    *   changes, the token included.
    * On success queues `mails(confirmed)` in the same unit of work. `null` for an unknown, used, expired
@@ -136,7 +137,7 @@ export interface AccountManager {
   confirmEmailLink(
     tokenDigest: string,
     now: Date,
-    keep: string | null,
+    keep: string | readonly string[] | null,
     mails: (confirmed: EmailConfirmed) => readonly OutgoingMail[],
     event?: (confirmed: EmailConfirmed) => ActivityEntry,
     options?: { readonly requireSession?: boolean },
@@ -300,6 +301,12 @@ async function removeWaysIn(tx: Repositories, userId: number): Promise<void> {
 async function signedInAs(tx: Repositories, userId: number, digest: string | null, now: Date): Promise<boolean> {
   const session = digest === null ? null : await tx.sessions.findWithUser(digest);
   return session !== null && session.user.id === userId && session.expiresAt > now;
+}
+
+/** The first of `presented` (session digests a request carried) that is a live session of the user, or `null`. */
+async function sessionOf(tx: Repositories, userId: number, presented: readonly string[], now: Date): Promise<string | null> {
+  for (const digest of presented) if (await signedInAs(tx, userId, digest, now)) return digest;
+  return null;
 }
 
 /** Whether the session with digest `by`, which asked for a change, still exists (no session named: yes). */
@@ -518,7 +525,8 @@ export function createAccountManager(store: ManagedStore): AccountManager {
       });
     },
 
-    async confirmEmailLink(tokenDigest, now, keep, mails, event, options = {}) {
+    async confirmEmailLink(tokenDigest, now, presented, mails, event, options = {}) {
+      const digests = presented === null ? [] : typeof presented === 'string' ? [presented] : presented;
       let confirmed: EmailConfirmed | 'sign-in-needed' | null;
       try {
         confirmed = await ending<EmailConfirmed | null, 'sign-in-needed'>(
@@ -544,7 +552,7 @@ export function createAccountManager(store: ManagedStore): AccountManager {
               // and its inbox owner's reset (which removes them from an unverified account only) would
               // leave them. So the proof counts only with a session of the account (a pre-account
               // takeover; ADR 56, rule 4); without one the inbox's owner resets the password instead.
-              if (options.requireSession && !previousEmailVerified && !(await signedInAs(tx, user.id, keep, now))) throw new Undo('sign-in-needed' as const);
+              if (options.requireSession && !previousEmailVerified && (await sessionOf(tx, user.id, digests, now)) === null) throw new Undo('sign-in-needed' as const);
               done = { purpose: 'verify', user: toUser(user), previousEmail: user.email, previousEmailVerified, endedSessions: [] };
             } else {
               // The generation's move first: the compare-and-set locks the row and answers its address
@@ -555,7 +563,9 @@ export function createAccountManager(store: ManagedStore): AccountManager {
               // A move proves the new inbox and hands it an account whose ways in its owner did not add,
               // so, as a verification, only with one of the account's sessions (a move to a victim's
               // address pressed by the victim would give the victim's address an account the mover holds).
-              if (options.requireSession && !(await signedInAs(tx, before.id, keep, now))) throw new Undo('sign-in-needed' as const);
+              // The session kept is the account's among those presented (a stale or another account's cookie first is passed over).
+              const keep = await sessionOf(tx, before.id, digests, now);
+              if (options.requireSession && keep === null) throw new Undo('sign-in-needed' as const);
               // The unique index decides (EmailTaken): a concurrent move or signup to the address
               // either committed first or waits for this unit and then finds it taken.
               const user = (await tx.users.update(token.userId, { email: token.email, emailVerified: true }))!;

@@ -120,11 +120,14 @@ function toAddress({ queuedAt: _queuedAt, ...mail }: AccountMail, to: string): O
   return { ...mail, to };
 }
 
-/** The digest of the first session token the request presented, if any (a change keeps that session, when it is the account's). */
-function presentedDigest(meta: RequestMeta): string | null {
+/** At most this many presented session tokens are looked at (a browser sends one per path and domain that set one). */
+const MAX_PRESENTED_SESSIONS = 4;
+
+/** The digests of the session tokens the request presented, in order (the account's first live one counts for a link). */
+function presentedDigests(meta: RequestMeta): readonly string[] {
   const presented = meta.sessionToken;
-  const first = typeof presented === 'string' ? presented : presented?.[0];
-  return first ? digestToken(first) : null;
+  const tokens = typeof presented === 'string' ? [presented] : (presented ?? []);
+  return tokens.filter((token) => token !== '').slice(0, MAX_PRESENTED_SESSIONS).map(digestToken);
 }
 
 export function emailUseCases(context: UseCaseContext): EmailUseCases {
@@ -165,7 +168,7 @@ export function emailUseCases(context: UseCaseContext): EmailUseCases {
         const done = await manager.confirmEmailLink(
           digestToken(input.token),
           clock.now(),
-          presentedDigest(meta),
+          presentedDigests(meta),
           mails,
           (done) => activityEntry(context, done.purpose === 'change' ? 'email-changed' : 'email-verified', meta, done.purpose === 'change' ? { previousEmail: done.previousEmail, email: done.user.email } : { email: done.user.email }),
           // A link proves the inbox, not who holds the account: it counts with one of the account's sessions.
