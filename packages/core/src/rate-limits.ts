@@ -49,6 +49,15 @@ export const RESET_ADDRESS_LIMIT: RateLimitRule = { limit: 2, windowMs: 30 * 60_
 export const RESET_ADDRESS_POLICY = 'password-reset-address';
 
 /**
+ * The operator's reset links (the admin API's and the CLI's), per inbox, apart from strangers' slots:
+ * RESET_ADDRESS_LIMIT's rule over slots only the operator's requests take, so whatever strangers ask
+ * for (other spellings of the inbox, Gmail's dotted ones, a subaddressed account's), support can still
+ * mail its owner a link, and a refusal means the operator mailed one in the last 30 minutes (an
+ * attacker's review, 2026-12-08: strangers' requests held the operator's reset at 429).
+ */
+export const RESET_OPERATOR_POLICY = 'password-reset-operator';
+
+/**
  * Links mailed per account (a new verification link, a change of address), from whatever session
  * or IP: at most 3 an hour, so one account cannot spend an inbox's share (INBOX_LIMIT) alone: an
  * account that asked 3 links to an address leaves room for its owner's.

@@ -236,17 +236,15 @@ describe('a reset the owner asks for while strangers ask for the same address', 
     expect((await drain()).filter((m) => m.to === ADA.email && m.subject.startsWith('Reset your'))).toHaveLength(1);
   });
 
-  it('gets its link while strangers ask for other spellings of the inbox (unregistered ones mail nothing), and the operator’s reset for it too', async () => {
-    const { accounts, drain, clock, tokenOf, store } = setup();
+  it('gets its link while strangers ask for other spellings of the inbox (unregistered ones mail nothing)', async () => {
+    const { accounts, drain, clock, tokenOf } = setup();
     const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse' };
-    const signedUp = await accounts.signup(ADA, fresh());
+    await accounts.signup(ADA, fresh());
     await drain();
-    const admin = createAdmin({ store, hasher: testHasher, clock, tokens: randomTokens }, { verifyUrl: 'https://app.example.org/verify' });
     for (let halfHour = 0; halfHour < 4; halfHour++) {
       // Two requests for spellings nobody registered, every 30 minutes, before the owner asks.
       for (const spelling of ['ada+a@example.com', 'ada+b@example.com']) await accounts.requestPasswordReset({ email: spelling }, fresh()).catch((e: unknown) => expect(e).toBeInstanceOf(RateLimited));
-      if (halfHour % 2 === 0) await accounts.requestPasswordReset({ email: ADA.email }, fresh());
-      else await admin.sendPasswordReset(signedUp.user.id, { reason: 'asked by phone' }, { operator: 'ops' });
+      await accounts.requestPasswordReset({ email: ADA.email }, fresh());
       const links = (await drain()).filter((m) => m.to === ADA.email && m.subject.startsWith('Reset your'));
       expect(links, `half hour ${halfHour}`).toHaveLength(1);
       // A second request of the owner's in the span is refused: the link just mailed is in the inbox, and works.
@@ -255,6 +253,18 @@ describe('a reset the owner asks for while strangers ask for the same address', 
       clock.advance(30 * 60_000);
     }
     await expect(accounts.login({ email: ADA.email, password: 'the owner chose this' }, fresh())).resolves.toBeDefined();
+  });
+
+  it('the operator’s reset is not held back by strangers’ requests: Gmail’s dotted spellings fill every public slot, the operator’s link still goes', async () => {
+    const { accounts, drain, clock, store } = setup();
+    const owner = await accounts.signup({ name: 'Gem', email: 'gemowner@gmail.com', password: 'correct horse' }, fresh());
+    await drain();
+    const admin = createAdmin({ store, hasher: testHasher, clock, tokens: randomTokens }, { verifyUrl: 'https://app.example.org/verify' });
+    for (const spelling of ['g.emowner@gmail.com', 'gem.owner@googlemail.com']) await accounts.requestPasswordReset({ email: spelling }, fresh());
+    // The public slots are the strangers' now (dotted spellings all count as plain: ADR 33).
+    await expect(accounts.requestPasswordReset({ email: 'gemowner@gmail.com' }, fresh())).rejects.toBeInstanceOf(RateLimited);
+    await admin.sendPasswordReset(owner.user.id, { reason: 'asked by phone' }, { operator: 'ops' });
+    expect((await drain()).filter((m) => m.to === 'gemowner@gmail.com' && m.subject.startsWith('Reset your'))).toHaveLength(1);
   });
 
   it('finds a working link in the inbox whenever it is refused, while strangers ask for resets every minute for two hours', async () => {

@@ -54,7 +54,7 @@ export interface AdminUseCases {
   lockAccount(id: number | string, body: unknown, meta: OperatorMeta): Promise<{ readonly account: AccountProfile; readonly endedSessions: number }>;
   unlockAccount(id: number | string, body: unknown, meta: OperatorMeta): Promise<{ readonly account: AccountProfile }>;
   endSessions(id: number | string, body: unknown, meta: OperatorMeta): Promise<{ readonly endedSessions: number }>;
-  /** Mails the owner a reset link (within the inbox's bound on reset links, as any reset request). */
+  /** Mails the owner a reset link: 2 in any 30 minutes per inbox, on slots strangers' requests do not take (RESET_OPERATOR_POLICY). */
   sendPasswordReset(id: number | string, body: unknown, meta: OperatorMeta): Promise<{ readonly sent: true }>;
   /** Removes TOTP, recovery codes and passkeys (a person who lost their device); the owner is mailed a notice. */
   removeSecondFactors(id: number | string, body: unknown, meta: OperatorMeta): Promise<{ readonly endedSessions: number }>;

@@ -8,7 +8,7 @@ import type { RateLimitRule } from '../ports.ts';
 import type { SecretBox } from '../secrets.ts';
 import { DEFAULT_PROVIDER_TIMEOUT_MS, identityProvider, type IdentityProvider, type IdentityProviderOptions } from '../identity-providers.ts';
 import type { FactorKind, Ports } from '../store.ts';
-import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
+import { ACCOUNT_LOGIN_LIMIT, countRequest, EMAIL_LINK_ACCOUNT_LIMIT, NEW_DEVICE_NOTICE_LIMIT, PROFILE_SESSION_LIMIT, RATE_LIMITS, RESET_ADDRESS_LIMIT, RESET_ADDRESS_POLICY, RESET_OPERATOR_POLICY, type LimitedOperation, type Tally } from '../rate-limits.ts';
 import { isSecurityEvent, SECURITY_EVENTS, securityNotices, type SecurityNoticeOptions, type SecurityNotices } from './notices.ts';
 import type { RequestMeta } from './request.ts';
 
@@ -138,6 +138,8 @@ export interface UseCaseContext {
   readonly ipv6Prefix: number;
   /** Reset links to one inbox (RESET_ADDRESS_LIMIT's slots, see inbox.ts). */
   readonly resetLinks: InboxBudget;
+  /** The operator's reset links, on slots strangers' requests do not take (RESET_OPERATOR_POLICY). */
+  readonly operatorResetLinks: InboxBudget;
   /** What strangers may make the service mail to one inbox (see inbox.ts). */
   readonly inbox: InboxBudget;
   readonly profileRule: RateLimitRule;
@@ -228,6 +230,7 @@ export function createContext(ports: Ports & { readonly store: ManagedStore }, o
     sessionPasswordRule: accountRule ?? ACCOUNT_LOGIN_LIMIT,
     ipv6Prefix,
     resetLinks: slotBudget(rateLimiter, clock, RESET_ADDRESS_POLICY, resetRule, reservedForPlainSpelling(resetRule.limit)),
+    operatorResetLinks: slotBudget(rateLimiter, clock, RESET_OPERATOR_POLICY, resetRule),
     inbox: inboxBudget(rateLimiter, clock, options.inboxLimit ?? INBOX_LIMIT),
     profileRule: options.profileLimit ?? PROFILE_SESSION_LIMIT,
     resetUrl,

@@ -120,8 +120,8 @@ function toAddress({ queuedAt: _queuedAt, ...mail }: AccountMail, to: string): O
   return { ...mail, to };
 }
 
-/** At most this many presented session tokens are looked at (a browser sends one per path and domain that set one). */
-const MAX_PRESENTED_SESSIONS = 4;
+/** At most this many presented session tokens are looked at, as many as the HTTP layer passes on (MAX_SESSION_COOKIES). */
+const MAX_PRESENTED_SESSIONS = 16;
 
 /** The digests of the session tokens the request presented, in order (the account's first live one counts for a link). */
 function presentedDigests(meta: RequestMeta): readonly string[] {

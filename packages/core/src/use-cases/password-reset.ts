@@ -37,7 +37,7 @@ export interface PasswordResetUseCases {
 export function passwordResetUseCases(context: UseCaseContext, { perClientLimit = true }: { readonly perClientLimit?: boolean } = {}): PasswordResetUseCases {
   const { store, hasher, clock, tokens } = context.ports;
   const { rateLimiter } = store;
-  const { serviceName, resetUrl, resetLinks, onBackgroundError, devices } = context;
+  const { serviceName, resetUrl, resetLinks, operatorResetLinks, onBackgroundError, devices } = context;
   /** Work started after an answer, so `settled` can wait for it. */
   const background = new Set<Promise<void>>();
 
@@ -68,7 +68,8 @@ export function passwordResetUseCases(context: UseCaseContext, { perClientLimit 
     // and `ada+1@` and `ada+2@` cannot double what one inbox receives. Not in the inbox's share of
     // other mail (INBOX_LIMIT): nothing else strangers can cause stands in the way of a reset. A
     // refusal leaves the owner a working link: the slots are as long as a token lives.
-    await resetLinks.require(input.email, tally);
+    // The operator's (no per-client limit) on slots of its own, which strangers' requests do not take.
+    await (perClientLimit ? resetLinks : operatorResetLinks).require(input.email, tally);
     const token = tokens.generate();
     const createdAt = clock.now();
     const reset = { tokenDigest: digestToken(token), createdAt, expiresAt: new Date(createdAt.getTime() + RESET_TOKEN_TTL_MS) };
