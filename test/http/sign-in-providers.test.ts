@@ -49,6 +49,19 @@ async function serviceWith(options: { basePath?: string; providerTimeoutMs?: num
   });
 }
 
+/** A service on the memory store whose mails are kept, to read their links. */
+async function serviceWithMails(): Promise<{ service: Service; mails: { to: string; text: string }[] }> {
+  const mails: { to: string; text: string }[] = [];
+  const service = await createService({
+    store: createMemoryStore(),
+    hasher: testHasher,
+    mcp: false,
+    mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
+    identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
+  });
+  return { service, mails };
+}
+
 /** Starts a sign-in; the answer, and its `sl_oauth` cookie. */
 async function start(service: Service, body: object = {}, base = '', cookie?: Record<string, string>) {
   const started = await request<{ ok: boolean; url: string }>(service.api, `POST ${base}/api/sign-in/test`, { json: body, ...(cookie ? { cookie } : {}) });
@@ -199,14 +212,7 @@ describe('accounts and linking (ADR 0056)', () => {
   });
 
   it('a reset through the inbox of an unverified provider account unlinks its identities (the inbox owner takes it)', async () => {
-    const mails: { to: string; text: string }[] = [];
-    const service = await createService({
-      store: createMemoryStore(),
-      hasher: testHasher,
-      mcp: false,
-      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
-      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
-    });
+    const { service, mails } = await serviceWithMails();
     // bob's provider does not vouch for bob@example.com: the account is made, unverified.
     const first = await signIn(service, 'bob');
     expect(first.answer.cookies.sl_session).toBeTruthy();
@@ -226,14 +232,7 @@ describe('accounts and linking (ADR 0056)', () => {
   });
 
   it('the first verification of an unverified provider account needs its session: the inbox owner’s click verifies nothing, and their reset still unlinks the identity', async () => {
-    const mails: { to: string; text: string }[] = [];
-    const service = await createService({
-      store: createMemoryStore(),
-      hasher: testHasher,
-      mcp: false,
-      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
-      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
-    });
+    const { service, mails } = await serviceWithMails();
     const tokenIn = (to: string) => /token=([A-Za-z0-9_-]+)/.exec(mails.filter((m) => m.to === to).at(-1)?.text ?? '')?.[1];
     // Someone whose provider does not vouch for gus@example.com makes the account; its verification link goes to gus's inbox.
     const attacker = (await signIn(service, 'gus')).answer.cookies;
@@ -254,14 +253,7 @@ describe('accounts and linking (ADR 0056)', () => {
   });
 
   it('the first verification of a provider account with its own session in the cookie verifies it', async () => {
-    const mails: { to: string; text: string }[] = [];
-    const service = await createService({
-      store: createMemoryStore(),
-      hasher: testHasher,
-      mcp: false,
-      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
-      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
-    });
+    const { service, mails } = await serviceWithMails();
     const owner = (await signIn(service, 'hal')).answer.cookies;
     const link = /token=([A-Za-z0-9_-]+)/.exec(mails.filter((m) => m.to === 'hal@example.com').at(-1)?.text ?? '')?.[1];
     const confirmed = await request<{ user: { emailVerified: boolean } }>(service.api, 'POST /api/email-verification/confirm', { json: { token: link }, cookie: owner });
@@ -281,14 +273,7 @@ describe('accounts and linking (ADR 0056)', () => {
   });
 
   it('without a password, no session proves the owner, however fresh: the password is set through the reset mail first', async () => {
-    const mails: { to: string; text: string }[] = [];
-    const service = await createService({
-      store: createMemoryStore(),
-      hasher: testHasher,
-      mcp: false,
-      mailer: { send: async (mail) => void mails.push({ to: mail.to, text: mail.text }) },
-      identityProviders: [{ id: 'test', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowHttp: true }],
-    });
+    const { service, mails } = await serviceWithMails();
     // A sign-in a moment ago: a thief holding this cookie has the same fresh session.
     const cookie = (await signIn(service, 'erin')).answer.cookies;
     const refusals = [
