@@ -498,7 +498,8 @@ export function createAccountManager(store: ManagedStore): AccountManager {
             const changes = { passwordHash, credentialGeneration: generation + 1, emailVerified: true };
             // Whether the address was unverified is the compare of the first try, so the change is one step with it.
             unverified = await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: false, ...(claimed ? { email: token.email } : {}) });
-            user = unverified ?? (await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: true }));
+            // A verified account is held to the token's generation: read again (no longer claimed) when it became one meanwhile.
+            user = unverified ?? (claimed ? null : await tx.users.update(token.userId, changes, { credentialGeneration: generation, emailVerified: true }));
             if (!user && !claimed) return null;
           }
           // The inbox's owner takes the account: every way in added while nobody had proven the address
