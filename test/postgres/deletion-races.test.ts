@@ -16,15 +16,14 @@
  * lock (pg_stat_activity), never on a fixed time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccounts, createAdmin, digestToken, type AccountsOptions } from '@sl-accounts/service/core';
-import { ManualClock, testHasher } from '@sl-accounts/service/core/testing';
+import { digestToken } from '@sl-accounts/service/core';
 import { testStore } from '@sl-accounts/store-contract';
 import { createTestDatabase, locatePostgres, openMigratedTestStore, type PostgresTestStore } from '@sl-accounts/store-postgres/testing';
-import { meta, ORIGIN, outcome, pausable, SECRETS, stubProvider } from '../../packages/core/test/support/interleaving.ts';
+import { meta, ORIGIN, outcome, SECRETS, stubProvider } from '../../packages/core/test/support/interleaving.ts';
+import { ADA, pausedPostgresWorld } from '../support/paused-postgres.ts';
 import { poll } from '../support/poll.ts';
 
 const postgres = await testStore('postgres', locatePostgres);
-const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
 const OPERATOR = { operator: 'ops' };
 const START = { redirectUri: 'http://localhost/api/sign-in/idp/callback', defaultReturnTo: '/' };
 const HOUR = 60 * 60 * 1000;
@@ -38,17 +37,10 @@ describe.skipIf(postgres.skip)(`an account's deletion racing its owner's request
 
   /** Ada signed up, the use cases over the pausable store, and what tells a waiting lock. */
   async function setup() {
-    pg = await openMigratedTestStore(await createTestDatabase());
-    const paused = pausable(pg);
-    const clock = new ManualClock();
     const idp = stubProvider();
-    const ports = { store: paused.store, hasher: testHasher, clock };
-    const options: AccountsOptions = { secrets: SECRETS, passkeyOrigin: ORIGIN, identityProviders: [idp.provider], securityNotices: false };
-    const accounts = createAccounts(ports, options);
-    const admin = createAdmin(ports, options);
-    const signedUp = await accounts.signup(ADA, meta());
-    const db = pg;
-    const lockWaits = async () => Number((await db.query<{ n: string }>(`select count(*)::text as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0]!.n);
+    const world = await pausedPostgresWorld({ secrets: SECRETS, passkeyOrigin: ORIGIN, identityProviders: [idp.provider], securityNotices: false });
+    const { db, paused, clock, accounts, admin, signedUp, lockWaits } = world;
+    pg = db;
     /** A single-use token of Ada's, as the service mails it: its plain text. */
     const mailedToken = async (purpose: 'password-reset' | 'verify-email') => {
       const token = `${purpose}-token-of-ada`;

@@ -12,15 +12,13 @@
  * operator's call is seen waiting on a lock (pg_stat_activity), never on a fixed time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAccounts, createAdmin, type AccountsOptions } from '@sl-accounts/service/core';
-import { ManualClock, testHasher } from '@sl-accounts/service/core/testing';
 import { testStore } from '@sl-accounts/store-contract';
-import { createTestDatabase, locatePostgres, openMigratedTestStore, type PostgresTestStore } from '@sl-accounts/store-postgres/testing';
-import { meta, pausable, SECRETS, totpApp } from '../../packages/core/test/support/interleaving.ts';
+import { locatePostgres, type PostgresTestStore } from '@sl-accounts/store-postgres/testing';
+import { meta, SECRETS, totpApp } from '../../packages/core/test/support/interleaving.ts';
+import { ADA, pausedPostgresWorld } from '../support/paused-postgres.ts';
 import { poll } from '../support/poll.ts';
 
 const postgres = await testStore('postgres', locatePostgres);
-const ADA = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery' };
 const OPERATOR = { operator: 'ops' };
 
 describe.skipIf(postgres.skip)(`a change by a session, and the operator ending that session, on ${postgres.title}`, () => {
@@ -32,20 +30,12 @@ describe.skipIf(postgres.skip)(`a change by a session, and the operator ending t
 
   /** Ada with TOTP on, the use cases over the pausable store, and what tells a waiting lock. */
   async function setup() {
-    pg = await openMigratedTestStore(await createTestDatabase());
-    const paused = pausable(pg);
-    const clock = new ManualClock();
-    const ports = { store: paused.store, hasher: testHasher, clock };
-    const options: AccountsOptions = { secrets: SECRETS, securityNotices: false };
-    const accounts = createAccounts(ports, options);
-    const admin = createAdmin(ports, options);
-    const signedUp = await accounts.signup(ADA, meta());
+    const { db, paused, clock, accounts, admin, signedUp, lockWaits } = await pausedPostgresWorld({ secrets: SECRETS, securityNotices: false });
+    pg = db;
     const session = signedUp.session.token;
     const { code } = totpApp((await accounts.startTotp({ password: ADA.password }, meta(session))).otpauthUri, clock);
     await accounts.confirmTotp({ code: code() }, meta(session));
     clock.advance(60_000);
-    const db = pg;
-    const lockWaits = async () => Number((await db.query<{ n: string }>(`select count(*)::text as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0]!.n);
     return { pg: db, paused, accounts, admin, userId: signedUp.user.id, session, code, lockWaits };
   }
 
